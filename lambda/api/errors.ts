@@ -1,0 +1,84 @@
+/**
+ * The catalogue of machine-readable error codes. Every non-2xx response the service
+ * produces (handlers, middleware, the gateway's own responses, the local server)
+ * uses one of these codes, with `status` equal to the HTTP status.
+ */
+export const ERROR_CATALOGUE = {
+  invalid_body: {
+    status: 400,
+    description: 'The request body is missing, not a JSON object, or a field is missing, unknown or invalid.',
+  },
+  malformed_json: { status: 400, description: 'The request body is not valid JSON.' },
+  invalid_parameter: {
+    status: 400,
+    description: 'A query or path parameter is invalid, unknown or repeated.',
+  },
+  invalid_cursor: {
+    status: 400,
+    description: 'The pagination cursor is corrupt, tampered with, or belongs to a different filter.',
+  },
+  missing_api_key: { status: 401, description: 'No Authorization header was sent.' },
+  invalid_authorization: {
+    status: 401,
+    description: 'The Authorization header is not of the form `Bearer <API key>`.',
+  },
+  invalid_api_key: {
+    status: 401,
+    description: 'The API key is unknown, malformed or revoked (the message never says which).',
+  },
+  forbidden: { status: 403, description: 'The request was refused by the gateway or the firewall.' },
+  not_found: {
+    status: 404,
+    description: 'No such path: unknown route or version prefix (only `/v1` exists).',
+  },
+  pet_not_found: { status: 404, description: 'No pet has the requested id.' },
+  method_not_allowed: {
+    status: 405,
+    description: 'The path exists but not with this method; the `Allow` header lists the methods it has.',
+  },
+  gone: { status: 410, description: 'The operation has reached its sunset date and was removed.' },
+  payload_too_large: { status: 413, description: 'The request body exceeds the documented maximum size.' },
+  unsupported_media_type: {
+    status: 415,
+    description: 'The request body is not sent as `application/json` (UTF-8).',
+  },
+  rate_limited: { status: 429, description: 'Too many requests; retry after the `Retry-After` seconds.' },
+  internal_error: {
+    status: 500,
+    description: 'An unexpected error; nothing about it is revealed. Safe to retry idempotent requests.',
+  },
+  bad_gateway: { status: 502, description: 'The gateway could not reach the function behind it.' },
+  service_unavailable: {
+    status: 503,
+    description: 'A dependency (the data store) is unavailable or throttling; retry after `Retry-After`.',
+  },
+  gateway_timeout: { status: 504, description: 'The function behind the gateway did not answer in time.' },
+} as const satisfies Record<string, { status: number; description: string }>;
+
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+/** The spec's Error body. */
+export interface ErrorBody {
+  code: ErrorCode;
+  message: string;
+  status: number;
+}
+
+/** An error that maps to an HTTP response: thrown anywhere, turned into the Error body by one middleware. */
+export class ApiError extends Error {
+  readonly code: ErrorCode;
+  readonly status: number;
+  readonly headers: Record<string, string>;
+
+  constructor(code: ErrorCode, message: string, headers: Record<string, string> = {}) {
+    super(message);
+    this.name = 'ApiError';
+    this.code = code;
+    this.status = ERROR_CATALOGUE[code].status;
+    this.headers = headers;
+  }
+
+  toBody(): ErrorBody {
+    return { code: this.code, message: this.message, status: this.status };
+  }
+}

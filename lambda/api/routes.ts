@@ -1,0 +1,82 @@
+/**
+ * The route table: the one list of operations. The CDK stack builds API Gateway
+ * resources and methods from it and the local server routes requests with it.
+ */
+
+/** Every path of the API lives under this version prefix (the spec's `{base_url}` ends in it). */
+export const API_VERSION_PREFIX = '/v1';
+
+export type HttpMethod = 'GET' | 'POST';
+
+export type OperationId = 'listPets' | 'createPet' | 'getPet';
+
+/** Deprecation of an operation (RFC 9745 `Deprecation`, RFC 8594 `Sunset`). */
+export interface Deprecation {
+  /** When the operation was deprecated (ISO 8601, UTC). */
+  readonly deprecatedAt: string;
+  /** When the operation is removed; from then on it answers 410 (ISO 8601, UTC). */
+  readonly sunsetAt: string;
+  /** Path (relative to the version prefix) of the operation that replaces it. */
+  readonly replacementPath: string;
+}
+
+export interface Route {
+  readonly operationId: OperationId;
+  readonly method: HttpMethod;
+  /** API Gateway style path template relative to {@link API_VERSION_PREFIX}, e.g. `/pets/{petId}`. */
+  readonly path: string;
+  /** Module under `lambda/handlers/` (without extension) that exports `handler`. */
+  readonly handlerModule: string;
+  /** The query parameters the operation accepts; any other is refused with 400. */
+  readonly queryParameters: readonly string[];
+  readonly deprecation?: Deprecation;
+}
+
+export const ROUTES: readonly Route[] = [
+  {
+    operationId: 'listPets',
+    method: 'GET',
+    path: '/pets',
+    handlerModule: 'list-pets',
+    queryParameters: ['limit', 'status', 'cursor'],
+  },
+  {
+    operationId: 'createPet',
+    method: 'POST',
+    path: '/pets',
+    handlerModule: 'create-pet',
+    queryParameters: [],
+  },
+  {
+    operationId: 'getPet',
+    method: 'GET',
+    path: '/pets/{petId}',
+    handlerModule: 'get-pet',
+    queryParameters: [],
+    deprecation: {
+      deprecatedAt: '2026-01-01T00:00:00Z',
+      sunsetAt: '2030-12-05T00:00:00Z',
+      replacementPath: '/pets',
+    },
+  },
+];
+
+/** The module of the Lambda authorizer, under `lambda/handlers/`. */
+export const AUTHORIZER_MODULE = 'authorizer';
+
+/** Distinct resource paths with the methods each allows (for 405 answers and the `Allow` header). */
+export function methodsByPath(routes: readonly Route[] = ROUTES): Map<string, HttpMethod[]> {
+  const byPath = new Map<string, HttpMethod[]>();
+  for (const route of routes) {
+    const methods = byPath.get(route.path) ?? [];
+    methods.push(route.method);
+    byPath.set(route.path, methods);
+  }
+  return byPath;
+}
+
+export function routeFor(operationId: OperationId): Route {
+  const route = ROUTES.find((candidate) => candidate.operationId === operationId);
+  if (!route) throw new Error(`No route for operation ${operationId}`);
+  return route;
+}

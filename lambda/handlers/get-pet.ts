@@ -1,0 +1,25 @@
+import { ApiError } from '../api/errors';
+import { jsonResponse } from '../api/http';
+import { MAX_SAFE_ID } from '../api/limits';
+import { parsePetId } from '../domain/pet-id';
+import { apiHandler } from '../middleware/api-handler';
+import { RUNTIME_ENV, requireEnv } from '../shared/runtime-env';
+import { createDocumentClient } from '../store/dynamodb-client';
+import { PetRepository } from '../store/pet-repository';
+
+const pets = new PetRepository(createDocumentClient(), requireEnv(RUNTIME_ENV.petsTable));
+
+/** `GET /pets/{petId}` (deprecated): one pet, or 404. */
+export const handler = apiHandler('getPet', async (event) => {
+  const raw = event.pathParameters?.petId ?? '';
+  const id = parsePetId(raw);
+  if (id === undefined) {
+    throw new ApiError(
+      'invalid_parameter',
+      `petId must be an integer from 1 to ${MAX_SAFE_ID}, not ${JSON.stringify(raw)}.`,
+    );
+  }
+  const pet = await pets.get(id);
+  if (!pet) throw new ApiError('pet_not_found', `No pet has id ${id}.`);
+  return jsonResponse(200, pet);
+});

@@ -1,0 +1,25 @@
+import { jsonResponse, versionBaseUrl } from '../api/http';
+import { parseListQuery } from '../domain/list-query';
+import { encodeCursor } from '../domain/page-cursor';
+import { apiHandler } from '../middleware/api-handler';
+import { RUNTIME_ENV, requireEnv } from '../shared/runtime-env';
+import { createDocumentClient } from '../store/dynamodb-client';
+import { PetRepository } from '../store/pet-repository';
+
+const pets = new PetRepository(createDocumentClient(), requireEnv(RUNTIME_ENV.petsTable));
+const cursorKey = requireEnv(RUNTIME_ENV.cursorKey);
+
+/** `GET /pets`: one page of pets in ascending id order; a `Link: rel="next"` header when more follow. */
+export const handler = apiHandler('listPets', async (event) => {
+  const request = parseListQuery(event.query, cursorKey);
+  const page = await pets.list(request);
+  const last = page.pets.at(-1);
+  const headers: Record<string, string> = {};
+  if (page.hasMore && last) {
+    const next = new URLSearchParams({ limit: String(request.limit) });
+    if (request.status) next.set('status', request.status);
+    next.set('cursor', encodeCursor({ afterId: last.id, status: request.status }, cursorKey));
+    headers.Link = `<${versionBaseUrl(event)}/pets?${next}>; rel="next"`;
+  }
+  return jsonResponse(200, page.pets, headers);
+});

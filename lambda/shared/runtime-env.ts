@@ -1,0 +1,35 @@
+/**
+ * Names of the environment variables the functions read. The CDK stack sets them
+ * and the local server sets them, from this one list.
+ */
+export const RUNTIME_ENV = {
+  /** Name of the pets table. */
+  petsTable: 'PETS_TABLE_NAME',
+  /** Name of the API keys table. */
+  apiKeysTable: 'API_KEYS_TABLE_NAME',
+  /** Key that authenticates pagination cursors (integrity, not secrecy: see README). */
+  cursorKey: 'CURSOR_KEY',
+  /** Seconds an API key lookup is cached inside the authorizer (revocation takes effect within it). */
+  apiKeyCacheSeconds: 'API_KEY_CACHE_SECONDS',
+  /** Usage identifier the authorizer returns for unauthenticated requests (the anonymous usage plan's key). */
+  anonymousUsageId: 'ANONYMOUS_USAGE_ID',
+  /** Endpoint of a DynamoDB-compatible store (local mode only; unset in AWS). */
+  dynamodbEndpoint: 'DYNAMODB_ENDPOINT',
+} as const;
+
+export type RuntimeEnvName = (typeof RUNTIME_ENV)[keyof typeof RUNTIME_ENV];
+
+/** Reads a required variable, failing at module load with a message that names it and the fix. */
+export function requireEnv(name: RuntimeEnvName): string {
+  const value = process.env[name];
+  if (value === undefined || value === '') {
+    throw new Error(`Environment variable ${name} is not set: the stack (or the local server) must set it.`);
+  }
+  return value;
+}
+
+/** Reads an optional variable. */
+export function optionalEnv(name: RuntimeEnvName): string | undefined {
+  const value = process.env[name];
+  return value === undefined || value === '' ? undefined : value;
+}

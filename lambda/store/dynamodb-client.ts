@@ -1,0 +1,46 @@
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { optionalEnv, RUNTIME_ENV } from '../shared/runtime-env';
+
+/**
+ * The one DynamoDB document client of a process. Retries and timeouts are
+ * bounded so that a request fails (503) well inside the API's 29 s timeout
+ * instead of hanging on an unavailable store.
+ */
+export function createDocumentClient(
+  endpoint = optionalEnv(RUNTIME_ENV.dynamodbEndpoint),
+): DynamoDBDocumentClient {
+  const client = new DynamoDBClient({
+    maxAttempts: 3,
+    requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000 },
+    ...(endpoint
+      ? {
+          endpoint,
+          region: process.env.AWS_REGION ?? 'local',
+          credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+        }
+      : {}),
+  });
+  return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
+}
+
+/** Thrown when the store cannot answer (unreachable, throttling, failing): the API answers 503. */
+export class StoreUnavailableError extends Error {
+  constructor(cause: unknown) {
+    super('The data store is unavailable', { cause });
+    this.name = 'StoreUnavailableError';
+  }
+}
+
+/** Runs a store call, turning any failure into {@link StoreUnavailableError} (callers handle expected conditions first). */
+export async function storeCall<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    throw new StoreUnavailableError(error);
+  }
+}
+
+export function isConditionalCheckFailure(error: unknown): boolean {
+  return error instanceof Error && error.name === 'ConditionalCheckFailedException';
+}

@@ -1,0 +1,43 @@
+import { mkdirSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
+import dynalite from 'dynalite';
+
+/** A running embedded DynamoDB-compatible server (dynalite). */
+export interface EmbeddedDynamoDb {
+  readonly endpoint: string;
+  readonly port: number;
+  /** Stops accepting requests, waits for pending writes and closes the data files. */
+  close(): Promise<void>;
+}
+
+export interface EmbeddedDynamoDbOptions {
+  /** Port on 127.0.0.1; 0 picks a free one. */
+  readonly port: number;
+  /** Folder that keeps the data across restarts; in memory when omitted. */
+  readonly dataDir?: string;
+}
+
+export async function startEmbeddedDynamoDb({
+  port,
+  dataDir,
+}: EmbeddedDynamoDbOptions): Promise<EmbeddedDynamoDb> {
+  if (dataDir) mkdirSync(dataDir, { recursive: true });
+  // Tables become ACTIVE at once: the simulated provisioning delay only slows start-up.
+  const server = dynalite({ path: dataDir, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const actualPort = (server.address() as AddressInfo).port;
+  return {
+    endpoint: `http://127.0.0.1:${actualPort}`,
+    port: actualPort,
+    close: () =>
+      new Promise<void>((resolve, reject) =>
+        server.close((error?: Error) => (error ? reject(error) : resolve())),
+      ),
+  };
+}

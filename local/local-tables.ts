@@ -1,0 +1,70 @@
+import {
+  CreateTableCommand,
+  type CreateTableCommandInput,
+  DescribeTableCommand,
+  type DynamoDBClient,
+  ResourceInUseException,
+  ResourceNotFoundException,
+} from '@aws-sdk/client-dynamodb';
+import {
+  API_KEYS_TABLE,
+  keyAttributes,
+  PETS_TABLE,
+  type TableDefinition,
+} from '../lambda/store/table-schema';
+
+/** Names of the tables in local mode. */
+export const LOCAL_TABLE_NAMES = {
+  pets: 'animal-store-pets',
+  apiKeys: 'animal-store-api-keys',
+} as const;
+
+const LOCAL_TABLES: readonly [TableDefinition, string][] = [
+  [PETS_TABLE, LOCAL_TABLE_NAMES.pets],
+  [API_KEYS_TABLE, LOCAL_TABLE_NAMES.apiKeys],
+];
+
+/** CreateTable input for a table definition: the same keys and indexes the CDK stack deploys. */
+export function createTableInput(table: TableDefinition, tableName: string): CreateTableCommandInput {
+  return {
+    TableName: tableName,
+    BillingMode: 'PAY_PER_REQUEST',
+    AttributeDefinitions: keyAttributes(table).map(({ name, type }) => ({
+      AttributeName: name,
+      AttributeType: type,
+    })),
+    KeySchema: [
+      { AttributeName: table.partitionKey.name, KeyType: 'HASH' },
+      ...(table.sortKey ? [{ AttributeName: table.sortKey.name, KeyType: 'RANGE' as const }] : []),
+    ],
+    ...(table.globalIndexes.length > 0
+      ? {
+          GlobalSecondaryIndexes: table.globalIndexes.map((index) => ({
+            IndexName: index.indexName,
+            KeySchema: [
+              { AttributeName: index.partitionKey.name, KeyType: 'HASH' },
+              { AttributeName: index.sortKey.name, KeyType: 'RANGE' },
+            ],
+            Projection: { ProjectionType: 'ALL' },
+          })),
+        }
+      : {}),
+  };
+}
+
+/** Creates every table that does not exist yet; existing tables (and their data) are left alone. */
+export async function ensureLocalTables(client: DynamoDBClient): Promise<void> {
+  for (const [table, tableName] of LOCAL_TABLES) {
+    try {
+      await client.send(new DescribeTableCommand({ TableName: tableName }));
+      continue;
+    } catch (error) {
+      if (!(error instanceof ResourceNotFoundException)) throw error;
+    }
+    try {
+      await client.send(new CreateTableCommand(createTableInput(table, tableName)));
+    } catch (error) {
+      if (!(error instanceof ResourceInUseException)) throw error;
+    }
+  }
+}

@@ -1,0 +1,95 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import path from 'node:path';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { API_VERSION_PREFIX, AUTHORIZER_MODULE, type OperationId, ROUTES } from '../lambda/api/routes';
+import { RUNTIME_ENV } from '../lambda/shared/runtime-env';
+import { type EmbeddedDynamoDb, startEmbeddedDynamoDb } from './embedded-dynamodb';
+import { type AuthorizerHandler, createGatewayListener, type OperationHandler } from './gateway';
+import { ensureLocalTables, LOCAL_TABLE_NAMES } from './local-tables';
+
+const HANDLERS_DIR = path.join(__dirname, '..', 'lambda', 'handlers');
+
+export interface LocalApiOptions {
+  /** Port of the API on `host`; 0 picks a free one. */
+  readonly port: number;
+  readonly host?: string;
+  /** Use this DynamoDB-compatible store instead of starting the embedded one. */
+  readonly dynamodbEndpoint?: string;
+  /** Port of the embedded store when it is started; 0 picks a free one. */
+  readonly dynamodbPort?: number;
+  /** Folder the embedded store keeps its data in; in memory when omitted. */
+  readonly dataDir?: string;
+  /** Seconds the authorizer caches key lookups (as in AWS). */
+  readonly apiKeyCacheSeconds?: number;
+}
+
+export interface LocalApi {
+  /** e.g. `http://127.0.0.1:3000/v1` */
+  readonly baseUrl: string;
+  readonly port: number;
+  readonly dynamodbEndpoint: string;
+  /** The embedded store, when this process started it. */
+  readonly store?: EmbeddedDynamoDb;
+  /** Stops the API (finishing requests in flight), then the embedded store. */
+  close(): Promise<void>;
+}
+
+async function importHandler<T>(module: string): Promise<T> {
+  const loaded = (await import(path.join(HANDLERS_DIR, module))) as { handler: T };
+  return loaded.handler;
+}
+
+/**
+ * Runs the whole API in this process: the embedded store (unless an endpoint is
+ * given), the tables from the shared definitions, and the very Lambda handlers
+ * of the route table behind a local API Gateway.
+ */
+export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi> {
+  const store = options.dynamodbEndpoint
+    ? undefined
+    : await startEmbeddedDynamoDb({ port: options.dynamodbPort ?? 0, dataDir: options.dataDir });
+  const dynamodbEndpoint = options.dynamodbEndpoint ?? store?.endpoint ?? '';
+  try {
+    // The handlers read their configuration at import, as they do in Lambda.
+    process.env[RUNTIME_ENV.dynamodbEndpoint] = dynamodbEndpoint;
+    process.env[RUNTIME_ENV.petsTable] = LOCAL_TABLE_NAMES.pets;
+    process.env[RUNTIME_ENV.apiKeysTable] = LOCAL_TABLE_NAMES.apiKeys;
+    process.env[RUNTIME_ENV.cursorKey] ??= 'local-cursor-key';
+    process.env[RUNTIME_ENV.apiKeyCacheSeconds] = String(options.apiKeyCacheSeconds ?? 30);
+    process.env.AWS_REGION ??= 'local';
+
+    const admin = new DynamoDBClient({
+      endpoint: dynamodbEndpoint,
+      region: 'local',
+      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+    });
+    await ensureLocalTables(admin);
+    admin.destroy();
+
+    const operations = new Map<OperationId, OperationHandler>();
+    for (const route of ROUTES) operations.set(route.operationId, await importHandler(route.handlerModule));
+    const authorizer = await importHandler<AuthorizerHandler>(AUTHORIZER_MODULE);
+
+    const server: Server = createServer(createGatewayListener({ operations, authorizer }));
+    const host = options.host ?? '127.0.0.1';
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(options.port, host, () => resolve());
+    });
+    const port = (server.address() as AddressInfo).port;
+    return {
+      baseUrl: `http://${host}:${port}${API_VERSION_PREFIX}`,
+      port,
+      dynamodbEndpoint,
+      ...(store ? { store } : {}),
+      close: async () => {
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+        await store?.close();
+      },
+    };
+  } catch (error) {
+    await store?.close();
+    throw error;
+  }
+}

@@ -1,0 +1,112 @@
+import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { setClock } from '../../../lambda/shared/clock';
+import { createDocumentClient } from '../../../lambda/store/dynamodb-client';
+import { PetRepository } from '../../../lambda/store/pet-repository';
+import { LOCAL_TABLE_NAMES } from '../../../local/local-tables';
+import { startTestStore, type TestStore } from '../../support/embedded-store';
+
+let store: TestStore;
+let pets: PetRepository;
+
+beforeAll(async () => {
+  store = await startTestStore();
+  pets = new PetRepository(store.documents, LOCAL_TABLE_NAMES.pets);
+});
+afterAll(() => store.close());
+
+describe('PetRepository', () => {
+  it('stores a pet and reads it back; status defaults to available', async () => {
+    const created = await pets.create({ name: 'Rex', categoryId: 3 });
+    expect(created).toEqual({ id: expect.any(Number), name: 'Rex', categoryId: 3, status: 'available' });
+    expect(await pets.get(created.id)).toEqual(created);
+  });
+
+  it('answers undefined for an unknown id', async () => {
+    expect(await pets.get(1)).toBeUndefined();
+  });
+
+  it('gives 500 concurrent creates in one millisecond 500 distinct ids, all readable (collisions are retried, never overwritten)', async () => {
+    const restore = setClock(() => Date.UTC(2026, 5, 1));
+    try {
+      const created = await Promise.all(
+        Array.from({ length: 500 }, (_, index) =>
+          pets.create({ name: `pet ${index}`, categoryId: 1 + index }),
+        ),
+      );
+      const ids = new Set(created.map((pet) => pet.id));
+      expect(ids.size).toBe(500);
+      for (const pet of created) {
+        const { Item } = await store.documents.send(
+          new GetCommand({ TableName: LOCAL_TABLE_NAMES.pets, Key: { id: pet.id } }),
+        );
+        expect(Item).toMatchObject({ name: pet.name, categoryId: pet.categoryId });
+      }
+    } finally {
+      restore();
+    }
+  });
+});
+
+describe('PetRepository.list', () => {
+  let listStore: TestStore;
+  let repository: PetRepository;
+  const scanned: number[] = [];
+
+  beforeAll(async () => {
+    listStore = await startTestStore();
+    const counting = createDocumentClient(listStore.store.endpoint);
+    counting.middlewareStack.add(
+      (next) => async (args) => {
+        const result = await next(args);
+        if (args.input && 'IndexName' in (args.input as object)) {
+          scanned.push((result.output as { ScannedCount?: number }).ScannedCount ?? -1);
+        }
+        return result;
+      },
+      { step: 'initialize' },
+    );
+    repository = new PetRepository(counting, LOCAL_TABLE_NAMES.pets);
+    const statuses = ['available', 'pending', 'sold'] as const;
+    let clock = Date.UTC(2026, 0, 1);
+    const restore = setClock(() => clock);
+    for (let index = 0; index < 240; index++) {
+      clock += 1;
+      await repository.create({ name: `pet ${index}`, categoryId: 1, status: statuses[index % 3] });
+    }
+    restore();
+  });
+  afterAll(() => listStore.close());
+
+  it('returns pets in ascending id order, a page at a time, each exactly once', async () => {
+    const seen: number[] = [];
+    let afterId: number | undefined;
+    for (;;) {
+      const page = await repository.list({ limit: 37, ...(afterId ? { afterId } : {}) });
+      seen.push(...page.pets.map((pet) => pet.id));
+      if (!page.hasMore) break;
+      afterId = page.pets.at(-1)?.id;
+    }
+    expect(seen).toHaveLength(240);
+    expect(new Set(seen).size).toBe(240);
+    expect([...seen].sort((a, b) => a - b)).toEqual(seen);
+  });
+
+  it('filters by status through the index', async () => {
+    const page = await repository.list({ limit: 100, status: 'pending' });
+    expect(page.pets).toHaveLength(80);
+    expect(page.pets.every((pet) => pet.status === 'pending')).toBe(true);
+    expect(page.hasMore).toBe(false);
+  });
+
+  it('says there is more only when there is', async () => {
+    expect((await repository.list({ limit: 80, status: 'sold' })).hasMore).toBe(false);
+    expect((await repository.list({ limit: 79, status: 'sold' })).hasMore).toBe(true);
+  });
+
+  it('reads limit + 1 items per page whatever the table size (a Query, never a Scan)', async () => {
+    scanned.length = 0;
+    await repository.list({ limit: 20 });
+    await repository.list({ limit: 5, status: 'available' });
+    expect(scanned).toEqual([21, 6]);
+  });
+});
