@@ -1,0 +1,58 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { startTs } from '../support/processes';
+
+const READY = /Development API key \(valid until the next start\): (ask_\S+)/;
+
+async function startLocalMode(dataDir: string) {
+  const started = await startTs(
+    'local/start.ts',
+    { PORT: '0', DYNAMODB_PORT: '0', DATA_DIR: dataDir },
+    READY,
+  );
+  const baseUrl = /listening at (http:\/\/\S+\/v1)/.exec(started.output())?.[1] ?? '';
+  const apiKey = READY.exec(started.output())?.[1] ?? '';
+  return { ...started, baseUrl, apiKey };
+}
+
+describe('npm start (local mode)', () => {
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'animal-store-data-'));
+  afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+  it('prints the base URL and a working key, stops cleanly on SIGTERM, and keeps its data across a restart', async () => {
+    const first = await startLocalMode(dataDir);
+    expect(first.baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+    const created = await fetch(`${first.baseUrl}/pets`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${first.apiKey}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'Persistent Polly', categoryId: 4, status: 'pending' }),
+    });
+    expect(created.status).toBe(201);
+    const pet = (await created.json()) as { id: number };
+    first.child.kill('SIGTERM');
+    expect(await first.exited).toBe(0);
+
+    const second = await startLocalMode(dataDir);
+    try {
+      const read = await fetch(`${second.baseUrl}/pets/${pet.id}`, {
+        headers: { Authorization: `Bearer ${second.apiKey}` },
+      });
+      expect(read.status).toBe(200);
+      expect(await read.json()).toEqual({
+        id: pet.id,
+        name: 'Persistent Polly',
+        categoryId: 4,
+        status: 'pending',
+      });
+      // Each start revokes the previous development key: only the newest works.
+      const stale = await fetch(`${second.baseUrl}/pets`, {
+        headers: { Authorization: `Bearer ${first.apiKey}` },
+      });
+      expect(stale.status).toBe(401);
+    } finally {
+      second.child.kill('SIGINT');
+      expect(await second.exited).toBe(0);
+    }
+  }, 60_000);
+});

@@ -1,0 +1,135 @@
+import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { MAX_BODY_BYTES } from '../../../lambda/api/limits';
+import { issueApiKey } from '../../../lambda/domain/api-key';
+import { ApiKeyRepository } from '../../../lambda/store/api-key-repository';
+import { LOCAL_TABLE_NAMES } from '../../../local/local-tables';
+import { startTestStore, type TestStore } from '../../support/embedded-store';
+import { authorizerEvent, lambdaContext, proxyEvent } from '../../support/events';
+
+type ProxyHandler = (
+  event: APIGatewayProxyEvent,
+  context: typeof lambdaContext,
+) => Promise<APIGatewayProxyResult>;
+
+let store: TestStore;
+
+/** Imports a handler module fresh, with the environment the stack would give it. */
+function loadHandler<T>(module: string, endpoint: string): T {
+  process.env.DYNAMODB_ENDPOINT = endpoint;
+  process.env.PETS_TABLE_NAME = LOCAL_TABLE_NAMES.pets;
+  process.env.API_KEYS_TABLE_NAME = LOCAL_TABLE_NAMES.apiKeys;
+  process.env.CURSOR_KEY = 'handler-test';
+  process.env.ANONYMOUS_USAGE_ID = 'anonymous-usage-identifier-000';
+  let handler: T | undefined;
+  jest.isolateModules(() => {
+    handler = require(`../../../lambda/handlers/${module}`).handler;
+  });
+  return handler as T;
+}
+
+beforeAll(async () => {
+  store = await startTestStore();
+});
+afterAll(() => store.close());
+
+function errorBody(result: APIGatewayProxyResult) {
+  return JSON.parse(result.body) as { code: string; message: string; status: number };
+}
+
+describe('createPet handler', () => {
+  const post = (body: string, extra: Parameters<typeof proxyEvent>[0] = {}) =>
+    proxyEvent({
+      httpMethod: 'POST',
+      headers: { 'content-type': 'application/json', Host: 'h' },
+      body,
+      ...extra,
+    });
+
+  it('answers 201 with a Location on the stage URL the request came through', async () => {
+    const handler = loadHandler<ProxyHandler>('create-pet', store.store.endpoint);
+    const result = await handler(post(JSON.stringify({ name: 'Rex', categoryId: 1 })), lambdaContext);
+    expect(result.statusCode).toBe(201);
+    const pet = JSON.parse(result.body) as { id: number };
+    expect(result.headers?.Location).toBe(
+      `https://abc123.execute-api.eu-west-1.amazonaws.com/production/v1/pets/${pet.id}`,
+    );
+  });
+
+  it('decodes a base64-encoded body', async () => {
+    const handler = loadHandler<ProxyHandler>('create-pet', store.store.endpoint);
+    const body = Buffer.from(JSON.stringify({ name: 'Base', categoryId: 2 })).toString('base64');
+    const result = await handler(post(body, { isBase64Encoded: true }), lambdaContext);
+    expect(result.statusCode).toBe(201);
+  });
+
+  it('refuses a body over the limit itself (413), whatever the edge did', async () => {
+    const handler = loadHandler<ProxyHandler>('create-pet', store.store.endpoint);
+    const result = await handler(post(`"${'x'.repeat(MAX_BODY_BYTES)}"`), lambdaContext);
+    expect(result.statusCode).toBe(413);
+    expect(errorBody(result)).toMatchObject({ code: 'payload_too_large', status: 413 });
+  });
+
+  it('fails closed: no authorizer context means 401, not a created pet', async () => {
+    const handler = loadHandler<ProxyHandler>('create-pet', store.store.endpoint);
+    const result = await handler(
+      post(JSON.stringify({ name: 'Rex', categoryId: 1 }), { principal: null }),
+      lambdaContext,
+    );
+    expect(result.statusCode).toBe(401);
+    expect(errorBody(result)).toMatchObject({ code: 'missing_api_key', status: 401 });
+  });
+
+  it('answers 503 with Retry-After and no internals when the store is unreachable', async () => {
+    const handler = loadHandler<ProxyHandler>('create-pet', 'http://127.0.0.1:9');
+    const errors = jest.spyOn(console, 'error').mockImplementation(() => undefined);
+    try {
+      const result = await handler(post(JSON.stringify({ name: 'Rex', categoryId: 1 })), lambdaContext);
+      expect(result.statusCode).toBe(503);
+      expect(result.headers?.['Retry-After']).toBe('1');
+      expect(errorBody(result)).toEqual({
+        code: 'service_unavailable',
+        message: expect.stringMatching(/data store is temporarily unavailable/),
+        status: 503,
+      });
+      expect(result.body).not.toMatch(/ECONNREFUSED|at .*\.ts|127\.0\.0\.1/);
+    } finally {
+      errors.mockRestore();
+    }
+  }, 20_000);
+});
+
+describe('authorizer handler', () => {
+  type Authorizer = (event: ReturnType<typeof authorizerEvent>) => Promise<APIGatewayAuthorizerResult>;
+
+  it('allows a valid key with its usage identifier (never its secret) and its plan in the context', async () => {
+    const issued = issueApiKey('business', 'auth test', new Date());
+    await new ApiKeyRepository(store.documents, LOCAL_TABLE_NAMES.apiKeys).put(issued.record);
+    const handler = loadHandler<Authorizer>('authorizer', store.store.endpoint);
+    const result = await handler(authorizerEvent({ Authorization: `Bearer ${issued.apiKey}` }));
+    expect(result).toMatchObject({
+      principalId: issued.record.keyId,
+      usageIdentifierKey: issued.record.usageId,
+      context: { authenticated: 'true', keyId: issued.record.keyId, plan: 'business' },
+      policyDocument: { Statement: [{ Effect: 'Allow', Action: 'execute-api:Invoke' }] },
+    });
+    expect(JSON.stringify(result)).not.toContain(issued.apiKey.slice(-43));
+  });
+
+  it('lets an unauthenticated request through as anonymous so the operation answers 401 itself', async () => {
+    const handler = loadHandler<Authorizer>('authorizer', store.store.endpoint);
+    const result = await handler(authorizerEvent({}));
+    expect(result).toMatchObject({
+      principalId: 'anonymous',
+      usageIdentifierKey: 'anonymous-usage-identifier-000',
+      context: { authenticated: 'false', failure: 'missing_api_key' },
+      policyDocument: { Statement: [{ Effect: 'Allow' }] },
+    });
+  });
+
+  it('reports an unreachable key store as service_unavailable rather than throwing', async () => {
+    const handler = loadHandler<Authorizer>('authorizer', 'http://127.0.0.1:9');
+    const issued = issueApiKey('free', 'x', new Date());
+    const result = await handler(authorizerEvent({ authorization: `Bearer ${issued.apiKey}` }));
+    expect(result.context).toEqual({ authenticated: 'false', failure: 'service_unavailable' });
+  }, 20_000);
+});
