@@ -7,7 +7,8 @@ import type {
   APIGatewayRequestAuthorizerEvent,
   Context,
 } from 'aws-lambda';
-import { ApiError } from '../lambda/api/errors';
+import { gatewayError, methodNotAllowedMessage, statusOf } from '../lambda/api/gateway-errors';
+import { jsonResponse } from '../lambda/api/http';
 import { MAX_BODY_BYTES } from '../lambda/api/limits';
 import type { OperationId } from '../lambda/api/routes';
 import { toErrorResponse } from '../lambda/middleware/error-responses';
@@ -132,11 +133,7 @@ export function createGatewayListener({
     try {
       const { bytes, tooLarge } = await readBody(request);
       if (tooLarge) {
-        reply(
-          toErrorResponse(
-            new ApiError('payload_too_large', `The request body exceeds ${MAX_BODY_BYTES} bytes.`),
-          ),
-        );
+        reply(toErrorResponse(gatewayError('REQUEST_TOO_LARGE')));
         request.resume();
         return;
       }
@@ -144,26 +141,18 @@ export function createGatewayListener({
       const url = new URL(request.url ?? '/', 'http://localhost');
       const match = matchRoute(method, url.pathname);
       if (match.kind === 'not-found') {
-        reply(
-          toErrorResponse(
-            new ApiError('not_found', `No resource at ${url.pathname}; this API serves /v1/pets.`),
-          ),
-        );
+        reply(toErrorResponse(gatewayError('MISSING_AUTHENTICATION_TOKEN')));
         return;
       }
       if (match.kind === 'method-not-allowed') {
+        // In AWS the ANY mock method of the resource answers this, without any Lambda.
         const allow = match.allow.join(', ');
-        reply(
-          toErrorResponse(
-            new ApiError(
-              'method_not_allowed',
-              `${method} is not allowed on ${url.pathname}; allowed: ${allow}.`,
-              {
-                Allow: allow,
-              },
-            ),
-          ),
-        );
+        const body = {
+          code: 'method_not_allowed',
+          message: methodNotAllowedMessage(allow),
+          status: statusOf('method_not_allowed'),
+        };
+        reply(jsonResponse(body.status, body, { Allow: allow }));
         return;
       }
       const operation = operations.get(match.route.operationId);
@@ -212,7 +201,7 @@ export function createGatewayListener({
           requestContext,
         } as unknown as APIGatewayRequestAuthorizerEvent);
       } catch {
-        reply(toErrorResponse(new ApiError('internal_error', 'The authorizer failed.')));
+        reply(toErrorResponse(gatewayError('AUTHORIZER_FAILURE')));
         return;
       }
       const allowed = authorization.policyDocument.Statement.some(
@@ -222,9 +211,7 @@ export function createGatewayListener({
           [statement.Resource].flat().includes(methodArn),
       );
       if (!allowed) {
-        reply(
-          toErrorResponse(new ApiError('forbidden', 'The caller is not authorized to access this resource.')),
-        );
+        reply(toErrorResponse(gatewayError('ACCESS_DENIED')));
         return;
       }
 
@@ -250,11 +237,7 @@ export function createGatewayListener({
       } catch {
         result = undefined;
       }
-      reply(
-        isProxyResult(result)
-          ? result
-          : toErrorResponse(new ApiError('bad_gateway', 'The function behind this operation failed.')),
-      );
+      reply(isProxyResult(result) ? result : toErrorResponse(gatewayError('INTEGRATION_FAILURE')));
     } catch (error) {
       if (!response.headersSent) reply(toErrorResponse(error));
       else response.destroy();

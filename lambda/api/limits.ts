@@ -11,3 +11,6 @@ export const MAX_SAFE_ID = Number.MAX_SAFE_INTEGER;
 
 /** Page size bounds and default of `GET /pets` (from the spec). */
 export const PAGE_LIMIT = { min: 1, max: 100, default: 20 } as const;
+
+/** Longest time the authorizer may cache a key lookup, i.e. keep honouring a revoked key, in seconds. */
+export const MAX_API_KEY_CACHE_SECONDS = 60;

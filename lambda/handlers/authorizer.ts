@@ -1,4 +1,5 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
+import { MAX_API_KEY_CACHE_SECONDS } from '../api/limits';
 import { toAuthorizerContext } from '../api/principal';
 import { authenticate } from '../domain/authentication';
 import { optionalEnv, RUNTIME_ENV, requireEnv } from '../shared/runtime-env';
@@ -6,11 +7,11 @@ import { ApiKeyRepository } from '../store/api-key-repository';
 import { cachedKeyLookup } from '../store/cached-key-lookup';
 import { createDocumentClient } from '../store/dynamodb-client';
 
-/** Longest time a revoked key may keep working (the cache TTL); the stack sets 30 s. */
-const MAX_CACHE_SECONDS = 60;
-
 const keys = new ApiKeyRepository(createDocumentClient(), requireEnv(RUNTIME_ENV.apiKeysTable));
-const cacheSeconds = Math.min(Number(optionalEnv(RUNTIME_ENV.apiKeyCacheSeconds) ?? 30), MAX_CACHE_SECONDS);
+const cacheSeconds = Math.min(
+  Number(optionalEnv(RUNTIME_ENV.apiKeyCacheSeconds) ?? 30),
+  MAX_API_KEY_CACHE_SECONDS,
+);
 const lookup = cachedKeyLookup((keyId) => keys.get(keyId), cacheSeconds);
 const anonymousUsageId = optionalEnv(RUNTIME_ENV.anonymousUsageId);
 

@@ -1,0 +1,52 @@
+import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import type { Construct } from 'constructs';
+import { type EnvironmentConfig, validateEnvironmentConfig } from './config/environments';
+import { AnimalStoreApi } from './constructs/animal-store-api';
+import { DataTables } from './constructs/data-tables';
+import { EdgeFirewall } from './constructs/edge-firewall';
+
+/** Properties of {@link AnimalStoreStack}. */
+export interface AnimalStoreStackProps extends StackProps {
+  /** The environment to build; its stackName and env override those of StackProps. */
+  readonly config: EnvironmentConfig;
+}
+
+/** One environment of the Animal Store Service: tables, functions, REST API and firewall. */
+export class AnimalStoreStack extends Stack {
+  /** The service's tables. */
+  public readonly tables: DataTables;
+  /** The REST API and its functions. */
+  public readonly api: AnimalStoreApi;
+
+  constructor(scope: Construct, id: string, props: AnimalStoreStackProps) {
+    const { config } = props;
+    validateEnvironmentConfig(config);
+    super(scope, id, {
+      description: `Animal Store Service (${config.name})`,
+      ...props,
+      stackName: config.stackName,
+      env: config.env,
+    });
+
+    this.tables = new DataTables(this, 'Data', {
+      removalPolicy: config.removalPolicy,
+      deletionProtection: config.deletionProtection,
+    });
+    this.api = new AnimalStoreApi(this, 'Api', {
+      stageName: config.stageName,
+      tables: this.tables,
+      apiKeyCacheSeconds: config.apiKeyCacheSeconds,
+      lambdaMemoryMb: config.lambdaMemoryMb,
+      logRetention: config.logRetention,
+      logRemovalPolicy: config.removalPolicy,
+    });
+    new EdgeFirewall(this, 'Firewall', { stage: this.api.restApi.deploymentStage });
+
+    new CfnOutput(this, 'BaseUrl', {
+      description: `Base URL of the ${config.name} API (the spec's ${config.name === 'production' ? '{base_url}' : '{staging_base_url}'})`,
+      value: this.api.baseUrl,
+    });
+    new CfnOutput(this, 'PetsTableName', { value: this.tables.pets.tableName });
+    new CfnOutput(this, 'ApiKeysTableName', { value: this.tables.apiKeys.tableName });
+  }
+}

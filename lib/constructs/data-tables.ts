@@ -1,0 +1,75 @@
+import type { RemovalPolicy } from 'aws-cdk-lib';
+import {
+  type Attribute,
+  AttributeType,
+  BillingMode,
+  ProjectionType,
+  Table,
+  TableEncryption,
+} from 'aws-cdk-lib/aws-dynamodb';
+import { Construct } from 'constructs';
+import {
+  API_KEYS_TABLE,
+  type KeyAttribute,
+  PETS_TABLE,
+  type TableDefinition,
+} from '../../lambda/store/table-schema';
+
+/** Properties of {@link DataTables}. */
+export interface DataTablesProps {
+  /**
+   * What CloudFormation does with the tables when they leave the stack.
+   * @default RemovalPolicy.RETAIN (the CDK default for tables)
+   */
+  readonly removalPolicy?: RemovalPolicy;
+  /**
+   * DynamoDB deletion protection: refuses DeleteTable from any caller, CloudFormation included.
+   * @default false
+   */
+  readonly deletionProtection?: boolean;
+}
+
+const ATTRIBUTE_TYPES = { S: AttributeType.STRING, N: AttributeType.NUMBER } as const;
+
+function toAttribute(key: KeyAttribute): Attribute {
+  return { name: key.name, type: ATTRIBUTE_TYPES[key.type] };
+}
+
+/**
+ * The service's DynamoDB tables, built from the shared table definitions that the
+ * local mode also reads, so the deployed and the embedded tables cannot drift.
+ */
+export class DataTables extends Construct {
+  /** One item per pet, keyed by numeric id, with the status and collection indexes. */
+  public readonly pets: Table;
+  /** One item per API key, keyed by its public key id. */
+  public readonly apiKeys: Table;
+
+  constructor(scope: Construct, id: string, props: DataTablesProps = {}) {
+    super(scope, id);
+    this.pets = this.tableFrom(PETS_TABLE, props);
+    this.apiKeys = this.tableFrom(API_KEYS_TABLE, props);
+  }
+
+  private tableFrom(definition: TableDefinition, props: DataTablesProps): Table {
+    const table = new Table(this, definition.logicalName, {
+      partitionKey: toAttribute(definition.partitionKey),
+      sortKey: definition.sortKey ? toAttribute(definition.sortKey) : undefined,
+      billingMode: BillingMode.PAY_PER_REQUEST,
+      pointInTimeRecoverySpecification: { pointInTimeRecoveryEnabled: true },
+      encryption: TableEncryption.AWS_MANAGED,
+      timeToLiveAttribute: definition.timeToLiveAttribute,
+      removalPolicy: props.removalPolicy,
+      deletionProtection: props.deletionProtection ?? false,
+    });
+    for (const index of definition.globalIndexes) {
+      table.addGlobalSecondaryIndex({
+        indexName: index.indexName,
+        partitionKey: toAttribute(index.partitionKey),
+        sortKey: toAttribute(index.sortKey),
+        projectionType: ProjectionType.ALL,
+      });
+    }
+    return table;
+  }
+}

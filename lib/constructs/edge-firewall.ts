@@ -1,0 +1,111 @@
+import { Stack } from 'aws-cdk-lib';
+import type { StageBase } from 'aws-cdk-lib/aws-apigateway';
+import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
+import { Construct } from 'constructs';
+import { errorBodyJson } from '../../lambda/api/gateway-errors';
+import { MAX_BODY_BYTES } from '../../lambda/api/limits';
+
+/** How much of a REST API request body AWS WAF inspects by default. */
+export const WAF_BODY_INSPECTION_LIMIT_BYTES = 8 * 1024;
+
+const PAYLOAD_TOO_LARGE_BODY = 'payload-too-large';
+
+/** Properties of {@link EdgeFirewall}. */
+export interface EdgeFirewallProps {
+  /** The API stage the web ACL protects. */
+  readonly stage: StageBase;
+  /**
+   * Largest request body let through, in bytes.
+   * @default MAX_BODY_BYTES
+   */
+  readonly maxBodyBytes?: number;
+}
+
+/** A firewall rule with the custom response bodies it refers to. */
+interface FirewallRule {
+  readonly rule: CfnWebACL.RuleProperty;
+  readonly responseBodies?: Record<string, CfnWebACL.CustomResponseBodyProperty>;
+}
+
+function visibility(metricName: string): CfnWebACL.VisibilityConfigProperty {
+  return { cloudWatchMetricsEnabled: true, sampledRequestsEnabled: true, metricName };
+}
+
+/**
+ * Blocks bodies over the limit with 413 and the Error body, before Lambda's 6 MB payload
+ * limit can turn them into a 5xx. WAF sees only the first 8 KB of a REST API body, so an
+ * oversize body counts as a match.
+ */
+function bodySizeRule(priority: number, maxBodyBytes: number): FirewallRule {
+  return {
+    rule: {
+      name: 'body-size-limit',
+      priority,
+      statement: {
+        sizeConstraintStatement: {
+          fieldToMatch: { body: { oversizeHandling: 'MATCH' } },
+          comparisonOperator: 'GT',
+          size: maxBodyBytes,
+          textTransformations: [{ priority: 0, type: 'NONE' }],
+        },
+      },
+      action: {
+        block: { customResponse: { responseCode: 413, customResponseBodyKey: PAYLOAD_TOO_LARGE_BODY } },
+      },
+      visibilityConfig: visibility('body-size-limit'),
+    },
+    responseBodies: {
+      [PAYLOAD_TOO_LARGE_BODY]: {
+        contentType: 'APPLICATION_JSON',
+        content: errorBodyJson(
+          'payload_too_large',
+          `The request body exceeds the maximum of ${maxBodyBytes} bytes.`,
+        ),
+      },
+    },
+  };
+}
+
+/**
+ * The regional WAF web ACL in front of the API stage. Requests are allowed unless a rule
+ * blocks them; rules are evaluated in the order of {@link EdgeFirewall.rules}.
+ */
+export class EdgeFirewall extends Construct {
+  /** The web ACL. */
+  public readonly webAcl: CfnWebACL;
+
+  constructor(scope: Construct, id: string, props: EdgeFirewallProps) {
+    super(scope, id);
+    const maxBodyBytes = props.maxBodyBytes ?? MAX_BODY_BYTES;
+    if (
+      !Number.isInteger(maxBodyBytes) ||
+      maxBodyBytes < 1 ||
+      maxBodyBytes > WAF_BODY_INSPECTION_LIMIT_BYTES
+    ) {
+      throw new Error(
+        `EdgeFirewall maxBodyBytes is ${maxBodyBytes}: use a whole number from 1 to ${WAF_BODY_INSPECTION_LIMIT_BYTES}, ` +
+          'the part of a REST API body WAF inspects; larger bodies would all be blocked as oversize.',
+      );
+    }
+    const rules = EdgeFirewall.rules(maxBodyBytes);
+    this.webAcl = new CfnWebACL(this, 'WebAcl', {
+      scope: 'REGIONAL',
+      defaultAction: { allow: {} },
+      rules: rules.map((entry) => entry.rule),
+      customResponseBodies: Object.assign({}, ...rules.map((entry) => entry.responseBodies ?? {})),
+      visibilityConfig: visibility(`${Stack.of(this).stackName}-web-acl`),
+    });
+    new CfnWebACLAssociation(this, 'Association', {
+      resourceArn: props.stage.stageArn,
+      webAclArn: this.webAcl.attrArn,
+    });
+  }
+
+  /**
+   * The rules, in priority order. Later rules (AWS managed rule groups, a rate-based
+   * rule per client IP) are appended here with the next priorities.
+   */
+  static rules(maxBodyBytes: number): FirewallRule[] {
+    return [bodySizeRule(0, maxBodyBytes)];
+  }
+}

@@ -1,0 +1,112 @@
+import { RemovalPolicy } from 'aws-cdk-lib';
+import {
+  type EnvironmentConfig,
+  environmentConfigs,
+  selectEnvironments,
+  validateEnvironmentConfig,
+} from '../../../lib/config/environments';
+
+const NO_ACCOUNT = {};
+
+function withChanges(changes: Partial<EnvironmentConfig>): EnvironmentConfig {
+  return { ...environmentConfigs(NO_ACCOUNT).staging, ...changes };
+}
+
+describe('environment configuration', () => {
+  test('both environments are selected when no context value is given', () => {
+    const selected = selectEnvironments(undefined, NO_ACCOUNT);
+    expect(selected.map((config) => [config.name, config.stackName, config.stageName])).toEqual([
+      ['staging', 'AnimalStore-staging', 'staging'],
+      ['production', 'AnimalStore-production', 'production'],
+    ]);
+  });
+
+  test('-c environments=staging selects staging only', () => {
+    expect(selectEnvironments('staging', NO_ACCOUNT).map((config) => config.name)).toEqual(['staging']);
+  });
+
+  test('a comma-separated selection keeps its order and drops duplicates', () => {
+    const names = selectEnvironments('production, staging,production', NO_ACCOUNT).map(
+      (config) => config.name,
+    );
+    expect(names).toEqual(['production', 'staging']);
+  });
+
+  test('an unknown environment name fails, naming it and the valid names', () => {
+    expect(() => selectEnvironments('prod', NO_ACCOUNT)).toThrow(
+      /Unknown environment "prod".*use one or more of staging, production/,
+    );
+  });
+
+  test('production keeps its data, staging can be destroyed', () => {
+    const { staging, production } = environmentConfigs(NO_ACCOUNT);
+    expect([production.removalPolicy, production.deletionProtection]).toEqual([RemovalPolicy.RETAIN, true]);
+    expect([staging.removalPolicy, staging.deletionProtection]).toEqual([RemovalPolicy.DESTROY, false]);
+  });
+
+  test('both environments cache API keys for 30 seconds', () => {
+    const { staging, production } = environmentConfigs(NO_ACCOUNT);
+    expect([staging.apiKeyCacheSeconds, production.apiKeyCacheSeconds]).toEqual([30, 30]);
+  });
+
+  test('account and region come from CDK_DEFAULT_ACCOUNT and CDK_DEFAULT_REGION', () => {
+    const { production } = environmentConfigs({
+      CDK_DEFAULT_ACCOUNT: '123456789012',
+      CDK_DEFAULT_REGION: 'eu-west-1',
+    });
+    expect(production.env).toEqual({ account: '123456789012', region: 'eu-west-1' });
+  });
+
+  test('without CDK_DEFAULT_* the stacks are environment-agnostic', () => {
+    expect(environmentConfigs(NO_ACCOUNT).staging.env).toBeUndefined();
+  });
+
+  test('an API key cache over 60 seconds fails, naming the value and the allowed range', () => {
+    expect(() => validateEnvironmentConfig(withChanges({ apiKeyCacheSeconds: 61 }))).toThrow(
+      /apiKeyCacheSeconds is 61: use a whole number from 0 to 60/,
+    );
+  });
+
+  test('a fractional or negative cache duration fails', () => {
+    expect(() => validateEnvironmentConfig(withChanges({ apiKeyCacheSeconds: 1.5 }))).toThrow(
+      /apiKeyCacheSeconds/,
+    );
+    expect(() => validateEnvironmentConfig(withChanges({ apiKeyCacheSeconds: -1 }))).toThrow(
+      /apiKeyCacheSeconds/,
+    );
+  });
+
+  test('a memory size Lambda does not offer fails', () => {
+    expect(() => validateEnvironmentConfig(withChanges({ lambdaMemoryMb: 64 }))).toThrow(
+      /lambdaMemoryMb is 64: use a whole number of MB from 128 to 10240/,
+    );
+  });
+
+  test('a stage name other than the environment name fails with the fix', () => {
+    expect(() => validateEnvironmentConfig(withChanges({ stageName: 'dev' }))).toThrow(
+      /stageName is "dev": set it to "staging"/,
+    );
+  });
+
+  test('a production that could delete its tables fails', () => {
+    const production = environmentConfigs(NO_ACCOUNT).production;
+    expect(() => validateEnvironmentConfig({ ...production, removalPolicy: RemovalPolicy.DESTROY })).toThrow(
+      /production must keep its data/,
+    );
+    expect(() => validateEnvironmentConfig({ ...production, deletionProtection: false })).toThrow(
+      /production must keep its data/,
+    );
+  });
+
+  test('every problem is reported at once', () => {
+    expect(() =>
+      validateEnvironmentConfig(withChanges({ apiKeyCacheSeconds: 120, lambdaMemoryMb: 0 })),
+    ).toThrow(/apiKeyCacheSeconds is 120[\s\S]*lambdaMemoryMb is 0/);
+  });
+
+  test('the shipped configurations are valid', () => {
+    for (const config of Object.values(environmentConfigs(NO_ACCOUNT))) {
+      expect(() => validateEnvironmentConfig(config)).not.toThrow();
+    }
+  });
+});

@@ -1,0 +1,52 @@
+import { ROUTES } from '../../../lambda/api/routes';
+import { synthEnvironment } from '../../support/synth';
+import { referencedId, resource, resourcesOfType } from '../template-queries';
+
+describe('API functions', () => {
+  const staging = synthEnvironment('staging');
+  const production = synthEnvironment('production');
+  const functions = Object.values(resourcesOfType(staging, 'AWS::Lambda::Function'));
+
+  test('there is one function per route plus the authorizer', () => {
+    expect(functions).toHaveLength(ROUTES.length + 1);
+    expect(functions).toHaveLength(4);
+  });
+
+  test('every function runs Node.js 22 on ARM64 with handler `handler`', () => {
+    for (const fn of functions) {
+      expect(fn.Properties).toMatchObject({
+        Runtime: 'nodejs22.x',
+        Architectures: ['arm64'],
+        Handler: 'index.handler',
+      });
+    }
+  });
+
+  test('every function has a 10 s timeout and active tracing', () => {
+    for (const fn of functions) {
+      expect(fn.Properties).toMatchObject({ Timeout: 10, TracingConfig: { Mode: 'Active' } });
+    }
+  });
+
+  test('memory comes from the environment configuration', () => {
+    staging.allResourcesProperties('AWS::Lambda::Function', { MemorySize: 512 });
+    production.allResourcesProperties('AWS::Lambda::Function', { MemorySize: 1024 });
+  });
+
+  test.each([
+    ['staging', 14, 'Delete'],
+    ['production', 180, 'Retain'],
+  ] as const)('%s: each function logs to its own log group kept %i days', (name, days, deletionPolicy) => {
+    const template = synthEnvironment(name);
+    const groups = Object.values(resourcesOfType(template, 'AWS::Lambda::Function')).map((fn) =>
+      referencedId((fn.Properties.LoggingConfig as { LogGroup: unknown }).LogGroup),
+    );
+    expect(new Set(groups).size).toBe(ROUTES.length + 1);
+    for (const group of groups) {
+      const logGroup = resource(template, group);
+      expect(logGroup.Type).toBe('AWS::Logs::LogGroup');
+      expect(logGroup.Properties.RetentionInDays).toBe(days);
+      expect(logGroup.DeletionPolicy).toBe(deletionPolicy);
+    }
+  });
+});

@@ -1,0 +1,25 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { ERROR_CATALOGUE } from '../lambda/api/errors';
+
+const readme = readFileSync(path.join(__dirname, '..', 'README.md'), 'utf8');
+
+describe('README', () => {
+  it('lists exactly the error codes of the catalogue, each with its status', () => {
+    const section = readme.slice(
+      readme.indexOf('### Error codes'),
+      readme.indexOf('## Choices where the spec is silent'),
+    );
+    const rows = [...section.matchAll(/^\| `([a-z_]+)` +\| (\d{3}) +\|/gm)].map(([, code, status]) => [
+      code,
+      Number(status),
+    ]);
+    expect(rows).toEqual(Object.entries(ERROR_CATALOGUE).map(([code, { status }]) => [code, status]));
+  });
+
+  it('gives the two quick-start commands that CI and users rely on', () => {
+    expect(readme).toContain('npm ci && npm start');
+    expect(readme).toContain('npm ci && npm test');
+    expect(readFileSync(path.join(__dirname, '..', '.ci', 'run'), 'utf8')).toMatch(/^npm test/m);
+  });
+});
