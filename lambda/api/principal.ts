@@ -8,10 +8,7 @@ import { isPlanName } from '../domain/api-key';
  * service itself answers 401 (with its own headers) rather than the gateway.
  */
 export type AuthFailure =
-  | 'missing_api_key'
-  | 'invalid_authorization'
-  | 'invalid_api_key'
-  | 'service_unavailable';
+  'missing_api_key' | 'invalid_authorization' | 'invalid_api_key' | 'service_unavailable';
 
 export type Principal =
   | { readonly authenticated: true; readonly keyId: string; readonly plan: PlanName }

@@ -119,7 +119,6 @@ export function actionsOf(statement: Statement): string[] {
 /** A function's environment variables. */
 export function environmentOf(template: Template, functionId: string): Record<string, unknown> {
   const environment = resource(template, functionId).Properties.Environment as
-    | { Variables: Record<string, unknown> }
-    | undefined;
+    { Variables: Record<string, unknown> } | undefined;
   return environment?.Variables ?? {};
 }
