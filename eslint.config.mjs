@@ -9,7 +9,7 @@ export default tseslint.config(
     files: ['**/*.js'],
     languageOptions: {
       sourceType: 'commonjs',
-      globals: { require: 'readonly', module: 'writable', __dirname: 'readonly' },
+      globals: { require: 'readonly', module: 'writable', __dirname: 'readonly', __filename: 'readonly' },
     },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
