@@ -6,6 +6,7 @@ module.exports = {
   transform: { '\\.[cm]?[jt]s$': '<rootDir>/test/support/esbuild-jest-transform.js' },
   // middy ships ES modules only; let the transform turn them into CommonJS for jest.
   transformIgnorePatterns: ['/node_modules/(?!@middy/)'],
+  reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
   setupFiles: ['<rootDir>/test/support/setup-env.ts'],
   testTimeout: 30000,
 };
