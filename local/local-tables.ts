@@ -10,6 +10,7 @@ import {
   API_KEYS_TABLE,
   keyAttributes,
   PETS_TABLE,
+  RATE_LIMITS_TABLE,
   type TableDefinition,
 } from '../lambda/store/table-schema';
 
@@ -17,11 +18,13 @@ import {
 export const LOCAL_TABLE_NAMES = {
   pets: 'animal-store-pets',
   apiKeys: 'animal-store-api-keys',
+  rateLimits: 'animal-store-rate-limits',
 } as const;
 
 const LOCAL_TABLES: readonly [TableDefinition, string][] = [
   [PETS_TABLE, LOCAL_TABLE_NAMES.pets],
   [API_KEYS_TABLE, LOCAL_TABLE_NAMES.apiKeys],
+  [RATE_LIMITS_TABLE, LOCAL_TABLE_NAMES.rateLimits],
 ];
 
 /** CreateTable input for a table definition: the same keys and indexes the CDK stack deploys. */

@@ -55,6 +55,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     process.env[RUNTIME_ENV.dynamodbEndpoint] = dynamodbEndpoint;
     process.env[RUNTIME_ENV.petsTable] = LOCAL_TABLE_NAMES.pets;
     process.env[RUNTIME_ENV.apiKeysTable] = LOCAL_TABLE_NAMES.apiKeys;
+    process.env[RUNTIME_ENV.rateLimitsTable] = LOCAL_TABLE_NAMES.rateLimits;
     process.env[RUNTIME_ENV.cursorKey] ??= 'local-cursor-key';
     process.env[RUNTIME_ENV.apiKeyCacheSeconds] = String(options.apiKeyCacheSeconds ?? 30);
     process.env.AWS_REGION ??= 'local';

@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { type ApiKeyRecord, isPlanName, issueApiKey, type PlanName } from '../lambda/domain/api-key';
+import { isPlanName, type PlanName } from '../lambda/api/plans';
+import { type ApiKeyRecord, issueApiKey } from '../lambda/domain/api-key';
 import { ApiKeyRepository } from '../lambda/store/api-key-repository';
 import { createDocumentClient } from '../lambda/store/dynamodb-client';
 import { ensureLocalTables, LOCAL_TABLE_NAMES } from '../local/local-tables';

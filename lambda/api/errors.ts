@@ -42,7 +42,15 @@ export const ERROR_CATALOGUE = {
     status: 415,
     description: 'The request body is not sent as `application/json` (UTF-8).',
   },
-  rate_limited: { status: 429, description: 'Too many requests; retry after the `Retry-After` seconds.' },
+  rate_limited: {
+    status: 429,
+    description:
+      'Over the per-minute or per-day limit; retry after `Retry-After` seconds, then back off exponentially.',
+  },
+  temporarily_banned: {
+    status: 429,
+    description: 'Kept calling while rate limited, so banned for a while; retry after `Retry-After` seconds.',
+  },
   internal_error: {
     status: 500,
     description: 'An unexpected error; nothing about it is revealed. Safe to retry idempotent requests.',

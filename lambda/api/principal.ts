@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import type { PlanName } from '../domain/api-key';
-import { isPlanName } from '../domain/api-key';
+import { isPlanNameForm } from '../domain/api-key';
+import type { PlanName } from './plans';
 
 /**
  * Who a request comes from, as the authorizer decided. The authorizer always
@@ -34,7 +34,12 @@ const FAILURES: readonly AuthFailure[] = [
 export function principalOf(event: Pick<APIGatewayProxyEvent, 'requestContext'>): Principal {
   const context = (event.requestContext?.authorizer ?? {}) as Record<string, unknown>;
   const { authenticated, keyId, plan, failure } = context;
-  if (authenticated === 'true' && typeof keyId === 'string' && typeof plan === 'string' && isPlanName(plan)) {
+  if (
+    authenticated === 'true' &&
+    typeof keyId === 'string' &&
+    typeof plan === 'string' &&
+    isPlanNameForm(plan)
+  ) {
     return { authenticated: true, keyId, plan };
   }
   const known = FAILURES.find((candidate) => candidate === failure);

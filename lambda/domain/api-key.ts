@@ -1,4 +1,5 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { PlanName } from '../api/plans';
 
 /**
  * API keys. A key reads `ask_<keyId>_<secret>`: the key id is public (it names
@@ -12,13 +13,11 @@ const KEY_ID_PATTERN = /^[a-z2-7]{16}$/;
 const SECRET_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
 
-/** Plans a key can be on: the three fixed ones or an enterprise agreement by name. */
-export type PlanName = 'free' | 'pro' | 'business' | `enterprise:${string}`;
+/** The form of a plan name on a stored key (the plan itself may have ended since). */
+const PLAN_NAME_FORM = /^(free|pro|business|enterprise:[a-z0-9][a-z0-9-]{0,62})$/;
 
-export const PLAN_NAME_PATTERN = /^(free|pro|business|enterprise:[a-z0-9][a-z0-9-]{0,62})$/;
-
-export function isPlanName(value: string): value is PlanName {
-  return PLAN_NAME_PATTERN.test(value);
+export function isPlanNameForm(value: string): value is PlanName {
+  return PLAN_NAME_FORM.test(value);
 }
 
 export interface ParsedApiKey {

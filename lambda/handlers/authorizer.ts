@@ -5,9 +5,9 @@ import { authenticate } from '../domain/authentication';
 import { optionalEnv, RUNTIME_ENV, requireEnv } from '../shared/runtime-env';
 import { ApiKeyRepository } from '../store/api-key-repository';
 import { cachedKeyLookup } from '../store/cached-key-lookup';
-import { createDocumentClient } from '../store/dynamodb-client';
+import { documentClient } from '../store/dynamodb-client';
 
-const keys = new ApiKeyRepository(createDocumentClient(), requireEnv(RUNTIME_ENV.apiKeysTable));
+const keys = new ApiKeyRepository(documentClient(), requireEnv(RUNTIME_ENV.apiKeysTable));
 const cacheSeconds = Math.min(
   Number(optionalEnv(RUNTIME_ENV.apiKeyCacheSeconds) ?? 30),
   MAX_API_KEY_CACHE_SECONDS,

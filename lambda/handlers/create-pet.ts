@@ -3,10 +3,10 @@ import { NewPetSchema } from '../api/schemas';
 import type { NewPet } from '../domain/pet';
 import { apiHandler } from '../middleware/api-handler';
 import { RUNTIME_ENV, requireEnv } from '../shared/runtime-env';
-import { createDocumentClient } from '../store/dynamodb-client';
+import { documentClient } from '../store/dynamodb-client';
 import { PetRepository } from '../store/pet-repository';
 
-const pets = new PetRepository(createDocumentClient(), requireEnv(RUNTIME_ENV.petsTable));
+const pets = new PetRepository(documentClient(), requireEnv(RUNTIME_ENV.petsTable));
 
 /** `POST /pets`: stores a new pet and answers 201 with it and its `Location`. */
 export const handler = apiHandler<NewPet>(

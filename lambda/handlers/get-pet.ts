@@ -4,10 +4,10 @@ import { MAX_SAFE_ID } from '../api/limits';
 import { parsePetId } from '../domain/pet-id';
 import { apiHandler } from '../middleware/api-handler';
 import { RUNTIME_ENV, requireEnv } from '../shared/runtime-env';
-import { createDocumentClient } from '../store/dynamodb-client';
+import { documentClient } from '../store/dynamodb-client';
 import { PetRepository } from '../store/pet-repository';
 
-const pets = new PetRepository(createDocumentClient(), requireEnv(RUNTIME_ENV.petsTable));
+const pets = new PetRepository(documentClient(), requireEnv(RUNTIME_ENV.petsTable));
 
 /** `GET /pets/{petId}` (deprecated): one pet, or 404. */
 export const handler = apiHandler('getPet', async (event) => {

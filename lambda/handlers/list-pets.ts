@@ -3,10 +3,10 @@ import { parseListQuery } from '../domain/list-query';
 import { encodeCursor } from '../domain/page-cursor';
 import { apiHandler } from '../middleware/api-handler';
 import { RUNTIME_ENV, requireEnv } from '../shared/runtime-env';
-import { createDocumentClient } from '../store/dynamodb-client';
+import { documentClient } from '../store/dynamodb-client';
 import { PetRepository } from '../store/pet-repository';
 
-const pets = new PetRepository(createDocumentClient(), requireEnv(RUNTIME_ENV.petsTable));
+const pets = new PetRepository(documentClient(), requireEnv(RUNTIME_ENV.petsTable));
 const cursorKey = requireEnv(RUNTIME_ENV.cursorKey);
 
 /** `GET /pets`: one page of pets in ascending id order; a `Link: rel="next"` header when more follow. */

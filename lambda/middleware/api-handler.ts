@@ -3,10 +3,16 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { readQuery } from '../api/query';
 import { type OperationId, routeFor } from '../api/routes';
 import type { Schema } from '../api/validate';
+import { RateLimiter } from '../domain/rate-limiter';
+import { now } from '../shared/clock';
+import { RUNTIME_ENV, requireEnv } from '../shared/runtime-env';
+import { documentClient } from '../store/dynamodb-client';
+import { RateLimitStore } from '../store/rate-limit-store';
 import { authenticate } from './authenticate';
-import { deprecated } from './deprecation';
+import { deprecated, sunset } from './deprecation';
 import { errorResponses } from './error-responses';
 import { jsonBody } from './json-body';
+import { rateLimit } from './rate-limit';
 
 export type ApiLambdaHandler = (
   event: APIGatewayProxyEvent,
@@ -24,12 +30,28 @@ export interface ApiEvent<Body = undefined> extends APIGatewayProxyEvent {
 export interface ApiHandlerOptions {
   /** Schema of the JSON request body; operations without one take no body. */
   readonly bodySchema?: Schema;
+  /**
+   * The rate limiter.
+   * @default one over the rate-limit table named by the environment
+   */
+  readonly limiter?: RateLimiter;
+}
+
+let sharedLimiter: RateLimiter | undefined;
+
+/** One limiter per process, so that every operation of the local server shares its memory. */
+function defaultLimiter(): RateLimiter {
+  sharedLimiter ??= new RateLimiter(
+    new RateLimitStore(documentClient(), requireEnv(RUNTIME_ENV.rateLimitsTable)),
+    now,
+  );
+  return sharedLimiter;
 }
 
 /**
- * The middleware stack every operation shares. `before` runs top down and
- * `onError` bottom up, so errors become Error bodies before the deprecation
- * headers are added to them.
+ * The middleware stack every operation shares. `before` runs top down; `after`
+ * and `onError` bottom up, so an error becomes an Error body first, then gets the
+ * rate-limit headers (or turns into a 429), then the deprecation headers.
  */
 export function apiHandler<Body = undefined>(
   operationId: OperationId,
@@ -39,7 +61,11 @@ export function apiHandler<Body = undefined>(
   const route = routeFor(operationId);
   const stack = middy<APIGatewayProxyEvent, APIGatewayProxyResult>();
   if (route.deprecation) stack.use(deprecated(route.deprecation));
-  stack.use(errorResponses()).use(authenticate());
+  // Reads count beside the operation; a write must know it is admitted before it writes.
+  stack.use(rateLimit(options.limiter ?? defaultLimiter(), { countBeforeHandler: route.method !== 'GET' }));
+  stack.use(errorResponses());
+  if (route.deprecation) stack.use(sunset(route.deprecation));
+  stack.use(authenticate());
   stack.use({
     before: async (request) => {
       (request.event as ApiEvent<Body>).query = readQuery(request.event, route.queryParameters);

@@ -5,6 +5,8 @@ import { versionBaseUrl } from '../api/http';
 import type { Deprecation } from '../api/routes';
 import { now } from '../shared/clock';
 
+type Middleware = middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult>;
+
 /** Headers a deprecated operation sends on every response: RFC 9745 Deprecation, RFC 8594 Sunset, and the successor. */
 export function deprecationHeaders(deprecation: Deprecation, baseUrl: string): Record<string, string> {
   return {
@@ -14,19 +16,19 @@ export function deprecationHeaders(deprecation: Deprecation, baseUrl: string): R
   };
 }
 
-/**
- * For a deprecated operation: adds the deprecation headers to every response,
- * errors included, and answers 410 from the sunset date on.
- */
-export function deprecated(
-  deprecation: Deprecation,
-): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> {
-  const sunsetMs = Date.parse(deprecation.sunsetAt);
+/** Adds the deprecation headers to every response of a deprecated operation, errors included. */
+export function deprecated(deprecation: Deprecation): Middleware {
   const addHeaders = async (request: middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult>) => {
     if (!request.response) return;
     const headers = deprecationHeaders(deprecation, versionBaseUrl(request.event));
     request.response.headers = { ...request.response.headers, ...headers };
   };
+  return { after: addHeaders, onError: addHeaders };
+}
+
+/** From the sunset date on, a deprecated operation answers 410 to everyone. */
+export function sunset(deprecation: Deprecation): Middleware {
+  const sunsetMs = Date.parse(deprecation.sunsetAt);
   return {
     before: async () => {
       if (now() >= sunsetMs) {
@@ -36,7 +38,5 @@ export function deprecated(
         );
       }
     },
-    after: addHeaders,
-    onError: addHeaders,
   };
 }

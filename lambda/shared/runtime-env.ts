@@ -7,6 +7,8 @@ export const RUNTIME_ENV = {
   petsTable: 'PETS_TABLE_NAME',
   /** Name of the API keys table. */
   apiKeysTable: 'API_KEYS_TABLE_NAME',
+  /** Name of the rate-limit counters table. */
+  rateLimitsTable: 'RATE_LIMITS_TABLE_NAME',
   /** Key that authenticates pagination cursors (integrity, not secrecy: see README). */
   cursorKey: 'CURSOR_KEY',
   /** Seconds an API key lookup is cached inside the authorizer (revocation takes effect within it). */

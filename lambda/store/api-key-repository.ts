@@ -5,7 +5,8 @@ import {
   ScanCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { ApiKeyRecord, PlanName } from '../domain/api-key';
+import type { PlanName } from '../api/plans';
+import type { ApiKeyRecord } from '../domain/api-key';
 import { isConditionalCheckFailure, StoreUnavailableError, storeCall } from './dynamodb-client';
 
 /** The only code that knows how API keys are stored. Records hold a hash of the secret, never the secret. */

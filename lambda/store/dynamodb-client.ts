@@ -24,6 +24,14 @@ export function createDocumentClient(
   return DynamoDBDocumentClient.from(client, { marshallOptions: { removeUndefinedValues: true } });
 }
 
+let shared: DynamoDBDocumentClient | undefined;
+
+/** The process's document client, made on first use: every handler and the limiter share its connections. */
+export function documentClient(): DynamoDBDocumentClient {
+  shared ??= createDocumentClient();
+  return shared;
+}
+
 /** Thrown when the store cannot answer (unreachable, throttling, failing): the API answers 503. */
 export class StoreUnavailableError extends Error {
   constructor(cause: unknown) {

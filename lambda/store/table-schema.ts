@@ -56,7 +56,19 @@ export const API_KEYS_TABLE = {
   globalIndexes: [],
 } as const satisfies TableDefinition;
 
-export const TABLES: readonly TableDefinition[] = [PETS_TABLE, API_KEYS_TABLE];
+/**
+ * Rate-limit counters: one item per caller (API key or client IP) per UTC day,
+ * holding the day's count and the current minute's count. DynamoDB's TTL deletes
+ * items a day after their day ends.
+ */
+export const RATE_LIMITS_TABLE = {
+  logicalName: 'RateLimits',
+  partitionKey: { name: 'counterId', type: 'S' },
+  globalIndexes: [],
+  timeToLiveAttribute: 'expiresAt',
+} as const satisfies TableDefinition;
+
+export const TABLES: readonly TableDefinition[] = [PETS_TABLE, API_KEYS_TABLE, RATE_LIMITS_TABLE];
 
 /** Every attribute that is a key of the table or of one of its indexes (for CreateTable). */
 export function keyAttributes(table: TableDefinition): KeyAttribute[] {

@@ -1,4 +1,5 @@
-import { type ApiKeyRecord, issueApiKey, type PlanName } from '../../lambda/domain/api-key';
+import type { PlanName } from '../../lambda/api/plans';
+import { type ApiKeyRecord, issueApiKey } from '../../lambda/domain/api-key';
 import { ApiKeyRepository } from '../../lambda/store/api-key-repository';
 import { createDocumentClient } from '../../lambda/store/dynamodb-client';
 import { LOCAL_TABLE_NAMES } from '../../local/local-tables';
