@@ -21,7 +21,7 @@ export const LOCAL_TABLE_NAMES = {
   rateLimits: 'animal-store-rate-limits',
 } as const;
 
-const LOCAL_TABLES: readonly [TableDefinition, string][] = [
+export const LOCAL_TABLES: readonly [TableDefinition, string][] = [
   [PETS_TABLE, LOCAL_TABLE_NAMES.pets],
   [API_KEYS_TABLE, LOCAL_TABLE_NAMES.apiKeys],
   [RATE_LIMITS_TABLE, LOCAL_TABLE_NAMES.rateLimits],

@@ -3,10 +3,13 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { API_VERSION_PREFIX, AUTHORIZER_MODULE, type OperationId, ROUTES } from '../lambda/api/routes';
+import { now } from '../lambda/shared/clock';
 import { RUNTIME_ENV } from '../lambda/shared/runtime-env';
+import { createDocumentClient } from '../lambda/store/dynamodb-client';
 import { type EmbeddedDynamoDb, startEmbeddedDynamoDb } from './embedded-dynamodb';
 import { type AuthorizerHandler, createGatewayListener, type OperationHandler } from './gateway';
-import { ensureLocalTables, LOCAL_TABLE_NAMES } from './local-tables';
+import { startExpiredItemSweeper } from './expired-item-sweeper';
+import { ensureLocalTables, LOCAL_TABLE_NAMES, LOCAL_TABLES } from './local-tables';
 
 const HANDLERS_DIR = path.join(__dirname, '..', 'lambda', 'handlers');
 
@@ -72,6 +75,10 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     for (const route of ROUTES) operations.set(route.operationId, await importHandler(route.handlerModule));
     const authorizer = await importHandler<AuthorizerHandler>(AUTHORIZER_MODULE);
 
+    // Stands in for DynamoDB TTL, which the embedded store lacks: expired rate-limit counters go hourly.
+    const sweeperClient = createDocumentClient(dynamodbEndpoint);
+    const stopSweeper = startExpiredItemSweeper(sweeperClient, LOCAL_TABLES, 60 * 60_000, now);
+
     const server: Server = createServer(createGatewayListener({ operations, authorizer }));
     const host = options.host ?? '127.0.0.1';
     await new Promise<void>((resolve, reject) => {
@@ -85,6 +92,8 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
       dynamodbEndpoint,
       ...(store ? { store } : {}),
       close: async () => {
+        stopSweeper();
+        sweeperClient.destroy();
         await new Promise<void>((resolve) => server.close(() => resolve()));
         await store?.close();
       },

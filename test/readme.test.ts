@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ERROR_CATALOGUE } from '../lambda/api/errors';
+import { ANONYMOUS_LIMITS, STANDARD_PLANS } from '../lambda/api/plans';
 
 const readme = readFileSync(path.join(__dirname, '..', 'README.md'), 'utf8');
 
@@ -21,5 +22,19 @@ describe('README', () => {
     expect(readme).toContain('npm ci && npm start');
     expect(readme).toContain('npm ci && npm test');
     expect(readFileSync(path.join(__dirname, '..', '.ci', 'run'), 'utf8')).toMatch(/^npm test/m);
+  });
+
+  it('states the limits of the plan table', () => {
+    const section = readme.slice(readme.indexOf('## Plans and rate limits'));
+    const number = (n: number) => n.toLocaleString('en-US');
+    for (const [plan, { perMinute, perDay }] of Object.entries(STANDARD_PLANS)) {
+      expect(section).toMatch(
+        new RegExp(`\\| \`${plan}\` +\\| ${number(perMinute)} +\\| ${number(perDay)} +\\|`),
+      );
+    }
+    const { perMinute, perDay } = ANONYMOUS_LIMITS;
+    expect(section).toMatch(
+      new RegExp(`\\| no valid key \\(per client IP\\) +\\| ${perMinute} +\\| ${perDay} +\\|`),
+    );
   });
 });

@@ -70,7 +70,8 @@ export function refusalOf(state: CounterState, limits: PlanLimits, nowMs: number
   const windows = windowsAt(nowMs);
   if (state.bannedUntil !== undefined && state.bannedUntil > nowMs) return 'banned';
   if (state.dayCount >= limits.perDay) return 'day';
-  if (state.minute === windows.minute && state.minuteCount >= limits.perMinute) return 'minute';
+  // A counter already in a later minute (another instance's clock ran ahead) counts as current.
+  if (state.minute >= windows.minute && state.minuteCount >= limits.perMinute) return 'minute';
   return undefined;
 }
 
@@ -78,7 +79,7 @@ export function refusalOf(state: CounterState, limits: PlanLimits, nowMs: number
 export function retryAt(reason: RefusalReason, state: CounterState, nowMs: number): number {
   const windows = windowsAt(nowMs);
   if (reason === 'banned') return state.bannedUntil ?? nowMs;
-  return reason === 'day' ? windows.dayResetMs : windows.minuteResetMs;
+  return reason === 'day' ? windows.dayResetMs : (Math.max(state.minute, windows.minute) + 1) * 60_000;
 }
 
 interface WindowReport {
@@ -92,7 +93,7 @@ interface WindowReport {
 function reports(admission: Admission): [WindowReport, WindowReport] {
   const { limits, state, nowMs } = admission;
   const windows = windowsAt(nowMs);
-  const minuteUsed = state.minute === windows.minute ? state.minuteCount : 0;
+  const minuteUsed = state.minute >= windows.minute ? state.minuteCount : 0;
   return [
     {
       name: 'minute',

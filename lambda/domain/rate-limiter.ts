@@ -74,20 +74,19 @@ export class RateLimiter {
     }
 
     const expiresAtSeconds = Math.ceil((windows.dayResetMs + DAY_MS) / 1000);
-    let sameMinute = memory.minute === windows.minute;
+    // The minute to count in: the current one, or a later one another instance (whose
+    // clock runs slightly ahead) has already moved the counter to.
+    let minute = Math.max(windows.minute, memory.minute ?? 0);
+    let sameMinute = memory.minute === minute;
     for (let attempt = 0; attempt < 3; attempt++) {
       const state = sameMinute
-        ? await this.store.countInSameMinute(counterId, windows.minute, limits, nowMs)
-        : await this.store.countInNewMinute(counterId, windows.minute, limits, nowMs, expiresAtSeconds);
+        ? await this.store.countInSameMinute(counterId, minute, limits, nowMs)
+        : await this.store.countInNewMinute(counterId, minute, limits, nowMs, expiresAtSeconds);
       if (state) {
-        memory.minute = windows.minute;
+        memory.minute = minute;
         return { admitted: true, limits, state, nowMs };
       }
-      const current = (await this.store.read(counterId)) ?? {
-        minute: windows.minute,
-        minuteCount: 0,
-        dayCount: 0,
-      };
+      const current = (await this.store.read(counterId)) ?? { minute, minuteCount: 0, dayCount: 0 };
       const reason = refusalOf(current, limits, nowMs);
       if (reason) {
         const admission = {
@@ -101,8 +100,9 @@ export class RateLimiter {
         memory.refusal = { admission, untilMs: Math.min(admission.retryAtMs, nowMs + REFUSAL_MEMORY_MS) };
         return this.refuse(counterId, memory, admission);
       }
-      // Another request moved the counter to this minute (or it never was): try the other update.
-      sameMinute = current.minute === windows.minute;
+      // Another request moved the counter on (or it never existed): count where it now is.
+      minute = Math.max(windows.minute, current.minute);
+      sameMinute = current.minute === minute;
     }
     throw new Error(`Rate limit counter ${counterId} kept changing under contention`);
   }

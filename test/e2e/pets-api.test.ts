@@ -1,5 +1,5 @@
 import { MAX_BODY_BYTES, NAME_MAX_LENGTH } from '../../lambda/api/limits';
-import { setClock } from '../../lambda/shared/clock';
+import { now, setClock } from '../../lambda/shared/clock';
 import { expectError, startTestApi, type TestApi } from '../support/test-api';
 
 interface PetBody {
@@ -31,6 +31,16 @@ beforeAll(async () => {
   apiKey = (await t.issueKey('pro')).apiKey;
 });
 afterAll(() => t.close());
+
+// Each test runs an hour after the previous one on the service clock, so that no test
+// inherits another's rate-limit window (rate limits have their own tests).
+let hours = 0;
+let restoreClock: () => void = () => undefined;
+beforeEach(() => {
+  const offset = ++hours * 3_600_000;
+  restoreClock = setClock(() => Date.now() + offset);
+});
+afterEach(() => restoreClock());
 
 describe('POST /pets (createPet)', () => {
   it('201: answers the created pet with its id and a Location that reads it back', async () => {
@@ -461,7 +471,7 @@ describe('authentication', () => {
     const { apiKey: doomed, record } = await t.issueKey('free');
     expect((await t.request('/pets?limit=1', { apiKey: doomed })).status).toBe(200);
     await t.keys.revoke(record.keyId, new Date());
-    const revokedAt = Date.now();
+    const revokedAt = now();
     const restore = setClock(() => revokedAt + 31_000);
     try {
       await expectError(await t.request('/pets?limit=1', { apiKey: doomed }), 401, 'invalid_api_key');

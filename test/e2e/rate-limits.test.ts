@@ -1,0 +1,185 @@
+import { ANONYMOUS_LIMITS, STANDARD_PLANS } from '../../lambda/api/plans';
+import { banDuration } from '../../lambda/domain/rate-limiter';
+import { fakeClock } from '../support/fake-clock';
+import { expectError, startTestApi, type TestApi } from '../support/test-api';
+
+let t: TestApi;
+let clock: ReturnType<typeof fakeClock>;
+/** Each test starts at the top of its own UTC day, so no two share a window. */
+let day = 0;
+const dayStart = () => Date.UTC(2027, 0, 1) + day * 86_400_000;
+
+beforeAll(async () => {
+  t = await startTestApi();
+});
+afterAll(() => t.close());
+beforeEach(() => {
+  day += 1;
+  clock = fakeClock(dayStart() + 10_000);
+});
+afterEach(() => clock.restore());
+
+const list = (apiKey?: string) => t.request('/pets?limit=1', apiKey ? { apiKey } : {});
+
+async function spend(apiKey: string, count: number) {
+  for (let index = 0; index < count; index++) expect((await list(apiKey)).status).toBe(200);
+}
+
+const RATE_HEADERS = [
+  'x-ratelimit-limit',
+  'x-ratelimit-remaining',
+  'x-ratelimit-reset',
+  'ratelimit-policy',
+  'ratelimit',
+];
+
+function expectRateHeaders(response: Response, limit: number) {
+  for (const name of RATE_HEADERS) expect(response.headers.get(name)).not.toBeNull();
+  expect(response.headers.get('x-ratelimit-limit')).toBe(String(limit));
+  expect(Number(response.headers.get('x-ratelimit-reset'))).toBeGreaterThan(clock.now() / 1000);
+}
+
+describe('per-minute and per-day limits', () => {
+  it('Free: the 61st request of a minute gets 429 with Retry-After to the end of the minute; the next minute admits', async () => {
+    const { apiKey } = await t.issueKey('free');
+    await spend(apiKey, 59);
+    const last = await list(apiKey);
+    expect(last.status).toBe(200);
+    expect(last.headers.get('x-ratelimit-remaining')).toBe('0');
+    const refused = await list(apiKey);
+    const error = await expectError(refused, 429, 'rate_limited');
+    expect(error.message).toMatch(/60 requests per minute for the free plan/);
+    expect(refused.headers.get('retry-after')).toBe('50');
+    expect(refused.headers.get('x-ratelimit-remaining')).toBe('0');
+    expect(refused.headers.get('x-ratelimit-reset')).toBe(String((dayStart() + 60_000) / 1000));
+    clock.set(dayStart() + 60_000);
+    const next = await list(apiKey);
+    expect(next.status).toBe(200);
+    expect(next.headers.get('x-ratelimit-remaining')).toBe('59');
+  });
+
+  it('Free: the 1,001st request of a day is refused even when spread over minutes, until midnight UTC', async () => {
+    const { apiKey } = await t.issueKey('free');
+    for (let minute = 0; minute < 20; minute++) {
+      clock.set(dayStart() + minute * 60_000);
+      await spend(apiKey, 50);
+    }
+    clock.set(dayStart() + 20 * 60_000 + 30_000);
+    const refused = await list(apiKey);
+    expect((await expectError(refused, 429, 'rate_limited')).message).toMatch(/1000 requests per day/);
+    expect(refused.headers.get('x-ratelimit-limit')).toBe('1000');
+    expect(refused.headers.get('retry-after')).toBe(String((86_400_000 - 20 * 60_000 - 30_000) / 1000));
+    clock.set(dayStart() + 86_400_000);
+    expect((await list(apiKey)).status).toBe(200);
+  }, 60_000);
+
+  it.each([
+    ['pro', STANDARD_PLANS.pro.perMinute],
+    ['business', STANDARD_PLANS.business.perMinute],
+  ] as const)(
+    '%s: admits %d requests in a minute and refuses the next',
+    async (plan, perMinute) => {
+      const { apiKey } = await t.issueKey(plan);
+      const batch = 50;
+      for (let sent = 0; sent < perMinute; sent += batch) {
+        const statuses = await Promise.all(
+          Array.from({ length: batch }, () => list(apiKey).then((r) => r.status)),
+        );
+        expect(statuses.every((status) => status === 200)).toBe(true);
+      }
+      const refused = await list(apiKey);
+      await expectError(refused, 429, 'rate_limited');
+      expect(refused.headers.get('x-ratelimit-limit')).toBe(String(perMinute));
+    },
+    60_000,
+  );
+
+  it('N concurrent requests on a key with M remaining admit exactly M', async () => {
+    const { apiKey } = await t.issueKey('free');
+    await spend(apiKey, 45);
+    const statuses = await Promise.all(Array.from({ length: 40 }, () => list(apiKey).then((r) => r.status)));
+    expect(statuses.filter((status) => status === 200)).toHaveLength(15);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(25);
+  });
+});
+
+describe('headers on every response the service produces', () => {
+  it('2xx, 400, 404, 410 and 429 carry the key’s limits; 401 carries the anonymous ones', async () => {
+    const { apiKey } = await t.issueKey('pro');
+    const pro = STANDARD_PLANS.pro.perMinute;
+    const created = await t.request('/pets', {
+      method: 'POST',
+      apiKey,
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ name: 'Counted', categoryId: 1 }),
+    });
+    expect(created.status).toBe(201);
+    expectRateHeaders(created, pro);
+    const listed = await list(apiKey);
+    expectRateHeaders(listed, pro);
+    expect(Number(listed.headers.get('x-ratelimit-remaining'))).toBe(pro - 2);
+
+    const invalid = await t.request('/pets?limit=0', { apiKey });
+    await expectError(invalid, 400);
+    expectRateHeaders(invalid, pro);
+    const missing = await t.request('/pets/1', { apiKey });
+    await expectError(missing, 404);
+    expectRateHeaders(missing, pro);
+
+    const unauthenticated = await list();
+    await expectError(unauthenticated, 401);
+    expectRateHeaders(unauthenticated, ANONYMOUS_LIMITS.perMinute);
+
+    clock.set(Date.UTC(2030, 11, 5));
+    const gone = await t.request('/pets/1', { apiKey });
+    await expectError(gone, 410);
+    expectRateHeaders(gone, pro);
+  });
+
+  it('the IETF fields describe both windows of the plan', async () => {
+    const { apiKey } = await t.issueKey('business');
+    const response = await list(apiKey);
+    expect(response.headers.get('ratelimit-policy')).toBe('"minute";q=1000;w=60, "day";q=100000;w=86400');
+    expect(response.headers.get('ratelimit')).toBe('"minute";r=999;t=50, "day";r=99999;t=86390');
+  });
+});
+
+describe('callers without a valid key', () => {
+  it(`are limited per client IP to ${ANONYMOUS_LIMITS.perMinute} a minute: then 429 instead of 401`, async () => {
+    const statuses: number[] = [];
+    for (let index = 0; index < ANONYMOUS_LIMITS.perMinute; index++) {
+      const response = await t.request('/pets', { apiKey: `ask_guess${index}` });
+      statuses.push(response.status);
+      expect(response.headers.get('x-ratelimit-remaining')).toBe(
+        String(ANONYMOUS_LIMITS.perMinute - index - 1),
+      );
+    }
+    expect(statuses.every((status) => status === 401)).toBe(true);
+    const refused = await list();
+    expect((await expectError(refused, 429, 'rate_limited')).message).toMatch(/without a valid API key/);
+  });
+});
+
+describe('bans', () => {
+  it('a key that keeps calling while limited is banned for a growing time, with a distinct code, and the ban lifts by itself', async () => {
+    const { apiKey } = await t.issueKey('free');
+    await spend(apiKey, 60);
+    for (let index = 1; index < 10; index++) await expectError(await list(apiKey), 429, 'rate_limited');
+    const banned = await list(apiKey);
+    await expectError(banned, 429, 'temporarily_banned');
+    expect(banned.headers.get('retry-after')).toBe(String(banDuration(1) / 1000));
+
+    clock.advance(60_000); // a new minute does not lift the ban
+    const stillBanned = await list(apiKey);
+    await expectError(stillBanned, 429, 'temporarily_banned');
+    expect(stillBanned.headers.get('retry-after')).toBe(String((banDuration(1) - 60_000) / 1000));
+
+    clock.set(dayStart() + 10_000 + banDuration(1) + 1_000);
+    expect((await list(apiKey)).status).toBe(200);
+    await spend(apiKey, 59);
+    for (let index = 1; index < 10; index++) await expectError(await list(apiKey), 429, 'rate_limited');
+    const again = await list(apiKey);
+    await expectError(again, 429, 'temporarily_banned');
+    expect(again.headers.get('retry-after')).toBe(String(banDuration(2) / 1000));
+  });
+});

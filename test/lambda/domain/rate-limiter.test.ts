@@ -1,0 +1,155 @@
+import { ANONYMOUS_LIMITS, type PlanLimits, STANDARD_PLANS } from '../../../lambda/api/plans';
+import type { CounterState } from '../../../lambda/domain/rate-limit';
+import {
+  BAN_THRESHOLD,
+  banDuration,
+  type CounterStore,
+  RateLimiter,
+} from '../../../lambda/domain/rate-limiter';
+import { RateLimitStore } from '../../../lambda/store/rate-limit-store';
+import { LOCAL_TABLE_NAMES } from '../../../local/local-tables';
+import { startTestStore, type TestStore } from '../../support/embedded-store';
+
+const START = Date.UTC(2026, 10, 22, 9, 30, 0);
+let store: TestStore;
+let counters: RateLimitStore;
+let now = START;
+let caller = 0;
+const clock = () => now;
+const nextCaller = () => `key:caller-${++caller}`;
+
+/** Counts the writes (updates) and reads the limiter sends to the real store. */
+function counting(inner: CounterStore) {
+  const calls = { writes: 0, reads: 0 };
+  const wrapped: CounterStore = {
+    countInSameMinute: (...args) => ((calls.writes += 1), inner.countInSameMinute(...args)),
+    countInNewMinute: (...args) => ((calls.writes += 1), inner.countInNewMinute(...args)),
+    read: (...args) => ((calls.reads += 1), inner.read(...args)),
+    ban: (...args) => ((calls.writes += 1), inner.ban(...args)),
+  };
+  return { calls, wrapped };
+}
+
+beforeAll(async () => {
+  store = await startTestStore();
+  counters = new RateLimitStore(store.documents, LOCAL_TABLE_NAMES.rateLimits);
+});
+afterAll(() => store.close());
+beforeEach(() => {
+  now = START;
+});
+
+async function admitMany(
+  limiter: RateLimiter,
+  identity: string,
+  count: number,
+  limits: PlanLimits = STANDARD_PLANS.free,
+) {
+  const results = [];
+  for (let index = 0; index < count; index++) results.push(await limiter.admit(identity, limits));
+  return results;
+}
+
+describe('RateLimiter on the embedded store', () => {
+  it('admits 60 requests of a Free key in a minute and refuses the 61st until the minute ends', async () => {
+    const limiter = new RateLimiter(counters, clock);
+    const identity = nextCaller();
+    const results = await admitMany(limiter, identity, 61);
+    expect(results.slice(0, 60).every((result) => result.admitted)).toBe(true);
+    expect(results[60]).toMatchObject({ admitted: false, reason: 'minute', retryAtMs: START + 60_000 });
+    now = START + 60_000;
+    expect((await limiter.admit(identity, STANDARD_PLANS.free)).admitted).toBe(true);
+  });
+
+  it('refuses the 1,001st request of a day even when spread over minutes, until midnight UTC', async () => {
+    const limiter = new RateLimiter(counters, clock);
+    const identity = nextCaller();
+    for (let minute = 0; minute < 20; minute++) {
+      now = START + minute * 60_000;
+      const results = await admitMany(limiter, identity, 50);
+      expect(results.every((result) => result.admitted)).toBe(true);
+    }
+    now = START + 20 * 60_000;
+    const refused = await limiter.admit(identity, STANDARD_PLANS.free);
+    expect(refused).toMatchObject({ admitted: false, reason: 'day', retryAtMs: Date.UTC(2026, 10, 23) });
+    now = Date.UTC(2026, 10, 23, 0, 0, 1);
+    expect((await limiter.admit(identity, STANDARD_PLANS.free)).admitted).toBe(true);
+  });
+
+  it('admits exactly the remaining M of N concurrent requests, across separate instances', async () => {
+    const identity = nextCaller();
+    await admitMany(new RateLimiter(counters, clock), identity, 50);
+    const instances = [1, 2, 3].map(() => new RateLimiter(counters, clock));
+    const results = await Promise.all(
+      Array.from({ length: 30 }, (_, index) => instances[index % 3]?.admit(identity, STANDARD_PLANS.free)),
+    );
+    expect(results.filter((result) => result?.admitted)).toHaveLength(10);
+  });
+
+  it('costs one write per admitted request (two when a new minute starts) and at most one per refusal', async () => {
+    const { calls, wrapped } = counting(counters);
+    const limiter = new RateLimiter(wrapped, clock);
+    const identity = nextCaller();
+    await admitMany(limiter, identity, 60);
+    expect(calls.writes).toBe(60);
+    await limiter.admit(identity, STANDARD_PLANS.free);
+    expect(calls.writes).toBe(61);
+    await admitMany(limiter, identity, 5);
+    expect(calls.writes).toBe(61); // the refusal is remembered until the window ends
+    now += 60_000;
+    const other = new RateLimiter(wrapped, clock); // an instance that has not seen this minute
+    await other.admit(identity, STANDARD_PLANS.free);
+    expect(calls.writes).toBeLessThanOrEqual(63);
+  });
+
+  it('does not count refused requests against the allowance', async () => {
+    const limiter = new RateLimiter(counters, clock);
+    const identity = nextCaller();
+    await admitMany(limiter, identity, 65);
+    const state = (await counters.read(`${identity}#2026-11-22`)) as CounterState;
+    expect(state).toMatchObject({ minuteCount: 60, dayCount: 60 });
+  });
+
+  it('bans a caller that keeps calling while limited, for longer each time, and lifts the ban by itself', async () => {
+    const limiter = new RateLimiter(counters, clock);
+    const identity = nextCaller();
+    const limits = ANONYMOUS_LIMITS;
+    await admitMany(limiter, identity, limits.perMinute, limits);
+    const refusals = await admitMany(limiter, identity, BAN_THRESHOLD, limits);
+    expect(refusals.slice(0, -1).every((result) => !result.admitted && result.reason === 'minute')).toBe(
+      true,
+    );
+    expect(refusals.at(-1)).toMatchObject({
+      admitted: false,
+      reason: 'banned',
+      retryAtMs: now + banDuration(1),
+    });
+
+    // Another instance, without this one's memory, sees the ban in the store.
+    now += 60_000;
+    expect(await new RateLimiter(counters, clock).admit(identity, limits)).toMatchObject({
+      admitted: false,
+      reason: 'banned',
+    });
+
+    now = START + banDuration(1) + 1;
+    const fresh = new RateLimiter(counters, clock);
+    await admitMany(fresh, identity, limits.perMinute, limits);
+    const second = (await admitMany(fresh, identity, BAN_THRESHOLD, limits)).at(-1);
+    expect(second).toMatchObject({ admitted: false, reason: 'banned', retryAtMs: now + banDuration(2) });
+    expect(banDuration(2)).toBe(2 * banDuration(1));
+
+    now += banDuration(2) + 1;
+    expect((await new RateLimiter(counters, clock).admit(identity, limits)).admitted).toBe(true);
+  });
+
+  it('counts a request from an instance whose clock lags a minute boundary into the later minute', async () => {
+    const identity = nextCaller();
+    now = START + 60_000; // instance A is already in the next minute
+    await new RateLimiter(counters, clock).admit(identity, STANDARD_PLANS.free);
+    now = START + 60_000 - 5; // instance B's clock is 5 ms behind
+    const lagging = await new RateLimiter(counters, clock).admit(identity, STANDARD_PLANS.free);
+    expect(lagging.admitted).toBe(true);
+    expect(lagging.state).toMatchObject({ minute: Math.floor((START + 60_000) / 60_000), minuteCount: 2 });
+  });
+});
