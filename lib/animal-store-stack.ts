@@ -1,9 +1,11 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import type { Construct } from 'constructs';
+import { RUNTIME_ENV } from '../lambda/shared/runtime-env';
 import { type EnvironmentConfig, validateEnvironmentConfig } from './config/environments';
 import { AnimalStoreApi } from './constructs/animal-store-api';
 import { DataTables } from './constructs/data-tables';
 import { EdgeFirewall } from './constructs/edge-firewall';
+import { UsagePlans } from './constructs/usage-plans';
 
 /** Properties of {@link AnimalStoreStack}. */
 export interface AnimalStoreStackProps extends StackProps {
@@ -11,12 +13,14 @@ export interface AnimalStoreStackProps extends StackProps {
   readonly config: EnvironmentConfig;
 }
 
-/** One environment of the Animal Store Service: tables, functions, REST API and firewall. */
+/** One environment of the Animal Store Service: tables, functions, REST API, usage plans and firewall. */
 export class AnimalStoreStack extends Stack {
   /** The service's tables. */
   public readonly tables: DataTables;
   /** The REST API and its functions. */
   public readonly api: AnimalStoreApi;
+  /** The usage plans of the API stage, one per plan plus the anonymous one. */
+  public readonly usagePlans: UsagePlans;
 
   constructor(scope: Construct, id: string, props: AnimalStoreStackProps) {
     const { config } = props;
@@ -40,6 +44,13 @@ export class AnimalStoreStack extends Stack {
       logRetention: config.logRetention,
       logRemovalPolicy: config.removalPolicy,
     });
+    this.usagePlans = new UsagePlans(this, 'UsagePlans', { stage: this.api.restApi.deploymentStage });
+    // The authorizer returns the anonymous key's value as the usage identifier of callers
+    // without a valid key, so API Gateway counts them against the anonymous plan.
+    this.api.authorizerFunction.addEnvironment(
+      RUNTIME_ENV.anonymousUsageId,
+      this.usagePlans.anonymousUsageId,
+    );
     new EdgeFirewall(this, 'Firewall', { stage: this.api.restApi.deploymentStage });
 
     new CfnOutput(this, 'BaseUrl', {
@@ -48,5 +59,6 @@ export class AnimalStoreStack extends Stack {
     });
     new CfnOutput(this, 'PetsTableName', { value: this.tables.pets.tableName });
     new CfnOutput(this, 'ApiKeysTableName', { value: this.tables.apiKeys.tableName });
+    new CfnOutput(this, 'RateLimitsTableName', { value: this.tables.rateLimits.tableName });
   }
 }

@@ -3,13 +3,11 @@ import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { optionalEnv, RUNTIME_ENV } from '../shared/runtime-env';
 
 /**
- * The one DynamoDB document client of a process. Retries and timeouts are
- * bounded so that a request fails (503) well inside the API's 29 s timeout
- * instead of hanging on an unavailable store.
+ * A DynamoDB document client for `endpoint` (a local DynamoDB-compatible store), or for
+ * AWS when it is undefined. Retries and timeouts are bounded so that a request fails
+ * (503) well inside the API's 29 s timeout instead of hanging on an unavailable store.
  */
-export function createDocumentClient(
-  endpoint = optionalEnv(RUNTIME_ENV.dynamodbEndpoint),
-): DynamoDBDocumentClient {
+export function createDocumentClient(endpoint?: string): DynamoDBDocumentClient {
   const client = new DynamoDBClient({
     maxAttempts: 3,
     requestHandler: { connectionTimeout: 1_000, requestTimeout: 3_000 },
@@ -28,7 +26,7 @@ let shared: DynamoDBDocumentClient | undefined;
 
 /** The process's document client, made on first use: every handler and the limiter share its connections. */
 export function documentClient(): DynamoDBDocumentClient {
-  shared ??= createDocumentClient();
+  shared ??= createDocumentClient(optionalEnv(RUNTIME_ENV.dynamodbEndpoint));
   return shared;
 }
 

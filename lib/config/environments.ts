@@ -1,6 +1,7 @@
 import { type Environment, RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { MAX_API_KEY_CACHE_SECONDS } from '../../lambda/api/limits';
+import { agreementProblems, ENTERPRISE_AGREEMENTS, type EnterpriseAgreement } from '../../lambda/api/plans';
 
 /** The deployable environments, in deployment order. */
 export const ENVIRONMENT_NAMES = ['staging', 'production'] as const;
@@ -80,10 +81,14 @@ export function environmentConfigs(
 }
 
 /**
- * Checks a configuration and throws one error listing every bad value with its fix,
- * so a mistake stops `cdk synth` instead of reaching CloudFormation or production.
+ * Checks a configuration, and the Enterprise agreements every environment deploys, and
+ * throws one error listing every bad value with its fix, so a mistake stops `cdk synth`
+ * instead of reaching CloudFormation or production.
  */
-export function validateEnvironmentConfig(config: EnvironmentConfig): void {
+export function validateEnvironmentConfig(
+  config: EnvironmentConfig,
+  agreements: readonly EnterpriseAgreement[] = ENTERPRISE_AGREEMENTS,
+): void {
   const problems: string[] = [];
   const where = `environment "${config.name}" (lib/config/environments.ts)`;
   if (config.stageName !== config.name) {
@@ -114,6 +119,7 @@ export function validateEnvironmentConfig(config: EnvironmentConfig): void {
       'production must keep its data: set removalPolicy to RemovalPolicy.RETAIN and deletionProtection to true.',
     );
   }
+  problems.push(...agreementProblems(agreements));
   if (problems.length > 0) {
     throw new Error(`Invalid configuration of ${where}:\n- ${problems.join('\n- ')}`);
   }

@@ -43,7 +43,7 @@ const WIRE_OPERATION: Readonly<Record<OperationId, (fn: ApiFunction, context: Wi
     fn.bindTable({
       table: tables.pets,
       environmentVariable: RUNTIME_ENV.petsTable,
-      action: 'dynamodb:Query',
+      actions: ['dynamodb:Query'],
       target: 'indexes',
     });
     fn.addEnvironment(RUNTIME_ENV.cursorKey, cursorKey);
@@ -52,17 +52,30 @@ const WIRE_OPERATION: Readonly<Record<OperationId, (fn: ApiFunction, context: Wi
     fn.bindTable({
       table: tables.pets,
       environmentVariable: RUNTIME_ENV.petsTable,
-      action: 'dynamodb:PutItem',
+      actions: ['dynamodb:PutItem'],
       target: 'table',
     }),
   getPet: (fn, { tables }) =>
     fn.bindTable({
       table: tables.pets,
       environmentVariable: RUNTIME_ENV.petsTable,
-      action: 'dynamodb:GetItem',
+      actions: ['dynamodb:GetItem'],
       target: 'table',
     }),
 };
+
+/**
+ * Every operation runs the rate limiter (lambda/middleware/api-handler.ts) before its
+ * handler: it counts with a conditional UpdateItem and reads the counter with GetItem.
+ */
+function bindRateLimits(fn: ApiFunction, tables: DataTables): void {
+  fn.bindTable({
+    table: tables.rateLimits,
+    environmentVariable: RUNTIME_ENV.rateLimitsTable,
+    actions: ['dynamodb:UpdateItem', 'dynamodb:GetItem'],
+    target: 'table',
+  });
+}
 
 /**
  * Content types the 405 mock has a request template for. A mock integration needs its
@@ -150,7 +163,7 @@ export class AnimalStoreApi extends Construct {
     this.authorizerFunction.bindTable({
       table: props.tables.apiKeys,
       environmentVariable: RUNTIME_ENV.apiKeysTable,
-      action: 'dynamodb:GetItem',
+      actions: ['dynamodb:GetItem'],
       target: 'table',
     });
     // No identity sources and no result cache, on purpose: API Gateway would answer a
@@ -173,6 +186,7 @@ export class AnimalStoreApi extends Construct {
         handlerModule: route.handlerModule,
         description: `${route.method} ${API_VERSION_PREFIX}${route.path} (${route.operationId})`,
       });
+      bindRateLimits(fn, props.tables);
       WIRE_OPERATION[route.operationId](fn, context);
       functions.set(route.operationId, fn);
       this.resourceFor(route.path).addMethod(

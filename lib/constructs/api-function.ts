@@ -12,16 +12,16 @@ const REPO_ROOT = path.join(__dirname, '..', '..');
 const HANDLERS_DIR = path.join(REPO_ROOT, 'lambda', 'handlers');
 
 /** The DynamoDB actions a function can be granted: exactly the ones the repositories issue. */
-export type TableAction = 'dynamodb:GetItem' | 'dynamodb:PutItem' | 'dynamodb:Query';
+export type TableAction = 'dynamodb:GetItem' | 'dynamodb:PutItem' | 'dynamodb:Query' | 'dynamodb:UpdateItem';
 
-/** A function's access to one table: the env var that names it and the one action it may perform. */
+/** A function's access to one table: the env var that names it and the actions it may perform. */
 export interface TableBinding {
   /** The table the function uses. */
   readonly table: ITable;
   /** Environment variable that receives the table name. */
   readonly environmentVariable: RuntimeEnvName;
-  /** The single DynamoDB action granted. */
-  readonly action: TableAction;
+  /** The DynamoDB actions granted, each listed once; at least one. */
+  readonly actions: readonly [TableAction, ...TableAction[]];
   /** `table` for item operations on the base table, `indexes` for a Query over its global secondary indexes. */
   readonly target: 'table' | 'indexes';
 }
@@ -93,13 +93,18 @@ export class ApiFunction extends NodejsFunction {
     });
   }
 
-  /** Tells the function a table's name and grants it exactly one action on it, nothing wider. */
+  /** Tells the function a table's name and grants it exactly the listed actions on it, nothing wider. */
   bindTable(binding: TableBinding): void {
-    const { table, environmentVariable, action, target } = binding;
+    const { table, environmentVariable, actions, target } = binding;
+    if (new Set(actions).size !== actions.length) {
+      throw new Error(
+        `bindTable for ${environmentVariable} lists an action twice (${actions.join(', ')}): list each action once.`,
+      );
+    }
     this.addEnvironment(environmentVariable, table.tableName);
     this.addToRolePolicy(
       new PolicyStatement({
-        actions: [action],
+        actions: [...actions],
         resources: [target === 'indexes' ? `${table.tableArn}/index/*` : table.tableArn],
       }),
     );

@@ -12,6 +12,7 @@ import {
   API_KEYS_TABLE,
   type KeyAttribute,
   PETS_TABLE,
+  RATE_LIMITS_TABLE,
   type TableDefinition,
 } from '../../lambda/store/table-schema';
 
@@ -44,11 +45,14 @@ export class DataTables extends Construct {
   public readonly pets: Table;
   /** One item per API key, keyed by its public key id. */
   public readonly apiKeys: Table;
+  /** One counter item per caller per UTC day, deleted by DynamoDB TTL on `expiresAt`. */
+  public readonly rateLimits: Table;
 
   constructor(scope: Construct, id: string, props: DataTablesProps = {}) {
     super(scope, id);
     this.pets = this.tableFrom(PETS_TABLE, props);
     this.apiKeys = this.tableFrom(API_KEYS_TABLE, props);
+    this.rateLimits = this.tableFrom(RATE_LIMITS_TABLE, props);
   }
 
   private tableFrom(definition: TableDefinition, props: DataTablesProps): Table {

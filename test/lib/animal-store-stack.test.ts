@@ -43,16 +43,15 @@ describe.each(ENVIRONMENT_NAMES)('the %s stack', (name) => {
 
   test('has no other URL output that would lack the version prefix', () => {
     const outputs = Object.keys(templateJson(template).Outputs).sort();
-    expect(outputs).toEqual(['ApiKeysTableName', 'BaseUrl', 'PetsTableName']);
+    expect(outputs).toEqual(['ApiKeysTableName', 'BaseUrl', 'PetsTableName', 'RateLimitsTableName']);
   });
 
-  test('outputs the names of both tables', () => {
+  test('outputs the name of every table, each once', () => {
     const tables = Object.keys(resourcesOfType(template, 'AWS::DynamoDB::Table')).sort();
-    expect(
-      [tableIdFromOutput(template, 'PetsTableName'), tableIdFromOutput(template, 'ApiKeysTableName')].sort(),
-    ).toEqual(tables);
-    expect(tableIdFromOutput(template, 'PetsTableName')).not.toEqual(
-      tableIdFromOutput(template, 'ApiKeysTableName'),
+    const outputs = ['PetsTableName', 'ApiKeysTableName', 'RateLimitsTableName'].map((output) =>
+      tableIdFromOutput(template, output),
     );
+    expect(outputs.sort()).toEqual(tables);
+    expect(tables).toHaveLength(3);
   });
 });

@@ -1,4 +1,5 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
+import { agreementProblems, type EnterpriseAgreement } from '../../../lambda/api/plans';
 import {
   type EnvironmentConfig,
   environmentConfigs,
@@ -96,6 +97,16 @@ describe('environment configuration', () => {
     expect(() => validateEnvironmentConfig({ ...production, deletionProtection: false })).toThrow(
       /production must keep its data/,
     );
+  });
+
+  test('a bad Enterprise agreement fails with every one of its problems', () => {
+    const bad: EnterpriseAgreement[] = [
+      { name: 'acme', perMinute: 100, perDay: 1_000 },
+      { name: 'acme', perMinute: 0.5, perDay: 10 },
+    ];
+    const problems = agreementProblems(bad);
+    expect(problems.length).toBeGreaterThanOrEqual(2);
+    expect(() => validateEnvironmentConfig(withChanges({}), bad)).toThrow(problems.join('\n- '));
   });
 
   test('every problem is reported at once', () => {

@@ -20,6 +20,7 @@ import {
 const template = synthEnvironment('staging');
 const petsTable = tableIdFromOutput(template, 'PetsTableName');
 const apiKeysTable = tableIdFromOutput(template, 'ApiKeysTableName');
+const rateLimitsTable = tableIdFromOutput(template, 'RateLimitsTableName');
 const authorizerId = Object.keys(resourcesOfType(template, 'AWS::ApiGateway::Authorizer'))[0];
 const operationMethods = apiMethods(template).filter((method) => method.props.HttpMethod !== 'ANY');
 
@@ -141,38 +142,83 @@ describe('authorizer', () => {
 });
 
 describe('least privilege', () => {
-  const expected: [string, () => string, string, unknown][] = [
-    ['listPets', () => operationFunctionId(template, 'listPets'), 'dynamodb:Query', indexArns(petsTable)],
-    ['getPet', () => operationFunctionId(template, 'getPet'), 'dynamodb:GetItem', tableArn(petsTable)],
-    ['createPet', () => operationFunctionId(template, 'createPet'), 'dynamodb:PutItem', tableArn(petsTable)],
-    ['authorizer', () => authorizerFunctionId(template), 'dynamodb:GetItem', tableArn(apiKeysTable)],
+  /** One action on one resource, e.g. `dynamodb:GetItem` on the pets table's ARN. */
+  type Grant = readonly [action: string, resource: unknown];
+  const rateLimitGrants: Grant[] = [
+    ['dynamodb:UpdateItem', tableArn(rateLimitsTable)],
+    ['dynamodb:GetItem', tableArn(rateLimitsTable)],
   ];
+  const expected: [string, () => string, Grant[]][] = [
+    [
+      'listPets',
+      () => operationFunctionId(template, 'listPets'),
+      [['dynamodb:Query', indexArns(petsTable)], ...rateLimitGrants],
+    ],
+    [
+      'getPet',
+      () => operationFunctionId(template, 'getPet'),
+      [['dynamodb:GetItem', tableArn(petsTable)], ...rateLimitGrants],
+    ],
+    [
+      'createPet',
+      () => operationFunctionId(template, 'createPet'),
+      [['dynamodb:PutItem', tableArn(petsTable)], ...rateLimitGrants],
+    ],
+    ['authorizer', () => authorizerFunctionId(template), [['dynamodb:GetItem', tableArn(apiKeysTable)]]],
+  ];
+
+  /** Every allowed DynamoDB action of a function on every resource, one entry per pair, sorted. */
+  function dynamodbGrants(functionId: string): string[] {
+    return statementsOfFunction(template, functionId)
+      .flatMap((statement) =>
+        actionsOf(statement).flatMap((action) =>
+          (Array.isArray(statement.Resource) ? statement.Resource : [statement.Resource]).map(
+            (resource: unknown) => `${statement.Effect} ${action} on ${JSON.stringify(resource)}`,
+          ),
+        ),
+      )
+      .filter((grant) => grant.includes(' dynamodb:'))
+      .sort();
+  }
+
+  const asStrings = (grants: Grant[]) =>
+    grants.map(([action, resource]) => `Allow ${action} on ${JSON.stringify(resource)}`).sort();
 
   test('every route is covered by the expectations below', () => {
     const operations = expected.map(([name]) => name).filter((name) => name !== 'authorizer');
     expect(operations.sort()).toEqual(ROUTES.map((route) => route.operationId as string).sort());
   });
 
-  test.each(expected)('%s may perform %s on its resource', (_, functionId, action, resourceArn) => {
-    template.hasResourceProperties('AWS::IAM::Policy', {
-      Roles: [{ Ref: roleIdOfFunction(template, functionId()) }],
-      PolicyDocument: {
-        Statement: Match.arrayWith([
-          Match.objectLike({ Effect: 'Allow', Action: action, Resource: resourceArn }),
-        ]),
-      },
-    });
-  });
-
   test.each(expected)(
-    '%s has no DynamoDB access besides %s on that resource',
-    (_, functionId, action, resourceArn) => {
-      const dynamodb = statementsOfFunction(template, functionId()).filter((statement) =>
-        actionsOf(statement).some((a) => a.startsWith('dynamodb:')),
-      );
-      expect(dynamodb).toEqual([{ Effect: 'Allow', Action: action, Resource: resourceArn }]);
+    '%s is allowed its actions on each resource, in one statement',
+    (_, functionId, grants) => {
+      const actionsByResource = new Map<string, { resource: unknown; actions: string[] }>();
+      for (const [action, resource] of grants) {
+        const key = JSON.stringify(resource);
+        const entry = actionsByResource.get(key) ?? { resource, actions: [] };
+        entry.actions.push(action);
+        actionsByResource.set(key, entry);
+      }
+      for (const { resource, actions } of actionsByResource.values()) {
+        template.hasResourceProperties('AWS::IAM::Policy', {
+          Roles: [{ Ref: roleIdOfFunction(template, functionId()) }],
+          PolicyDocument: {
+            Statement: Match.arrayWith([
+              Match.objectLike({
+                Effect: 'Allow',
+                Action: actions.length === 1 ? actions[0] : actions,
+                Resource: resource,
+              }),
+            ]),
+          },
+        });
+      }
     },
   );
+
+  test.each(expected)('%s has no DynamoDB access besides those actions', (_, functionId, grants) => {
+    expect(dynamodbGrants(functionId())).toEqual(asStrings(grants));
+  });
 
   test.each(expected)('%s has no wildcard action and no wildcard resource except X-Ray', (_, functionId) => {
     for (const statement of statementsOfFunction(template, functionId())) {
@@ -183,14 +229,25 @@ describe('least privilege', () => {
     }
   });
 
-  test('no function may Scan, write keys or write pets except createPet', () => {
+  test('the authorizer has no access to the rate-limit table', () => {
+    expect(dynamodbGrants(authorizerFunctionId(template)).join('\n')).not.toContain(rateLimitsTable);
+  });
+
+  test('no function may Scan or delete; UpdateItem only counters; PutItem only createPet on pets', () => {
     const createPet = operationFunctionId(template, 'createPet');
     for (const [, functionId] of expected) {
-      const actions = statementsOfFunction(template, functionId()).flatMap(actionsOf);
-      expect(actions).not.toContain('dynamodb:Scan');
-      expect(actions).not.toContain('dynamodb:UpdateItem');
-      expect(actions).not.toContain('dynamodb:DeleteItem');
-      if (functionId() !== createPet) expect(actions).not.toContain('dynamodb:PutItem');
+      for (const grant of dynamodbGrants(functionId())) {
+        expect(grant).not.toMatch(/dynamodb:(Scan|DeleteItem|BatchWriteItem) /);
+        if (grant.includes('dynamodb:UpdateItem')) {
+          expect(grant).toBe(`Allow dynamodb:UpdateItem on ${JSON.stringify(tableArn(rateLimitsTable))}`);
+        }
+        if (grant.includes('dynamodb:PutItem')) {
+          expect([functionId(), grant]).toEqual([
+            createPet,
+            `Allow dynamodb:PutItem on ${JSON.stringify(tableArn(petsTable))}`,
+          ]);
+        }
+      }
     }
   });
 });
@@ -202,6 +259,12 @@ describe('environment variables', () => {
   test('every operation learns the pets table name', () => {
     for (const route of ROUTES) {
       expect(fn(route.operationId)[RUNTIME_ENV.petsTable]).toEqual({ Ref: petsTable });
+    }
+  });
+
+  test('every operation learns the rate-limit table name', () => {
+    for (const route of ROUTES) {
+      expect(fn(route.operationId)[RUNTIME_ENV.rateLimitsTable]).toEqual({ Ref: rateLimitsTable });
     }
   });
 
@@ -224,10 +287,11 @@ describe('environment variables', () => {
     expect(key(production)).not.toBe(key(template));
   });
 
-  test('the authorizer learns the API keys table and its cache duration, and no pets table', () => {
+  test('the authorizer learns the API keys table, its cache duration and the anonymous usage id, nothing else', () => {
     expect(environmentOf(template, authorizerFunctionId(template))).toEqual({
       [RUNTIME_ENV.apiKeysTable]: { Ref: apiKeysTable },
       [RUNTIME_ENV.apiKeyCacheSeconds]: '30',
+      [RUNTIME_ENV.anonymousUsageId]: expect.stringMatching(/^anonymous[0-9a-f]{32}$/),
     });
   });
 });

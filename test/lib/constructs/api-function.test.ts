@@ -1,4 +1,8 @@
+import { App, Stack } from 'aws-cdk-lib';
+import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { ROUTES } from '../../../lambda/api/routes';
+import { RUNTIME_ENV } from '../../../lambda/shared/runtime-env';
+import { ApiFunction } from '../../../lib/constructs/api-function';
 import { synthEnvironment } from '../../support/synth';
 import { referencedId, resource, resourcesOfType } from '../template-queries';
 
@@ -48,5 +52,19 @@ describe('API functions', () => {
       expect(logGroup.Properties.RetentionInDays).toBe(days);
       expect(logGroup.DeletionPolicy).toBe(deletionPolicy);
     }
+  });
+
+  test('binding a table with an action listed twice fails, naming the variable and the fix', () => {
+    const stack = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Test');
+    const fn = new ApiFunction(stack, 'Fn', { handlerModule: 'get-pet' });
+    const table = new Table(stack, 'Table', { partitionKey: { name: 'id', type: AttributeType.STRING } });
+    expect(() =>
+      fn.bindTable({
+        table,
+        environmentVariable: RUNTIME_ENV.rateLimitsTable,
+        actions: ['dynamodb:GetItem', 'dynamodb:GetItem'],
+        target: 'table',
+      }),
+    ).toThrow(/bindTable for RATE_LIMITS_TABLE_NAME lists an action twice .*list each action once/);
   });
 });

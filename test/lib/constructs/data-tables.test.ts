@@ -3,6 +3,7 @@ import {
   API_KEYS_TABLE,
   keyAttributes,
   PETS_TABLE,
+  RATE_LIMITS_TABLE,
   type TableDefinition,
 } from '../../../lambda/store/table-schema';
 import { synthEnvironment } from '../../support/synth';
@@ -11,6 +12,7 @@ import { resource, resourcesOfType, tableIdFromOutput } from '../template-querie
 const TABLES: [string, TableDefinition][] = [
   ['PetsTableName', PETS_TABLE],
   ['ApiKeysTableName', API_KEYS_TABLE],
+  ['RateLimitsTableName', RATE_LIMITS_TABLE],
 ];
 
 function keySchema(partitionKey: string, sortKey?: string) {
@@ -54,6 +56,19 @@ describe('data tables', () => {
   test('the pets table has its two indexes (the schema is not empty by accident)', () => {
     const table = resource(staging, tableIdFromOutput(staging, 'PetsTableName'));
     expect((table.Properties.GlobalSecondaryIndexes as unknown[]).length).toBe(2);
+  });
+
+  test('rate-limit counters expire through DynamoDB TTL on expiresAt', () => {
+    const table = resource(staging, tableIdFromOutput(staging, 'RateLimitsTableName'));
+    expect(table.Properties.TimeToLiveSpecification).toEqual({ AttributeName: 'expiresAt', Enabled: true });
+  });
+
+  test.each(TABLES)('%s: TTL exactly as the table schema says', (output, definition) => {
+    const table = resource(staging, tableIdFromOutput(staging, output));
+    const ttl = definition.timeToLiveAttribute;
+    expect(table.Properties.TimeToLiveSpecification).toEqual(
+      ttl ? { AttributeName: ttl, Enabled: true } : undefined,
+    );
   });
 
   test('every table is on-demand, with point-in-time recovery and AWS-managed encryption', () => {

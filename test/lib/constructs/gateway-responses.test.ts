@@ -1,4 +1,5 @@
 import { ERROR_CATALOGUE } from '../../../lambda/api/errors';
+import { RETRY_AFTER_SECONDS } from '../../../lambda/api/gateway-errors';
 import { synthEnvironment } from '../../support/synth';
 import { resourcesOfType } from '../template-queries';
 
@@ -93,11 +94,26 @@ describe('gateway responses', () => {
     }
   });
 
-  test.each(['THROTTLED', 'QUOTA_EXCEEDED'])('%s is 429 rate_limited with Retry-After: 60', (type) => {
+  test.each(['THROTTLED', 'QUOTA_EXCEEDED'])('%s (a usage plan refusing) answers status 429', (type) => {
     expect(responses.get(type)?.StatusCode).toBe('429');
-    expect(responses.get(type)?.ResponseParameters['gatewayresponse.header.Retry-After']).toBe("'60'");
-    expect(bodyOf(type).code).toBe('rate_limited');
   });
+
+  test.each(['THROTTLED', 'QUOTA_EXCEEDED'])('%s answers the Error body rate_limited, status 429', (type) => {
+    expect(bodyOf(type)).toEqual({
+      code: 'rate_limited',
+      message: `Too many requests: retry after ${RETRY_AFTER_SECONDS} seconds.`,
+      status: 429,
+    });
+  });
+
+  test.each(['THROTTLED', 'QUOTA_EXCEEDED'])(
+    '%s sends Retry-After with the seconds its message names',
+    (type) => {
+      expect(responses.get(type)?.ResponseParameters['gatewayresponse.header.Retry-After']).toBe(
+        `'${RETRY_AFTER_SECONDS}'`,
+      );
+    },
+  );
 
   test('the catch-alls have a fixed status that agrees with their body', () => {
     expect([responses.get('DEFAULT_4XX')?.StatusCode, bodyOf('DEFAULT_4XX').status]).toEqual(['403', 403]);
