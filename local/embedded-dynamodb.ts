@@ -6,9 +6,15 @@ import dynalite from 'dynalite';
 export interface EmbeddedDynamoDb {
   readonly endpoint: string;
   readonly port: number;
-  /** Stops accepting requests, waits for pending writes and closes the data files. */
+  /**
+   * Stops accepting requests, lets requests in flight finish (cutting connections still
+   * busy after a grace period), waits for pending writes and closes the data files.
+   */
   close(): Promise<void>;
 }
+
+/** How long requests in flight may take to finish when the store closes. */
+const CLOSE_GRACE_MS = 2_000;
 
 export interface EmbeddedDynamoDbOptions {
   /** Port on 127.0.0.1; 0 picks a free one. */
@@ -36,8 +42,10 @@ export async function startEmbeddedDynamoDb({
     endpoint: `http://127.0.0.1:${actualPort}`,
     port: actualPort,
     close: () =>
-      new Promise<void>((resolve, reject) =>
-        server.close((error?: Error) => (error ? reject(error) : resolve())),
-      ),
+      new Promise<void>((resolve, reject) => {
+        server.close((error?: Error) => (error ? reject(error) : resolve()));
+        // Keep-alive clients under load would otherwise hold the server open indefinitely.
+        setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS).unref();
+      }),
   };
 }

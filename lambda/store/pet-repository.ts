@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { type NewPet, type Pet, type PetStatus, petFrom } from '../domain/pet';
 import { newPetId } from '../domain/pet-id';
@@ -14,6 +15,8 @@ const MAX_ID_ATTEMPTS = 5;
 interface PetItem extends Pet {
   collection: typeof PETS_COLLECTION;
   createdAt: string;
+  /** Random per create: lets a retried write of the same create succeed instead of making a second pet. */
+  createToken: string;
 }
 
 export interface ListPetsQuery {
@@ -41,17 +44,28 @@ export class PetRepository {
     private readonly tableName: string,
   ) {}
 
-  /** Stores a new pet under a fresh id; never overwrites an existing pet. */
+  /**
+   * Stores a new pet under a fresh id; never overwrites another pet. When the SDK
+   * retries a write whose first attempt did land (a timeout), the create token makes
+   * the retry succeed on its own item rather than fail and leave an orphan behind.
+   */
   async create(newPet: NewPet): Promise<Pet> {
     for (let attempt = 0; attempt < MAX_ID_ATTEMPTS; attempt++) {
       const pet = petFrom(newPetId(now()), newPet);
-      const item: PetItem = { ...pet, collection: PETS_COLLECTION, createdAt: new Date(now()).toISOString() };
+      const createToken = randomUUID();
+      const item: PetItem = {
+        ...pet,
+        collection: PETS_COLLECTION,
+        createdAt: new Date(now()).toISOString(),
+        createToken,
+      };
       try {
         await this.client.send(
           new PutCommand({
             TableName: this.tableName,
             Item: item,
-            ConditionExpression: 'attribute_not_exists(id)',
+            ConditionExpression: 'attribute_not_exists(id) OR createToken = :token',
+            ExpressionAttributeValues: { ':token': createToken },
           }),
         );
         return pet;

@@ -4,11 +4,33 @@ import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { errorBodyJson } from '../../lambda/api/gateway-errors';
 import { MAX_BODY_BYTES } from '../../lambda/api/limits';
+import { allPlans, type PlanLimits } from '../../lambda/api/plans';
 
 /** How much of a REST API request body AWS WAF inspects by default. */
 export const WAF_BODY_INSPECTION_LIMIT_BYTES = 8 * 1024;
 
 const PAYLOAD_TOO_LARGE_BODY = 'payload-too-large';
+const TOO_MANY_REQUESTS_BODY = 'too-many-requests';
+
+/** Window of the per-IP flood rule, in seconds. */
+export const FLOOD_WINDOW_SECONDS = 60;
+
+/**
+ * Requests one IP address may send per {@link FLOOD_WINDOW_SECONDS} before WAF blocks it:
+ * twice the largest per-minute allowance of any plan, so that it never answers before the
+ * service's exact limits for a single well-behaved client, and stops floods that would
+ * otherwise each cost a Lambda invocation.
+ */
+export function floodLimitPerIp(plans: Iterable<PlanLimits> = allPlans().values()): number {
+  return 2 * Math.max(...[...plans].map((plan) => plan.perMinute));
+}
+
+/** AWS managed rule groups, in evaluation order: common exploits, known bad inputs, IPs with a bad reputation. */
+export const MANAGED_RULE_GROUPS = [
+  'AWSManagedRulesAmazonIpReputationList',
+  'AWSManagedRulesCommonRuleSet',
+  'AWSManagedRulesKnownBadInputsRuleSet',
+] as const;
 
 /** Properties of {@link EdgeFirewall}. */
 export interface EdgeFirewallProps {
@@ -66,6 +88,54 @@ function bodySizeRule(priority: number, maxBodyBytes: number): FirewallRule {
   };
 }
 
+/** Blocks an address that floods the API, with 429, the Error body and Retry-After. */
+function floodRule(priority: number, limit: number): FirewallRule {
+  return {
+    rule: {
+      name: 'flood-per-ip',
+      priority,
+      statement: {
+        rateBasedStatement: { aggregateKeyType: 'IP', limit, evaluationWindowSec: FLOOD_WINDOW_SECONDS },
+      },
+      action: {
+        block: {
+          customResponse: {
+            responseCode: 429,
+            customResponseBodyKey: TOO_MANY_REQUESTS_BODY,
+            responseHeaders: [{ name: 'Retry-After', value: String(FLOOD_WINDOW_SECONDS) }],
+          },
+        },
+      },
+      visibilityConfig: visibility('flood-per-ip'),
+    },
+    responseBodies: {
+      [TOO_MANY_REQUESTS_BODY]: {
+        contentType: 'APPLICATION_JSON',
+        content: errorBodyJson(
+          'rate_limited',
+          `Too many requests from this address: retry after ${FLOOD_WINDOW_SECONDS} seconds.`,
+        ),
+      },
+    },
+  };
+}
+
+/**
+ * An AWS managed rule group. Its blocks carry no custom response, so API Gateway answers
+ * them with its WAF_FILTERED gateway response: 403 and the Error body.
+ */
+function managedRule(priority: number, name: (typeof MANAGED_RULE_GROUPS)[number]): FirewallRule {
+  return {
+    rule: {
+      name,
+      priority,
+      statement: { managedRuleGroupStatement: { vendorName: 'AWS', name } },
+      overrideAction: { none: {} },
+      visibilityConfig: visibility(name),
+    },
+  };
+}
+
 /**
  * The regional WAF web ACL in front of the API stage. Requests are allowed unless a rule
  * blocks them; rules are evaluated in the order of {@link EdgeFirewall.rules}.
@@ -102,10 +172,14 @@ export class EdgeFirewall extends Construct {
   }
 
   /**
-   * The rules, in priority order. Later rules (AWS managed rule groups, a rate-based
-   * rule per client IP) are appended here with the next priorities.
+   * The rules, in priority order: the body limit first (so an oversize body gets 413,
+   * not the common rule set's 403), then the per-IP flood backstop, then the managed groups.
    */
   static rules(maxBodyBytes: number): FirewallRule[] {
-    return [bodySizeRule(0, maxBodyBytes)];
+    return [
+      bodySizeRule(0, maxBodyBytes),
+      floodRule(1, floodLimitPerIp()),
+      ...MANAGED_RULE_GROUPS.map((name, index) => managedRule(2 + index, name)),
+    ];
   }
 }

@@ -1,4 +1,4 @@
-import { GetCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { setClock } from '../../../lambda/shared/clock';
 import { createDocumentClient } from '../../../lambda/store/dynamodb-client';
 import { PetRepository } from '../../../lambda/store/pet-repository';
@@ -44,6 +44,27 @@ describe('PetRepository', () => {
     } finally {
       restore();
     }
+  });
+});
+
+describe('PetRepository.create when a write is retried after it landed', () => {
+  it('succeeds on its own item instead of making a second pet', async () => {
+    const retrying = createDocumentClient(store.store.endpoint);
+    // As when a response is lost: the same PutItem reaches the store twice.
+    retrying.middlewareStack.add(
+      (next, context) => async (args) => {
+        if (context.commandName === 'PutItemCommand') await next(args);
+        return next(args);
+      },
+      { step: 'finalizeRequest' },
+    );
+    const repository = new PetRepository(retrying, LOCAL_TABLE_NAMES.pets);
+    const before = (await store.documents.send(new ScanCommand({ TableName: LOCAL_TABLE_NAMES.pets }))).Count;
+    const pet = await repository.create({ name: 'Once', categoryId: 5 });
+    const after = (await store.documents.send(new ScanCommand({ TableName: LOCAL_TABLE_NAMES.pets }))).Count;
+    expect(after).toBe((before ?? 0) + 1);
+    expect(await pets.get(pet.id)).toEqual(pet);
+    retrying.destroy();
   });
 });
 

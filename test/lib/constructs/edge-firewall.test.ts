@@ -2,7 +2,7 @@ import { Stack } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import { MockIntegration, RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { MAX_BODY_BYTES } from '../../../lambda/api/limits';
-import { EdgeFirewall } from '../../../lib/constructs/edge-firewall';
+import { EdgeFirewall, floodLimitPerIp, MANAGED_RULE_GROUPS } from '../../../lib/constructs/edge-firewall';
 import { synthEnvironment } from '../../support/synth';
 import { resourcesOfType } from '../template-queries';
 
@@ -69,5 +69,50 @@ describe('edge firewall', () => {
     expect(
       () => new EdgeFirewall(stack, 'Firewall', { stage: api.deploymentStage, maxBodyBytes: 16_384 }),
     ).toThrow(/maxBodyBytes is 16384: use a whole number from 1 to 8192/);
+  });
+
+  test('an address sending more than twice the largest per-minute allowance in a minute gets 429 with Retry-After', () => {
+    expect(
+      floodLimitPerIp([
+        { perMinute: 60, perDay: 1 },
+        { perMinute: 5_000, perDay: 1 },
+      ]),
+    ).toBe(10_000);
+    template.hasResourceProperties('AWS::WAFv2::WebACL', {
+      Rules: Match.arrayWith([
+        Match.objectLike({
+          Priority: 1,
+          Statement: {
+            RateBasedStatement: { AggregateKeyType: 'IP', Limit: floodLimitPerIp(), EvaluationWindowSec: 60 },
+          },
+          Action: {
+            Block: {
+              CustomResponse: {
+                ResponseCode: 429,
+                CustomResponseBodyKey: 'too-many-requests',
+                ResponseHeaders: [{ Name: 'Retry-After', Value: '60' }],
+              },
+            },
+          },
+        }),
+      ]),
+    });
+    const [acl] = Object.values(resourcesOfType(template, 'AWS::WAFv2::WebACL'));
+    const bodies = (acl?.Properties as unknown as WebAclProps).CustomResponseBodies;
+    expect(JSON.parse(bodies['too-many-requests']?.Content ?? '')).toMatchObject({
+      code: 'rate_limited',
+      status: 429,
+    });
+  });
+
+  test('the AWS managed rule groups run after the body and flood rules', () => {
+    const [acl] = Object.values(resourcesOfType(template, 'AWS::WAFv2::WebACL'));
+    const rules = (acl?.Properties as { Rules: { Name: string; Priority: number; Statement: unknown }[] })
+      .Rules;
+    const managed = rules.filter((rule) => MANAGED_RULE_GROUPS.includes(rule.Name as never));
+    expect(managed.map((rule) => rule.Statement)).toEqual(
+      MANAGED_RULE_GROUPS.map((name) => ({ ManagedRuleGroupStatement: { VendorName: 'AWS', Name: name } })),
+    );
+    expect(Math.min(...managed.map((rule) => rule.Priority))).toBeGreaterThan(1);
   });
 });
