@@ -8,10 +8,11 @@ import type {
   Context,
 } from 'aws-lambda';
 import { gatewayError, methodNotAllowedMessage, statusOf } from '../lambda/api/gateway-errors';
-import { jsonResponse } from '../lambda/api/http';
+import { headerValue, jsonResponse } from '../lambda/api/http';
 import { MAX_BODY_BYTES } from '../lambda/api/limits';
 import type { OperationId } from '../lambda/api/routes';
 import { toErrorResponse } from '../lambda/middleware/error-responses';
+import { gatewayAcceptsBody } from './request-validation';
 import { matchRoute } from './route-matcher';
 
 export type OperationHandler = (
@@ -118,8 +119,8 @@ function isProxyResult(value: unknown): value is APIGatewayProxyResult {
 
 /**
  * An HTTP listener that behaves as the deployed API Gateway stage does: the
- * edge's size limit, 404/405 from the route table, the REQUEST authorizer, then
- * the operation's Lambda handler with a REST proxy event, and Error bodies for
+ * edge's size limit, 404/405 from the route table, the REQUEST authorizer, the
+ * request model, then the operation's Lambda handler with a REST proxy event, and Error bodies for
  * everything the gateway itself answers.
  */
 export function createGatewayListener({
@@ -212,6 +213,12 @@ export function createGatewayListener({
       );
       if (!allowed) {
         reply(toErrorResponse(gatewayError('ACCESS_DENIED')));
+        return;
+      }
+      // API Gateway validates the body against the method's model after the authorizer.
+      const { requestBody } = match.route;
+      if (requestBody && !gatewayAcceptsBody(requestBody, headerValue(headers, 'content-type'), bytes)) {
+        reply(toErrorResponse(gatewayError('BAD_REQUEST_BODY')));
         return;
       }
 

@@ -1,5 +1,6 @@
 import { ApiError, ERROR_CATALOGUE, type ErrorBody, type ErrorCode } from './errors';
-import { MAX_BODY_BYTES } from './limits';
+import { PET_STATUSES } from '../domain/pet';
+import { MAX_BODY_BYTES, MAX_SAFE_ID, NAME_MAX_LENGTH } from './limits';
 
 /**
  * What API Gateway answers when it refuses a request itself, stated once: the CDK
@@ -70,6 +71,12 @@ export interface GatewayError {
 }
 
 const UNEXPECTED = 'An unexpected error occurred.';
+
+/** What the gateway says when a body fails the operation's request model (gateway-models.ts). */
+export const INVALID_BODY_MESSAGE =
+  'Invalid request body: send a JSON object with name (a string of 1 to ' +
+  `${NAME_MAX_LENGTH} characters, not blank) and categoryId (an integer from 1 to ${MAX_SAFE_ID}), ` +
+  `optionally status (${PET_STATUSES.join(', ')}), and no other fields; see /v1/openapi.json.`;
 const NO_SUCH_PATH = 'No such path: check the path and the version prefix (only /v1 exists).';
 const RATE_LIMITED: GatewayError = {
   code: 'rate_limited',
@@ -94,7 +101,9 @@ export const GATEWAY_ERRORS: Readonly<Record<GatewayResponseTypeName, GatewayErr
   AUTHORIZER_CONFIGURATION_ERROR: { code: 'internal_error', message: UNEXPECTED },
   AUTHORIZER_FAILURE: { code: 'internal_error', message: UNEXPECTED },
   BAD_REQUEST_PARAMETERS: { code: 'invalid_parameter', message: GATEWAY_MESSAGE },
-  BAD_REQUEST_BODY: { code: 'invalid_body', message: GATEWAY_MESSAGE },
+  // API Gateway's own message ("Invalid request body") says nothing; its validation details
+  // cannot be put into JSON safely (no escaping in gateway response templates).
+  BAD_REQUEST_BODY: { code: 'invalid_body', message: INVALID_BODY_MESSAGE },
   DEFAULT_4XX: { code: 'forbidden', message: GATEWAY_MESSAGE },
   DEFAULT_5XX: { code: 'internal_error', message: UNEXPECTED },
   // No method uses SigV4, so signature errors only arise when a path that does not exist

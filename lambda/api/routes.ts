@@ -1,6 +1,10 @@
+import { NewPetSchema, type QueryParameterName } from './schemas';
+import type { Schema } from './validate';
+
 /**
  * The route table: the one list of operations. The CDK stack builds API Gateway
- * resources and methods from it and the local server routes requests with it.
+ * resources, methods and request models from it, the local server routes requests
+ * with it, and the OpenAPI document is generated from it.
  */
 
 /** Every path of the API lives under this version prefix (the spec's `{base_url}` ends in it). */
@@ -8,7 +12,7 @@ export const API_VERSION_PREFIX = '/v1';
 
 export type HttpMethod = 'GET' | 'POST';
 
-export type OperationId = 'listPets' | 'createPet' | 'getPet';
+export type OperationId = 'listPets' | 'createPet' | 'getPet' | 'getOpenApi';
 
 /** Deprecation of an operation (RFC 9745 `Deprecation`, RFC 8594 `Sunset`). */
 export interface Deprecation {
@@ -20,6 +24,13 @@ export interface Deprecation {
   readonly replacementPath: string;
 }
 
+/** The JSON request body an operation requires. */
+export interface RequestBody {
+  /** Name of the schema: the API Gateway model and the OpenAPI component are called this. */
+  readonly name: string;
+  readonly schema: Schema;
+}
+
 export interface Route {
   readonly operationId: OperationId;
   readonly method: HttpMethod;
@@ -28,7 +39,11 @@ export interface Route {
   /** Module under `lambda/handlers/` (without extension) that exports `handler`. */
   readonly handlerModule: string;
   /** The query parameters the operation accepts; any other is refused with 400. */
-  readonly queryParameters: readonly string[];
+  readonly queryParameters: readonly QueryParameterName[];
+  /** The JSON body the operation requires; operations without one take no body. */
+  readonly requestBody?: RequestBody;
+  /** Served without an API key (still counted, per client IP, by the rate limiter). */
+  readonly public?: boolean;
   readonly deprecation?: Deprecation;
 }
 
@@ -46,6 +61,7 @@ export const ROUTES: readonly Route[] = [
     path: '/pets',
     handlerModule: 'create-pet',
     queryParameters: [],
+    requestBody: { name: 'NewPet', schema: NewPetSchema },
   },
   {
     operationId: 'getPet',
@@ -58,6 +74,14 @@ export const ROUTES: readonly Route[] = [
       sunsetAt: '2030-12-05T00:00:00Z',
       replacementPath: '/pets',
     },
+  },
+  {
+    operationId: 'getOpenApi',
+    method: 'GET',
+    path: '/openapi.json',
+    handlerModule: 'get-openapi',
+    queryParameters: [],
+    public: true,
   },
 ];
 

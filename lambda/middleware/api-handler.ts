@@ -2,7 +2,6 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { readQuery } from '../api/query';
 import { type OperationId, routeFor } from '../api/routes';
-import type { Schema } from '../api/validate';
 import { RateLimiter } from '../domain/rate-limiter';
 import { now } from '../shared/clock';
 import { RUNTIME_ENV, requireEnv } from '../shared/runtime-env';
@@ -23,13 +22,11 @@ export type ApiLambdaHandler = (
 export interface ApiEvent<Body = undefined> extends APIGatewayProxyEvent {
   /** The query parameters, each given once and known to the operation. */
   query: Record<string, string>;
-  /** The parsed, schema-valid JSON body (operations that declare a body schema only). */
+  /** The parsed, schema-valid JSON body (operations whose route declares a request body only). */
   jsonBody: Body;
 }
 
 export interface ApiHandlerOptions {
-  /** Schema of the JSON request body; operations without one take no body. */
-  readonly bodySchema?: Schema;
   /**
    * The rate limiter.
    * @default one over the rate-limit table named by the environment
@@ -49,7 +46,8 @@ function defaultLimiter(): RateLimiter {
 }
 
 /**
- * The middleware stack every operation shares. `before` runs top down; `after`
+ * The middleware stack every operation shares, configured by the operation's route
+ * (deprecation, public access, query parameters, request body). `before` runs top down; `after`
  * and `onError` bottom up, so an error becomes an Error body first, then gets the
  * rate-limit headers (or turns into a 429), then the deprecation headers.
  */
@@ -65,12 +63,13 @@ export function apiHandler<Body = undefined>(
   stack.use(rateLimit(options.limiter ?? defaultLimiter(), { countBeforeHandler: route.method !== 'GET' }));
   stack.use(errorResponses());
   if (route.deprecation) stack.use(sunset(route.deprecation));
-  stack.use(authenticate());
+  // A public route answers without a key; its callers are still counted (per client IP without one).
+  if (!route.public) stack.use(authenticate());
   stack.use({
     before: async (request) => {
       (request.event as ApiEvent<Body>).query = readQuery(request.event, route.queryParameters);
     },
   });
-  if (options.bodySchema) stack.use(jsonBody(options.bodySchema));
+  if (route.requestBody) stack.use(jsonBody(route.requestBody.schema));
   return stack.handler((event) => handle(event as ApiEvent<Body>)) as ApiLambdaHandler;
 }

@@ -5,22 +5,27 @@ import {
   AuthorizationType,
   type CfnAuthorizer,
   EndpointType,
+  type JsonSchema,
   LambdaIntegration,
   MockIntegration,
+  Model,
   PassthroughBehavior,
   RequestAuthorizer,
+  RequestValidator,
   type Resource,
   RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { errorBodyJson, methodNotAllowedMessage } from '../../lambda/api/gateway-errors';
+import { gatewayModel, MODEL_CONTENT_TYPE } from '../../lambda/api/gateway-models';
 import {
   API_VERSION_PREFIX,
   AUTHORIZER_MODULE,
   type HttpMethod,
   methodsByPath,
   type OperationId,
+  type Route,
   ROUTES,
 } from '../../lambda/api/routes';
 import { RUNTIME_ENV } from '../../lambda/shared/runtime-env';
@@ -62,6 +67,8 @@ const WIRE_OPERATION: Readonly<Record<OperationId, (fn: ApiFunction, context: Wi
       actions: ['dynamodb:GetItem'],
       target: 'table',
     }),
+  // Serves the bundled OpenAPI document: no table of its own, only the rate limits.
+  getOpenApi: () => undefined,
 };
 
 /**
@@ -178,6 +185,21 @@ export class AnimalStoreApi extends Construct {
     // CDK writes an empty IdentitySource string; leave the property out altogether.
     (authorizer.node.defaultChild as CfnAuthorizer).addPropertyDeletionOverride('IdentitySource');
 
+    // The gateway refuses what it can before a function runs (400 with the Error body, from
+    // the BAD_REQUEST_* gateway responses); the handlers still check everything themselves.
+    const validators = {
+      body: new RequestValidator(this, 'BodyValidator', {
+        restApi: this.restApi,
+        validateRequestBody: true,
+        validateRequestParameters: true,
+      }),
+      parameters: new RequestValidator(this, 'ParameterValidator', {
+        restApi: this.restApi,
+        validateRequestBody: false,
+        validateRequestParameters: true,
+      }),
+    };
+
     const context: WiringContext = { tables: props.tables, cursorKey: this.cursorKey() };
     const functions = new Map<OperationId, ApiFunction>();
     for (const route of ROUTES) {
@@ -197,6 +219,11 @@ export class AnimalStoreApi extends Construct {
           authorizer,
           authorizationType: AuthorizationType.CUSTOM,
           apiKeyRequired: true,
+          requestValidator: route.requestBody ? validators.body : validators.parameters,
+          requestParameters: requestParametersOf(route),
+          ...(route.requestBody
+            ? { requestModels: { [MODEL_CONTENT_TYPE]: this.modelFor(route.requestBody) } }
+            : {}),
         },
       );
     }
@@ -212,6 +239,24 @@ export class AnimalStoreApi extends Construct {
   /** The spec's base URL of this stage, ending in the version prefix (`.../<stage>/v1`). */
   get baseUrl(): string {
     return this.restApi.urlForPath(API_VERSION_PREFIX);
+  }
+
+  private readonly models = new Map<string, Model>();
+
+  /** The API Gateway model of a request body (draft 4, converted from the shared schema), made once per name. */
+  private modelFor(body: NonNullable<Route['requestBody']>): Model {
+    let model = this.models.get(body.name);
+    if (!model) {
+      model = new Model(this, `${body.name}Model`, {
+        restApi: this.restApi,
+        modelName: body.name,
+        contentType: MODEL_CONTENT_TYPE,
+        // Already JSON Schema as API Gateway reads it (`$schema` and all); CDK passes unknown keys on.
+        schema: gatewayModel(body) as JsonSchema,
+      });
+      this.models.set(body.name, model);
+    }
+    return model;
   }
 
   private resourceFor(path: string): Resource {
@@ -260,6 +305,18 @@ export class AnimalStoreApi extends Construct {
       },
     );
   }
+}
+
+/**
+ * The parameters a method declares: its path parameters (required) and the query
+ * parameters of the route table (optional). API Gateway only checks that required ones
+ * are present and not blank; what a value may be is checked by the handler.
+ */
+function requestParametersOf(route: Route): Record<string, boolean> {
+  const parameters: Record<string, boolean> = {};
+  for (const [, name] of route.path.matchAll(/\{(\w+)\}/g)) parameters[`method.request.path.${name}`] = true;
+  for (const name of route.queryParameters) parameters[`method.request.querystring.${name}`] = false;
+  return parameters;
 }
 
 function pascalCase(name: string): string {

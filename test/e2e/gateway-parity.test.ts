@@ -1,4 +1,6 @@
+import Ajv from 'ajv-draft-04';
 import { API_VERSION_PREFIX, ROUTES } from '../../lambda/api/routes';
+import { INVALID_BODIES, MALFORMED_JSON_BODIES } from '../support/invalid-bodies';
 import { resourcesOfType } from '../lib/template-queries';
 import { synthEnvironment } from '../support/synth';
 import { expectError, startTestApi, type TestApi } from '../support/test-api';
@@ -84,5 +86,45 @@ describe('local gateway and deployed stack agree', () => {
     const response = await t.request(`${t.baseUrl.replace(/\/v1$/, '')}/v2/pets`, { apiKey });
     const body = await expectError(response, Number(deployed?.StatusCode));
     expect(body).toEqual(JSON.parse(deployed?.ResponseTemplates['application/json'] ?? ''));
+  });
+
+  it('refuse a createPet body exactly when the deployed model does, with the BAD_REQUEST_BODY gateway response', async () => {
+    const createPet = methods.find((m) => m.OperationName === 'createPet');
+    const modelRef =
+      (createPet?.RequestModels as Record<string, { Ref: string }>)['application/json']?.Ref ?? '';
+    const deployedModel = resourcesOfType(template, 'AWS::ApiGateway::Model')[modelRef]?.Properties.Schema;
+    const deployedAccepts = new Ajv({ strict: false }).compile(deployedModel as object);
+    const gatewayResponse = Object.values(resourcesOfType(template, 'AWS::ApiGateway::GatewayResponse'))
+      .map((r) => r.Properties as { ResponseType: string; ResponseTemplates: Record<string, string> })
+      .find((r) => r.ResponseType === 'BAD_REQUEST_BODY');
+    const refusal = JSON.parse(gatewayResponse?.ResponseTemplates['application/json'] ?? '') as unknown;
+
+    const bodies = [
+      ...INVALID_BODIES.map(([, body]) => (typeof body === 'string' ? body : JSON.stringify(body))),
+      ...MALFORMED_JSON_BODIES,
+      '{"name":"Valid","categoryId":1}',
+      '{"name":"Valid","categoryId":2,"status":"sold"}',
+    ];
+    for (const body of bodies) {
+      let parsed: unknown;
+      let deployedVerdict = false;
+      try {
+        parsed = JSON.parse(body);
+        deployedVerdict = deployedAccepts(parsed) === true;
+      } catch {
+        deployedVerdict = false;
+      }
+      const response = await t.request('/pets', {
+        method: 'POST',
+        apiKey,
+        headers: { 'Content-Type': 'application/json' },
+        body,
+      });
+      if (deployedVerdict) {
+        expect([body, response.status]).toEqual([body, 201]);
+      } else {
+        expect([body, response.status, await response.json()]).toEqual([body, 400, refusal]);
+      }
+    }
   });
 });

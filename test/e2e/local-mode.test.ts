@@ -1,6 +1,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { contractFetch as fetch } from '../support/contract';
 import { startTs } from '../support/processes';
 
 const READY = /Development API key \(valid until the next start\): (ask_\S+)/;

@@ -37,8 +37,14 @@ describe('npx cdk synth', () => {
       .filter((entry) => entry.startsWith('asset.') && statSync(path.join(out, entry)).isDirectory())
       .map((entry) => path.join(out, entry, 'index.js'))
       .filter((file) => existsSync(file));
-    // Four functions per stack; both stacks share the same four assets.
-    expect(bundles).toHaveLength(4);
+    // Five functions per stack (four operations and the authorizer); both stacks share the same five assets.
+    expect(bundles).toHaveLength(5);
+    // The OpenAPI document is bundled into its function, never read from disk at run time.
+    const withDocument = bundles.filter((bundle) =>
+      readFileSync(bundle, 'utf8').includes('jsonSchemaDialect'),
+    );
+    expect(withDocument).toHaveLength(1);
+    expect(readFileSync(withDocument[0] ?? '', 'utf8')).not.toMatch(/readFileSync\([^)]*openapi/);
     for (const bundle of bundles) {
       const code = readFileSync(bundle, 'utf8');
       expect(code).toContain('DynamoDBClient');

@@ -1,9 +1,15 @@
+import createClient, { type Client } from 'openapi-fetch';
 import type { PlanName } from '../../lambda/api/plans';
 import { type ApiKeyRecord, issueApiKey } from '../../lambda/domain/api-key';
 import { ApiKeyRepository } from '../../lambda/store/api-key-repository';
 import { createDocumentClient } from '../../lambda/store/dynamodb-client';
 import { LOCAL_TABLE_NAMES } from '../../local/local-tables';
 import { type LocalApi, startLocalApi } from '../../local/server';
+import { contractFetch } from './contract';
+import type { paths } from './openapi-types';
+
+/** A client typed from the OpenAPI document; every response it receives is checked against the document. */
+export type ApiClient = Client<paths>;
 
 export interface TestApi {
   readonly api: LocalApi;
@@ -11,8 +17,14 @@ export interface TestApi {
   readonly keys: ApiKeyRepository;
   /** Issues a key straight into the store, as the keys tool does. */
   issueKey(plan?: PlanName): Promise<{ apiKey: string; record: ApiKeyRecord }>;
-  /** fetch relative to the base URL (`/pets`), or an absolute URL. */
+  /**
+   * fetch relative to the base URL (`/pets`), or an absolute URL. The response is
+   * validated against the OpenAPI document first: a response the document does not
+   * allow fails the test.
+   */
   request(path: string, init?: RequestInit & { apiKey?: string }): Promise<Response>;
+  /** The typed client, sending `apiKey` as the bearer token when given. */
+  client(apiKey?: string): ApiClient;
   close(): Promise<void>;
 }
 
@@ -33,7 +45,7 @@ export async function startTestApi(): Promise<TestApi> {
     request: (path, init = {}) => {
       const { apiKey, headers, ...rest } = init;
       const url = /^https?:/.test(path) ? path : `${api.baseUrl}${path}`;
-      return fetch(url, {
+      return contractFetch(url, {
         ...rest,
         headers: {
           ...(apiKey ? { Authorization: `Bearer ${apiKey}` } : {}),
@@ -41,6 +53,12 @@ export async function startTestApi(): Promise<TestApi> {
         },
       });
     },
+    client: (apiKey) =>
+      createClient<paths>({
+        baseUrl: api.baseUrl,
+        fetch: contractFetch,
+        ...(apiKey ? { headers: { Authorization: `Bearer ${apiKey}` } } : {}),
+      }),
     close: async () => {
       documents.destroy();
       await api.close();

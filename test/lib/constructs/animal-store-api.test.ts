@@ -1,5 +1,6 @@
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import { gatewayModel } from '../../../lambda/api/gateway-models';
 import { API_VERSION_PREFIX, methodsByPath, type OperationId, ROUTES } from '../../../lambda/api/routes';
 import { RUNTIME_ENV } from '../../../lambda/shared/runtime-env';
 import { AnimalStoreStack } from '../../../lib/animal-store-stack';
@@ -115,6 +116,65 @@ describe('405 for other methods on a known path', () => {
   });
 });
 
+describe('request validation at the gateway', () => {
+  const validators = resourcesOfType(template, 'AWS::ApiGateway::RequestValidator');
+  const validatorId = (validateRequestBody: boolean) => {
+    const found = Object.entries(validators).find(
+      ([, v]) => v.Properties.ValidateRequestBody === validateRequestBody,
+    );
+    if (!found) throw new Error(`No validator with ValidateRequestBody ${validateRequestBody}`);
+    return found[0];
+  };
+
+  test('there are two validators: body and parameters, and parameters only', () => {
+    expect(Object.values(validators).map((v) => v.Properties)).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ ValidateRequestBody: true, ValidateRequestParameters: true }),
+        expect.objectContaining({ ValidateRequestBody: false, ValidateRequestParameters: true }),
+      ]),
+    );
+    expect(Object.keys(validators)).toHaveLength(2);
+  });
+
+  test.each(ROUTES.map((route) => [route.operationId, route] as const))(
+    '%s has its request validator, its declared parameters and, with a body, its model',
+    (_, route) => {
+      const method = operationMethods.find((m) => m.props.OperationName === route.operationId);
+      expect(method?.props.RequestValidatorId).toEqual({ Ref: validatorId(Boolean(route.requestBody)) });
+      const expected: Record<string, boolean> = {};
+      if (route.path.includes('{petId}')) expected['method.request.path.petId'] = true;
+      for (const name of route.queryParameters) expected[`method.request.querystring.${name}`] = false;
+      expect(method?.props.RequestParameters ?? {}).toEqual(expected);
+      if (route.requestBody) {
+        const models = method?.props.RequestModels as Record<string, { Ref: string }>;
+        expect(Object.keys(models)).toEqual(['application/json']);
+        const model = resourcesOfType(template, 'AWS::ApiGateway::Model')[
+          models['application/json']?.Ref ?? ''
+        ];
+        expect(model?.Properties).toMatchObject({
+          Name: route.requestBody.name,
+          ContentType: 'application/json',
+          Schema: gatewayModel(route.requestBody),
+        });
+      } else {
+        expect(method?.props.RequestModels).toBeUndefined();
+      }
+    },
+  );
+
+  test('the createPet model is draft 4, converted from the NewPet schema', () => {
+    template.resourceCountIs('AWS::ApiGateway::Model', 1);
+    template.hasResourceProperties('AWS::ApiGateway::Model', {
+      Name: 'NewPet',
+      Schema: Match.objectLike({
+        $schema: 'http://json-schema.org/draft-04/schema#',
+        required: ['name', 'categoryId'],
+        additionalProperties: false,
+      }),
+    });
+  });
+});
+
 describe('authorizer', () => {
   test('is a REQUEST authorizer without identity sources and without result cache', () => {
     template.resourceCountIs('AWS::ApiGateway::Authorizer', 1);
@@ -164,6 +224,7 @@ describe('least privilege', () => {
       () => operationFunctionId(template, 'createPet'),
       [['dynamodb:PutItem', tableArn(petsTable)], ...rateLimitGrants],
     ],
+    ['getOpenApi', () => operationFunctionId(template, 'getOpenApi'), rateLimitGrants],
     ['authorizer', () => authorizerFunctionId(template), [['dynamodb:GetItem', tableArn(apiKeysTable)]]],
   ];
 
@@ -256,10 +317,11 @@ describe('environment variables', () => {
   const fn = (operationId: OperationId) =>
     environmentOf(template, operationFunctionId(template, operationId));
 
-  test('every operation learns the pets table name', () => {
-    for (const route of ROUTES) {
+  test('every pets operation learns the pets table name; the document server does not', () => {
+    for (const route of ROUTES.filter((r) => r.operationId !== 'getOpenApi')) {
       expect(fn(route.operationId)[RUNTIME_ENV.petsTable]).toEqual({ Ref: petsTable });
     }
+    expect(fn('getOpenApi')[RUNTIME_ENV.petsTable]).toBeUndefined();
   });
 
   test('every operation learns the rate-limit table name', () => {

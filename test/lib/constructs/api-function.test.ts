@@ -13,7 +13,7 @@ describe('API functions', () => {
 
   test('there is one function per route plus the authorizer', () => {
     expect(functions).toHaveLength(ROUTES.length + 1);
-    expect(functions).toHaveLength(4);
+    expect(functions).toHaveLength(5);
   });
 
   test('every function runs Node.js 22 on ARM64 with handler `handler`', () => {

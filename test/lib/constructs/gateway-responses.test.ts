@@ -1,5 +1,5 @@
 import { ERROR_CATALOGUE } from '../../../lambda/api/errors';
-import { RETRY_AFTER_SECONDS } from '../../../lambda/api/gateway-errors';
+import { INVALID_BODY_MESSAGE, RETRY_AFTER_SECONDS } from '../../../lambda/api/gateway-errors';
 import { synthEnvironment } from '../../support/synth';
 import { resourcesOfType } from '../template-queries';
 
@@ -121,10 +121,19 @@ describe('gateway responses', () => {
   });
 
   test("passing on API Gateway's message keeps the body valid JSON", () => {
-    expect(responses.get('BAD_REQUEST_BODY')?.ResponseTemplates['application/json']).toContain(
+    expect(responses.get('BAD_REQUEST_PARAMETERS')?.ResponseTemplates['application/json']).toContain(
       '"message":$context.error.messageString',
     );
-    expect(bodyOf('BAD_REQUEST_BODY').message).toBe('Gateway says "no" \\ here');
+    expect(bodyOf('BAD_REQUEST_PARAMETERS').message).toBe('Gateway says "no" \\ here');
+  });
+
+  test('a body that fails the request model is 400 invalid_body, pointing at the published schema', () => {
+    expect(bodyOf('BAD_REQUEST_BODY')).toEqual({
+      code: 'invalid_body',
+      message: INVALID_BODY_MESSAGE,
+      status: 400,
+    });
+    expect(INVALID_BODY_MESSAGE).toContain('/v1/openapi.json');
   });
 
   test('invalid keys are 401, oversize bodies 413, unsupported media 415', () => {

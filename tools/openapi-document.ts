@@ -1,0 +1,534 @@
+import { ERROR_CATALOGUE, type ErrorCode } from '../lambda/api/errors';
+import { RETRY_AFTER_SECONDS } from '../lambda/api/gateway-errors';
+import { MAX_BODY_BYTES, NAME_MAX_LENGTH, PAGE_LIMIT } from '../lambda/api/limits';
+import { ANONYMOUS_LIMITS, ENTERPRISE_AGREEMENTS, STANDARD_PLANS } from '../lambda/api/plans';
+import { API_VERSION_PREFIX, type OperationId, ROUTES, type Route } from '../lambda/api/routes';
+import {
+  ErrorSchema,
+  NewPetSchema,
+  PATH_PARAMETER_SCHEMAS,
+  PetSchema,
+  PetsSchema,
+  PetStatusSchema,
+  QUERY_PARAMETER_SCHEMAS,
+  type QueryParameterName,
+} from '../lambda/api/schemas';
+import { deprecationHeaders } from '../lambda/middleware/deprecation';
+
+/**
+ * The OpenAPI 3.1 document of the service, generated from the route table, the
+ * schemas, the error catalogue and the plan table (`npm run openapi` writes it to
+ * openapi.json; a test keeps the checked-in file equal to this).
+ */
+
+/** Version of the published interface (the spec's 1.0.0). */
+export const INTERFACE_VERSION = '1.0.0';
+
+type Json = Record<string, unknown>;
+
+const JSON_MEDIA_TYPE = 'application/json';
+const ref = (section: string, name: string) => ({ $ref: `#/components/${section}/${name}` });
+
+/** Who answers with a status: the service always (so its headers are always there), or sometimes the gateway. */
+type Source = 'service' | 'service-or-gateway' | 'gateway';
+
+interface ErrorResponse {
+  readonly codes: readonly ErrorCode[];
+  readonly source: Source;
+  readonly description: string;
+  readonly headers?: Readonly<Record<string, Json>>;
+}
+
+/** What each operation answers besides its success: the README's error table, per operation. */
+interface OperationDoc {
+  readonly summary: string;
+  readonly description: string;
+  readonly tag: 'pets' | 'interface';
+  readonly success: { readonly status: number; readonly description: string; readonly schema: Json };
+  readonly successHeaders?: Readonly<Record<string, Json>>;
+  /** Status → the error response. */
+  readonly errors: Readonly<Record<number, ErrorResponse>>;
+}
+
+const header = (schema: Json, description: string, required: boolean): Json => ({
+  description,
+  required,
+  schema,
+});
+
+const retryAfter = (description: string) =>
+  header({ type: 'integer', minimum: 1 }, `Seconds to wait before retrying. ${description}`, true);
+
+/** The rate-limit headers (plans.ts, domain/rate-limit.ts): required where the service always answers. */
+function rateLimitHeaders(required: boolean): Record<string, Json> {
+  const absent = required
+    ? ''
+    : ' Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached.';
+  return {
+    'X-RateLimit-Limit': header(
+      { type: 'integer', minimum: 1 },
+      `Requests allowed in the window closest to exhaustion (per minute or per day).${absent}`,
+      required,
+    ),
+    'X-RateLimit-Remaining': header(
+      { type: 'integer', minimum: 0 },
+      `Requests left in that window.${absent}`,
+      required,
+    ),
+    'X-RateLimit-Reset': header(
+      { type: 'integer', minimum: 0 },
+      `Unix time (seconds) at which that window resets.${absent}`,
+      required,
+    ),
+    'RateLimit-Policy': header(
+      { type: 'string', pattern: '^"minute";q=[0-9]+;w=60, "day";q=[0-9]+;w=86400$' },
+      `Both windows of the caller's plan (draft-ietf-httpapi-ratelimit-headers), e.g. \`"minute";q=60;w=60, "day";q=1000;w=86400\`.${absent}`,
+      required,
+    ),
+    RateLimit: header(
+      { type: 'string', pattern: '^"minute";r=[0-9]+;t=[0-9]+, "day";r=[0-9]+;t=[0-9]+$' },
+      `Requests remaining and seconds to reset of both windows, e.g. \`"minute";r=59;t=42, "day";r=999;t=41000\`.${absent}`,
+      required,
+    ),
+  };
+}
+
+const AUTH_CODES = ['missing_api_key', 'invalid_authorization', 'invalid_api_key'] as const;
+
+/** Errors every operation can answer. */
+function commonErrors(route: Route): Record<number, ErrorResponse> {
+  const unauthorized: Record<number, ErrorResponse> = route.public
+    ? {}
+    : {
+        401: {
+          codes: AUTH_CODES,
+          source: 'service',
+          description: 'The API key is missing, malformed, unknown or revoked.',
+          headers: {
+            'WWW-Authenticate': header(
+              { type: 'string', pattern: '^Bearer realm="animal-store"' },
+              'RFC 6750 challenge; `error="invalid_token"` when a key was sent but is not valid.',
+              true,
+            ),
+          },
+        },
+      };
+  return {
+    ...unauthorized,
+    403: {
+      codes: ['forbidden'],
+      source: 'gateway',
+      description: 'Refused by API Gateway or the firewall itself.',
+    },
+    413: {
+      codes: ['payload_too_large'],
+      source: 'service-or-gateway',
+      description: `The request body exceeds ${MAX_BODY_BYTES} bytes (8 KiB), on any path: in AWS the firewall answers before the API.`,
+    },
+    429: {
+      codes: ['rate_limited', 'temporarily_banned'],
+      source: 'service-or-gateway',
+      description:
+        'Over the per-minute or per-day limit of the plan (or of the anonymous allowance), or banned for calling on while limited. Wait `Retry-After` seconds, then back off exponentially. Refused requests do not count.',
+      headers: {
+        'Retry-After': retryAfter(
+          `To the end of the refusing window or of the ban; a fixed ${RETRY_AFTER_SECONDS} when API Gateway's own throttle answered.`,
+        ),
+      },
+    },
+    500: {
+      codes: ['internal_error'],
+      source: 'service-or-gateway',
+      description: 'An unexpected error; nothing about it is revealed.',
+    },
+    502: {
+      codes: ['bad_gateway'],
+      source: 'gateway',
+      description: 'API Gateway could not get a valid answer from the function.',
+    },
+    503: {
+      codes: ['service_unavailable'],
+      source: 'service-or-gateway',
+      description: 'The data store (pets, keys or rate-limit counters) is unavailable or throttling.',
+      headers: { 'Retry-After': retryAfter('1 for a store failure.') },
+    },
+    504: {
+      codes: ['gateway_timeout'],
+      source: 'gateway',
+      description: 'The function did not answer within API Gateway’s timeout.',
+    },
+  };
+}
+
+const NEXT_LINK = header(
+  { type: 'string', pattern: '^<[^>]+/pets\\?[^>]*cursor=[A-Za-z0-9_-]+[^>]*>; rel="next"$' },
+  'Present when more animals follow: `<{base}/pets?limit=…&status=…&cursor=…>; rel="next"`. Follow it unchanged; its absence marks the last page.',
+  false,
+);
+
+const OPERATION_DOCS: Readonly<Record<OperationId, OperationDoc>> = {
+  listPets: {
+    summary: 'List all animals',
+    tag: 'pets',
+    description:
+      'One page of animals in ascending id (creation) order, optionally filtered by status. More pages are reached through the `Link: rel="next"` header; unknown or repeated query parameters are refused.',
+    success: {
+      status: 200,
+      description: 'A JSON array of animals (possibly empty).',
+      schema: ref('schemas', 'Pets'),
+    },
+    successHeaders: { Link: NEXT_LINK },
+    errors: {
+      400: {
+        codes: ['invalid_parameter', 'invalid_cursor'],
+        source: 'service',
+        description:
+          'A query parameter is invalid, unknown or repeated, or the cursor was altered or belongs to another status filter.',
+      },
+    },
+  },
+  createPet: {
+    summary: 'Add an animal',
+    tag: 'pets',
+    description: `Stores a new animal and answers with it, including its assigned id. The body is a \`NewPet\` sent as \`application/json\` (UTF-8), at most ${MAX_BODY_BYTES} bytes; unknown fields are refused. A pet created without a status is \`available\`.`,
+    success: {
+      status: 201,
+      description: 'The created animal.',
+      schema: ref('schemas', 'Pet'),
+    },
+    successHeaders: {
+      Location: header(
+        { type: 'string', format: 'uri', pattern: '/pets/[1-9][0-9]*$' },
+        'URL of the created animal: `{base}/pets/{id}`.',
+        true,
+      ),
+    },
+    errors: {
+      400: {
+        codes: ['invalid_body', 'malformed_json', 'invalid_parameter'],
+        source: 'service-or-gateway',
+        description:
+          'The body is missing, not JSON or not a valid `NewPet` (API Gateway refuses such a body against the same schema before the service runs, with the message `Invalid request body`), or a query parameter was sent.',
+      },
+      415: {
+        codes: ['unsupported_media_type'],
+        source: 'service',
+        description: 'The body is not sent as `application/json` (charset, if given, UTF-8).',
+      },
+    },
+  },
+  getPet: {
+    summary: 'Get an animal',
+    tag: 'pets',
+    description: 'One animal by id, read with strong consistency.',
+    success: { status: 200, description: 'The animal.', schema: ref('schemas', 'Pet') },
+    errors: {
+      400: {
+        codes: ['invalid_parameter'],
+        source: 'service',
+        description: 'The id is not an integer from 1 to 2^53 − 1, or a query parameter was sent.',
+      },
+      404: { codes: ['pet_not_found'], source: 'service', description: 'No animal has this id.' },
+      410: {
+        codes: ['gone'],
+        source: 'service',
+        description: 'The operation has reached its sunset date and was removed.',
+      },
+    },
+  },
+  getOpenApi: {
+    summary: 'Get this OpenAPI document',
+    tag: 'interface',
+    description:
+      'This document, as JSON. It needs no API key: without one (or with an invalid one) the request is counted against the anonymous per-IP allowance, with a valid key against its plan.',
+    success: {
+      status: 200,
+      description: 'The OpenAPI 3.1 document.',
+      schema: {
+        type: 'object',
+        required: ['openapi', 'info', 'paths'],
+        properties: { openapi: { const: '3.1.0' }, info: { type: 'object' }, paths: { type: 'object' } },
+      },
+    },
+    errors: {
+      400: { codes: ['invalid_parameter'], source: 'service', description: 'A query parameter was sent.' },
+    },
+  },
+};
+
+/** The Error schema narrowed to the codes (and so the status) one response can carry. */
+function errorSchemaFor(status: number, codes: readonly ErrorCode[]): Json {
+  for (const code of codes) {
+    if (ERROR_CATALOGUE[code].status !== status) {
+      throw new Error(
+        `Error code ${code} is listed under ${status} but has status ${ERROR_CATALOGUE[code].status}.`,
+      );
+    }
+  }
+  return {
+    allOf: [ref('schemas', 'Error')],
+    properties: { code: { enum: [...codes] }, status: { const: status } },
+  };
+}
+
+function deprecationHeaderDocs(route: Route, required: boolean): Record<string, Json> {
+  const { deprecation } = route;
+  if (!deprecation) return {};
+  const example = deprecationHeaders(deprecation, '{base}');
+  return {
+    Deprecation: header(
+      { type: 'string', const: example.Deprecation },
+      `RFC 9745: deprecated since ${deprecation.deprecatedAt.slice(0, 10)}.`,
+      required,
+    ),
+    Sunset: header(
+      { type: 'string', const: example.Sunset },
+      `RFC 8594: removed on ${deprecation.sunsetAt.slice(0, 10)}; from then on the operation answers 410.`,
+      required,
+    ),
+    Link: header(
+      { type: 'string', pattern: `^<[^>]+${deprecation.replacementPath}>; rel="successor-version"$` },
+      `The replacement: \`<{base}${deprecation.replacementPath}>; rel="successor-version"\`.`,
+      required,
+    ),
+  };
+}
+
+function responsesOf(route: Route): Json {
+  const doc = OPERATION_DOCS[route.operationId];
+  const responses: Record<string, Json> = {
+    [doc.success.status]: {
+      description: doc.success.description,
+      headers: {
+        ...rateLimitHeaders(true),
+        ...deprecationHeaderDocs(route, true),
+        ...doc.successHeaders,
+      },
+      content: { [JSON_MEDIA_TYPE]: { schema: doc.success.schema } },
+    },
+  };
+  const errors = { ...commonErrors(route), ...doc.errors };
+  for (const status of Object.keys(errors)
+    .map(Number)
+    .sort((a, b) => a - b)) {
+    const error = errors[status] as ErrorResponse;
+    const always = error.source === 'service';
+    const codes = error.codes.map((code) => `\`${code}\``).join(', ');
+    responses[status] = {
+      description: `${error.description} Codes: ${codes}.${error.source === 'gateway' ? ' Answered by API Gateway without running the service, so without rate-limit headers.' : ''}`,
+      headers: {
+        ...(error.source === 'gateway' ? {} : rateLimitHeaders(always)),
+        ...(error.source === 'gateway' ? {} : deprecationHeaderDocs(route, always)),
+        ...error.headers,
+      },
+      content: { [JSON_MEDIA_TYPE]: { schema: errorSchemaFor(status, error.codes) } },
+    };
+  }
+  return responses;
+}
+
+const PARAMETER_COMPONENT: Record<QueryParameterName | keyof typeof PATH_PARAMETER_SCHEMAS, string> = {
+  limit: 'Limit',
+  status: 'Status',
+  cursor: 'Cursor',
+  petId: 'PetId',
+};
+
+function operationOf(route: Route): Json {
+  const doc = OPERATION_DOCS[route.operationId];
+  const pathParameters = [...route.path.matchAll(/\{(\w+)\}/g)].map(
+    ([, name]) => name as keyof typeof PATH_PARAMETER_SCHEMAS,
+  );
+  const parameters = [...pathParameters, ...route.queryParameters].map((name) =>
+    ref('parameters', PARAMETER_COMPONENT[name]),
+  );
+  const deprecation = route.deprecation;
+  return {
+    operationId: route.operationId,
+    summary: doc.summary,
+    description: deprecation
+      ? `${doc.description}\n\n**Deprecated** since ${deprecation.deprecatedAt.slice(0, 10)} and removed on ${deprecation.sunsetAt.slice(0, 10)}: from then on it answers 410 \`gone\`. Every response carries \`Deprecation\`, \`Sunset\` and \`Link: rel="successor-version"\`. Use \`GET ${deprecation.replacementPath}\` with a \`status\` filter instead.`
+      : doc.description,
+    tags: [doc.tag],
+    ...(deprecation ? { deprecated: true, 'x-sunset': deprecation.sunsetAt.slice(0, 10) } : {}),
+    security: route.public ? [{}, { bearerAuth: [] }] : [{ bearerAuth: [] }],
+    ...(parameters.length > 0 ? { parameters } : {}),
+    ...(route.requestBody
+      ? {
+          requestBody: {
+            required: true,
+            description: `A \`${route.requestBody.name}\` as \`application/json\` (UTF-8), at most ${MAX_BODY_BYTES} bytes.`,
+            content: { [JSON_MEDIA_TYPE]: { schema: ref('schemas', route.requestBody.name) } },
+          },
+        }
+      : {}),
+    responses: responsesOf(route),
+  };
+}
+
+function pathsOf(): Json {
+  const paths: Record<string, Record<string, Json>> = {};
+  for (const route of ROUTES) {
+    paths[route.path] ??= {};
+    (paths[route.path] as Record<string, Json>)[route.method.toLowerCase()] = operationOf(route);
+  }
+  return paths;
+}
+
+const number = (n: number) => n.toLocaleString('en-US');
+
+function description(): string {
+  const plans = [
+    ...Object.entries(STANDARD_PLANS).map(
+      ([plan, { perMinute, perDay }]) => `| \`${plan}\` | ${number(perMinute)} | ${number(perDay)} |`,
+    ),
+    `| \`enterprise:<agreement>\` | agreed per customer | agreed per customer |`,
+    `| no valid key (per client IP) | ${number(ANONYMOUS_LIMITS.perMinute)} | ${number(ANONYMOUS_LIMITS.perDay)} |`,
+  ];
+  const codes = Object.entries(ERROR_CATALOGUE).map(
+    ([code, { status, description: text }]) => `| \`${code}\` | ${status} | ${text} |`,
+  );
+  return [
+    'An HTTP/JSON store of animals (pets) for sale.',
+    '',
+    '## Authentication',
+    'Send your API key as a bearer token: `Authorization: Bearer <API key>`. Without a valid key every operation but `getOpenApi` answers 401.',
+    '',
+    '## Errors',
+    'Every non-2xx response, whoever produces it, has the body `{"code", "message", "status"}`. A path that does not exist answers 404 `not_found`; a known path called with another method answers 405 `method_not_allowed` with an `Allow` header (see the `NotFound` and `MethodNotAllowed` responses).',
+    '',
+    '| Code | Status | Meaning |',
+    '| --- | --- | --- |',
+    ...codes,
+    '',
+    '## Rate limits',
+    'Per API key, in fixed UTC minute and day windows; requests without a valid key are counted per client IP. Every response the service produces carries `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset`, `RateLimit-Policy` and `RateLimit`; a 429 carries `Retry-After`. Refused requests do not count; calling on while limited leads to a temporary ban.',
+    '',
+    '| Plan | Requests per minute | Requests per day |',
+    '| --- | --- | --- |',
+    ...plans,
+    '',
+    `Enterprise agreements in force: ${ENTERPRISE_AGREEMENTS.length}.`,
+    '',
+    '## Limits',
+    `- \`limit\` of \`listPets\`: ${PAGE_LIMIT.min} to ${PAGE_LIMIT.max}, default ${PAGE_LIMIT.default}.`,
+    `- \`name\`: 1 to ${NAME_MAX_LENGTH} characters (Unicode code points), not only whitespace.`,
+    `- Request body: at most ${MAX_BODY_BYTES} bytes (8 KiB), \`application/json\` in UTF-8.`,
+    '- Ids: integers from 1 to 2^53 − 1 (exact in JavaScript).',
+    '',
+    '## Versioning',
+    `The version is the first path segment (\`${API_VERSION_PREFIX}\`). Within it changes are additive only (new operations, optional request fields, response fields and headers, error codes): ignore unknown response fields. A deprecated operation announces itself with \`Deprecation\`, \`Sunset\` and \`Link\` headers and answers 410 from its sunset date.`,
+  ].join('\n');
+}
+
+function serverFor(stage: 'production' | 'staging'): Json {
+  return {
+    url: `https://{apiId}.execute-api.{region}.amazonaws.com/${stage}${API_VERSION_PREFIX}`,
+    description: `${stage === 'production' ? 'Production' : 'Staging'} (the stack output \`BaseUrl\` of \`AnimalStore-${stage}\`)`,
+    variables: {
+      apiId: { default: 'a1b2c3d4e5', description: 'Id of the REST API of the stack.' },
+      region: { default: 'eu-west-1', description: 'AWS region the stack is deployed in.' },
+    },
+  };
+}
+
+const allowHeader = header(
+  { type: 'string', pattern: '^[A-Z]+(, [A-Z]+)*$' },
+  'The methods the path has, e.g. `GET, POST`.',
+  true,
+);
+
+/** The whole OpenAPI document. */
+export function buildOpenApiDocument(): Json {
+  return {
+    openapi: '3.1.0',
+    jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
+    info: {
+      title: 'Animal Store Service',
+      version: INTERFACE_VERSION,
+      summary: 'List, add and fetch animals for sale.',
+      description: description(),
+      license: { name: 'MIT', identifier: 'MIT' },
+    },
+    servers: [serverFor('production'), serverFor('staging')],
+    security: [{ bearerAuth: [] }],
+    tags: [
+      { name: 'pets', description: 'The animals of the store.' },
+      { name: 'interface', description: 'The published interface itself.' },
+    ],
+    paths: pathsOf(),
+    components: {
+      securitySchemes: {
+        bearerAuth: {
+          type: 'http',
+          scheme: 'bearer',
+          bearerFormat: 'ask_<key id>_<secret>',
+          description: 'The API key as a bearer token.',
+        },
+      },
+      schemas: {
+        PetStatus: PetStatusSchema,
+        NewPet: {
+          ...NewPetSchema,
+          properties: {
+            ...NewPetSchema.properties,
+            status: {
+              ...ref('schemas', 'PetStatus'),
+              description: NewPetSchema.properties.status.description,
+            },
+          },
+        },
+        Pet: { ...PetSchema, properties: { ...PetSchema.properties, status: ref('schemas', 'PetStatus') } },
+        Pets: { ...PetsSchema, items: ref('schemas', 'Pet') },
+        Error: ErrorSchema,
+      },
+      parameters: {
+        Limit: {
+          name: 'limit',
+          in: 'query',
+          required: false,
+          description: QUERY_PARAMETER_SCHEMAS.limit.description,
+          schema: QUERY_PARAMETER_SCHEMAS.limit,
+        },
+        Status: {
+          name: 'status',
+          in: 'query',
+          required: false,
+          description: QUERY_PARAMETER_SCHEMAS.status.description,
+          schema: QUERY_PARAMETER_SCHEMAS.status,
+        },
+        Cursor: {
+          name: 'cursor',
+          in: 'query',
+          required: false,
+          description: QUERY_PARAMETER_SCHEMAS.cursor.description,
+          schema: QUERY_PARAMETER_SCHEMAS.cursor,
+        },
+        PetId: {
+          name: 'petId',
+          in: 'path',
+          required: true,
+          description: PATH_PARAMETER_SCHEMAS.petId.description,
+          schema: PATH_PARAMETER_SCHEMAS.petId,
+        },
+      },
+      responses: {
+        NotFound: {
+          description:
+            'No such path (an unknown route, or a version prefix other than `/v1`). Answered by API Gateway for any method.',
+          content: { [JSON_MEDIA_TYPE]: { schema: errorSchemaFor(404, ['not_found']) } },
+        },
+        MethodNotAllowed: {
+          description:
+            'A known path called with a method it does not have. Answered by API Gateway without running the service; `Allow` lists the methods.',
+          headers: { Allow: allowHeader },
+          content: { [JSON_MEDIA_TYPE]: { schema: errorSchemaFor(405, ['method_not_allowed']) } },
+        },
+        PayloadTooLarge: {
+          description: `A body over ${MAX_BODY_BYTES} bytes on any path, refused at the edge.`,
+          content: { [JSON_MEDIA_TYPE]: { schema: errorSchemaFor(413, ['payload_too_large']) } },
+        },
+      },
+    },
+  };
+}
