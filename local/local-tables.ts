@@ -8,6 +8,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import {
   API_KEYS_TABLE,
+  DOMAINS_TABLE,
   keyAttributes,
   PETS_TABLE,
   RATE_LIMITS_TABLE,
@@ -19,12 +20,14 @@ export const LOCAL_TABLE_NAMES = {
   pets: 'animal-store-pets',
   apiKeys: 'animal-store-api-keys',
   rateLimits: 'animal-store-rate-limits',
+  domains: 'animal-store-domains',
 } as const;
 
 export const LOCAL_TABLES: readonly [TableDefinition, string][] = [
   [PETS_TABLE, LOCAL_TABLE_NAMES.pets],
   [API_KEYS_TABLE, LOCAL_TABLE_NAMES.apiKeys],
   [RATE_LIMITS_TABLE, LOCAL_TABLE_NAMES.rateLimits],
+  [DOMAINS_TABLE, LOCAL_TABLE_NAMES.domains],
 ];
 
 /** CreateTable input for a table definition: the same keys and indexes the CDK stack deploys. */

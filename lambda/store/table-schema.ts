@@ -81,3 +81,15 @@ export function keyAttributes(table: TableDefinition): KeyAttribute[] {
   for (const attribute of all) if (attribute) byName.set(attribute.name, attribute);
   return [...byName.values()];
 }
+
+/**
+ * Domain state for the `domains` tool: one item per custom domain (`id` = the domain
+ * name) holding its verification and certificate state, and one per project
+ * (`id` = `project:<name>`) recording its first successful deploy. The list of domains
+ * itself is the domains configuration, not this table.
+ */
+export const DOMAINS_TABLE = {
+  logicalName: 'Domains',
+  partitionKey: { name: 'id', type: 'S' },
+  globalIndexes: [],
+} as const satisfies TableDefinition;

@@ -1,0 +1,215 @@
+import { CfnOutput, Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import {
+  type CfnDomainName,
+  DomainName,
+  EndpointType,
+  type IRestApi,
+  LambdaRestApi,
+  SecurityPolicy,
+} from 'aws-cdk-lib/aws-apigateway';
+import { Certificate, CertificateValidation } from 'aws-cdk-lib/aws-certificatemanager';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import {
+  AaaaRecord,
+  ARecord,
+  CnameRecord,
+  HostedZone,
+  type IHostedZone,
+  RecordTarget,
+} from 'aws-cdk-lib/aws-route53';
+import { ApiGatewayDomain } from 'aws-cdk-lib/aws-route53-targets';
+import { Construct } from 'constructs';
+import { REDIRECT_TARGET_ENV } from '../../lambda/handlers/redirect';
+import {
+  cnameTarget,
+  type CustomDomainConfig,
+  defaultAddress,
+  formatTenantRecord,
+  isApex,
+  type PlatformConfig,
+  primaryHost,
+  type ProjectConfig,
+  TENANT_RECORD_TTL_SECONDS,
+  tenantDnsRecord,
+} from '../config/domains';
+import { ApiFunction } from './api-function';
+
+/** Properties of {@link ProjectDomains}. */
+export interface ProjectDomainsProps {
+  /** The platform's domain, zone and CNAME target domain. */
+  readonly platform: PlatformConfig;
+  /** The project (tenant) and its custom domains. */
+  readonly project: ProjectConfig;
+  /** The environment's REST API; every serving domain maps its empty base path to its deployment stage. */
+  readonly restApi: IRestApi;
+  /**
+   * Retention of the redirect function's log group.
+   * @default RetentionDays.ONE_MONTH
+   */
+  readonly logRetention?: RetentionDays;
+  /**
+   * What happens to the redirect function's log group when it leaves the stack.
+   * @default RemovalPolicy.RETAIN
+   */
+  readonly logRemovalPolicy?: RemovalPolicy;
+}
+
+/**
+ * The addresses of one project: its default address `<project>.<platform domain>` and
+ * each custom domain, each with an ACM certificate (DNS validation), an API Gateway
+ * regional custom domain (TLS 1.2) whose empty base path maps to the API stage, its
+ * target `<domain>.<cnameTargetDomain>` in the platform zone, and its records where its
+ * zone is in Route 53. Redirect domains map to a one-function API that answers 301.
+ */
+export class ProjectDomains extends Construct {
+  /** The API Gateway custom domain of each address, by host name (default address included). */
+  public readonly domainNames: ReadonlyMap<string, DomainName>;
+  /** The function answering 301 on the redirect domains, if the project has any. */
+  public readonly redirectFunction?: ApiFunction;
+
+  private readonly platformZone: IHostedZone;
+  private readonly tenantZones = new Map<string, IHostedZone>();
+  private readonly domains = new Map<string, DomainName>();
+
+  constructor(scope: Construct, id: string, props: ProjectDomainsProps) {
+    super(scope, id);
+    const { platform, project } = props;
+    this.platformZone = HostedZone.fromHostedZoneAttributes(this, 'PlatformZone', {
+      hostedZoneId: platform.hostedZone.id,
+      zoneName: platform.hostedZone.name,
+    });
+
+    // The default address keeps serving the API when a custom domain is primary: API
+    // clients that use it keep working (a 301 would turn their POSTs into GETs).
+    const defaultHost = defaultAddress(platform, project.name);
+    const defaultScope = new Construct(this, 'DefaultAddress');
+    const defaultDomain = this.customDomain(defaultScope, defaultHost, this.platformZone);
+    defaultDomain.addBasePathMapping(props.restApi);
+    this.aliasRecords(defaultScope, this.platformZone, defaultHost, defaultDomain);
+    new CfnOutput(defaultScope, 'Url', {
+      description: `Default address of project ${project.name}`,
+      value: `https://${defaultHost}/v1`,
+    });
+
+    const redirects = project.domains.filter((domain) => domain.role === 'redirect');
+    let redirectApi: LambdaRestApi | undefined;
+    if (redirects.length > 0) {
+      const target = primaryHost(platform, project);
+      this.redirectFunction = new ApiFunction(this, 'RedirectFunction', {
+        handlerModule: 'redirect',
+        memorySize: 128,
+        description: `301 to https://${target} for the redirect domains of project ${project.name}`,
+        environment: { [REDIRECT_TARGET_ENV]: target },
+        logRetention: props.logRetention,
+        logRemovalPolicy: props.logRemovalPolicy,
+      });
+      redirectApi = new LambdaRestApi(this, 'RedirectApi', {
+        restApiName: `${project.name}-redirects`,
+        description: `Redirect domains of project ${project.name}: 301 to https://${target}`,
+        handler: this.redirectFunction,
+        endpointTypes: [EndpointType.REGIONAL],
+        // Reached only through the redirect domains.
+        disableExecuteApiEndpoint: true,
+        cloudWatchRole: false,
+        deployOptions: { stageName: 'redirect' },
+      });
+      redirectApi.node.tryRemoveChild('Endpoint');
+    }
+
+    for (const domain of project.domains) {
+      const scopeOfDomain = new Construct(this, domain.name);
+      const zone = this.tenantZone(domain);
+      const apiGatewayDomain = this.customDomain(scopeOfDomain, domain.name, zone);
+      apiGatewayDomain.addBasePathMapping(
+        domain.role === 'redirect' && redirectApi ? redirectApi : props.restApi,
+      );
+      this.aliasRecords(
+        scopeOfDomain,
+        this.platformZone,
+        cnameTarget(platform, domain.name),
+        apiGatewayDomain,
+        'Target',
+      );
+      this.tenantRecords(scopeOfDomain, platform, domain, zone, apiGatewayDomain);
+    }
+    this.domainNames = this.domains;
+  }
+
+  private tenantZone(domain: CustomDomainConfig): IHostedZone | undefined {
+    const { hostedZoneId, name } = domain.zone;
+    if (hostedZoneId === undefined) return undefined;
+    let zone = this.tenantZones.get(name);
+    if (!zone) {
+      zone = HostedZone.fromHostedZoneAttributes(this, `Zone-${name}`, { hostedZoneId, zoneName: name });
+      this.tenantZones.set(name, zone);
+    }
+    return zone;
+  }
+
+  /** Certificate (validated in `zone` when given, else by a record the tenant adds) and regional custom domain. */
+  private customDomain(scope: Construct, host: string, zone: IHostedZone | undefined): DomainName {
+    const certificate = new Certificate(scope, 'Certificate', {
+      domainName: host,
+      validation: CertificateValidation.fromDns(zone),
+    });
+    const domain = new DomainName(scope, 'Domain', {
+      domainName: host,
+      certificate,
+      endpointType: EndpointType.REGIONAL,
+      securityPolicy: SecurityPolicy.TLS_1_2,
+    });
+    // Dual-stack, so the AAAA aliases answer with IPv6 addresses.
+    (domain.node.defaultChild as CfnDomainName).addPropertyOverride(
+      'EndpointConfiguration.IpAddressType',
+      'dualstack',
+    );
+    new CfnOutput(scope, 'CertificateArn', {
+      description: `ACM certificate of ${host}`,
+      value: certificate.certificateArn,
+    });
+    this.domains.set(host, domain);
+    return domain;
+  }
+
+  private aliasRecords(
+    scope: Construct,
+    zone: IHostedZone,
+    name: string,
+    domain: DomainName,
+    prefix = '',
+  ): void {
+    const target = RecordTarget.fromAlias(new ApiGatewayDomain(domain));
+    new ARecord(scope, `${prefix}AliasA`, { zone, recordName: `${name}.`, target });
+    new AaaaRecord(scope, `${prefix}AliasAaaa`, { zone, recordName: `${name}.`, target });
+  }
+
+  /** The tenant's own record: created in Route 53 when the zone is there, else listed as an output. */
+  private tenantRecords(
+    scope: Construct,
+    platform: PlatformConfig,
+    domain: CustomDomainConfig,
+    zone: IHostedZone | undefined,
+    apiGatewayDomain: DomainName,
+  ): void {
+    if (zone && isApex(domain)) {
+      // Route 53's ALIAS: the apex answers with the regional endpoint's own addresses.
+      this.aliasRecords(scope, zone, domain.name, apiGatewayDomain);
+    } else if (zone) {
+      new CnameRecord(scope, 'Cname', {
+        zone,
+        recordName: `${domain.name}.`,
+        domainName: cnameTarget(platform, domain.name),
+        ttl: Duration.seconds(TENANT_RECORD_TTL_SECONDS),
+      });
+    } else {
+      new CfnOutput(scope, 'DnsRecord', {
+        description: `Record to add at the DNS provider of ${domain.zone.name}`,
+        value: formatTenantRecord(tenantDnsRecord(platform, domain)),
+      });
+      new CfnOutput(scope, 'ValidationRecord', {
+        description: `Certificate validation record for ${domain.name}`,
+        value: `CNAME from ACM, TTL ${TENANT_RECORD_TTL_SECONDS}: npm run domains -- verify ${domain.name} --acm prints it (also in this stack's events while the certificate waits)`,
+      });
+    }
+  }
+}

@@ -1,0 +1,357 @@
+import path from 'node:path';
+import { App, Stack } from 'aws-cdk-lib';
+import { type IRestApi, MockIntegration, RestApi } from 'aws-cdk-lib/aws-apigateway';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { AnimalStoreStack } from '../../lib/animal-store-stack';
+import {
+  type DomainsConfig,
+  domainsConfigFromContext,
+  readDomainsConfig,
+  validateDomainsConfig,
+} from '../../lib/config/domains';
+import { environmentConfigs } from '../../lib/config/environments';
+import { addProjectDomainStacks } from '../../lib/domains-stack';
+import { REDIRECT_TARGET_ENV } from '../../lambda/handlers/redirect';
+import { resourcesOfType, templateJson } from './template-queries';
+
+const PLATFORM_ZONE = 'Z0PLATFORM';
+const ACME_ZONE = 'Z0ACMEPETS';
+
+const CONFIG: DomainsConfig = {
+  platform: {
+    domain: 'animalstore.example',
+    hostedZone: { id: PLATFORM_ZONE, name: 'animalstore.example' },
+    cnameTargetDomain: 'tenants.animalstore.example',
+  },
+  projects: [
+    {
+      name: 'acme',
+      plan: 'pro',
+      domains: [
+        {
+          name: 'shop.acme-pets.example',
+          role: 'primary',
+          zone: { name: 'acme-pets.example', hostedZoneId: ACME_ZONE },
+        },
+        {
+          name: 'acme-pets.example',
+          role: 'additional',
+          zone: { name: 'acme-pets.example', hostedZoneId: ACME_ZONE },
+        },
+        {
+          name: 'www.acme-pets.example',
+          role: 'redirect',
+          zone: { name: 'acme-pets.example', hostedZoneId: ACME_ZONE },
+        },
+      ],
+    },
+    {
+      name: 'birdhouse',
+      plan: 'business',
+      domains: [
+        { name: 'pets.birdhouse.example', role: 'primary', zone: { name: 'birdhouse.example' } },
+        { name: 'birdhouse.example', role: 'additional', zone: { name: 'birdhouse.example' } },
+      ],
+    },
+  ],
+};
+
+/**
+ * The REST API the domain stacks serve: a stand-in stack with one method, so these
+ * tests exercise the domain constructs alone; the last test composes the real stack.
+ */
+function apiStack(app: App): RestApi {
+  const stack = new Stack(app, 'AnimalStore-production');
+  const api = new RestApi(stack, 'Api', {
+    deployOptions: { stageName: 'production' },
+    cloudWatchRole: false,
+  });
+  api.root.addResource('v1').addMethod('GET', new MockIntegration());
+  return api;
+}
+
+/** Synthesizes production with the domain stacks of `config` (no bundling); templates by stack name. */
+function synth(config: DomainsConfig, withApi: (app: App) => IRestApi = apiStack): Map<string, Template> {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const production = environmentConfigs({}).production;
+  const stacks = addProjectDomainStacks(app, production, validateDomainsConfig(config, 'test'), withApi(app));
+  return new Map(stacks.map((stack) => [stack.stackName, Template.fromStack(stack)]));
+}
+
+function template(templates: Map<string, Template>, project: string): Template {
+  const found = templates.get(`AnimalStore-production-domains-${project}`);
+  if (!found) throw new Error(`no domains stack for ${project}`);
+  return found;
+}
+
+function recordsNamed(t: Template, name: string) {
+  return Object.values(resourcesOfType(t, 'AWS::Route53::RecordSet')).filter(
+    (r) => r.Properties.Name === name,
+  );
+}
+
+const templates = synth(CONFIG);
+const acme = template(templates, 'acme');
+const birdhouse = template(templates, 'birdhouse');
+
+describe('domain stacks', () => {
+  test('one stack per project, in production only', () => {
+    expect([...templates.keys()]).toEqual([
+      'AnimalStore-production-domains-acme',
+      'AnimalStore-production-domains-birdhouse',
+    ]);
+    const app = new App();
+    expect(addProjectDomainStacks(app, environmentConfigs({}).staging, CONFIG, apiStack(app))).toEqual([]);
+  });
+
+  test('no domainsConfig context: no configuration, so no domain stacks', () => {
+    expect(domainsConfigFromContext(undefined)).toBeUndefined();
+  });
+
+  test('the example configuration synthesizes with the real API stack, one domains stack per project', () => {
+    const example = readDomainsConfig(path.join(__dirname, '..', '..', 'config', 'domains.example.json'));
+    expect(example.projects.some((p) => p.domains.some((d) => d.role === 'redirect'))).toBe(true);
+    const production = environmentConfigs({}).production;
+    const real = synth(
+      example,
+      (app) => new AnimalStoreStack(app, production.stackName, { config: production }).api.restApi,
+    );
+    expect([...real.keys()]).toHaveLength(example.projects.length);
+    const mapping = Object.values(
+      resourcesOfType(template(real, 'acme'), 'AWS::ApiGateway::BasePathMapping'),
+    )[0];
+    expect(JSON.stringify(mapping?.Properties.RestApiId)).toContain(
+      'AnimalStore-production:ExportsOutputRefApiRestApi',
+    );
+  });
+
+  test('the default address has its certificate, domain, API mapping and alias in the platform zone', () => {
+    acme.hasResourceProperties('AWS::CertificateManager::Certificate', {
+      DomainName: 'acme.animalstore.example',
+      ValidationMethod: 'DNS',
+      DomainValidationOptions: [{ DomainName: 'acme.animalstore.example', HostedZoneId: PLATFORM_ZONE }],
+    });
+    const aliases = recordsNamed(acme, 'acme.animalstore.example.');
+    expect(aliases.map((r) => r.Properties.Type).sort()).toEqual(['A', 'AAAA']);
+    expect(aliases.every((r) => r.Properties.HostedZoneId === PLATFORM_ZONE)).toBe(true);
+  });
+
+  test('the default address keeps serving the API when a custom domain is primary', () => {
+    const mappings = Object.values(resourcesOfType(acme, 'AWS::ApiGateway::BasePathMapping'));
+    const domains = resourcesOfType(acme, 'AWS::ApiGateway::DomainName');
+    const defaultId = Object.entries(domains).find(
+      ([, d]) => d.Properties.DomainName === 'acme.animalstore.example',
+    )?.[0];
+    const mapping = mappings.find((m) => (m.Properties.DomainName as { Ref: string }).Ref === defaultId);
+    expect(JSON.stringify(mapping?.Properties.RestApiId)).toContain(
+      'AnimalStore-production:ExportsOutputRefApi',
+    );
+  });
+
+  test('every custom domain is a REGIONAL API Gateway domain with TLS 1.2, dual-stack', () => {
+    for (const name of ['shop.acme-pets.example', 'acme-pets.example', 'www.acme-pets.example']) {
+      acme.hasResourceProperties('AWS::ApiGateway::DomainName', {
+        DomainName: name,
+        EndpointConfiguration: { Types: ['REGIONAL'], IpAddressType: 'dualstack' },
+        SecurityPolicy: 'TLS_1_2',
+        RegionalCertificateArn: Match.anyValue(),
+      });
+    }
+  });
+
+  test('a serving domain maps the empty base path to the API stage, so /v1/pets reaches the API', () => {
+    const mappings = Object.values(resourcesOfType(birdhouse, 'AWS::ApiGateway::BasePathMapping'));
+    expect(mappings).toHaveLength(3);
+    for (const mapping of mappings) {
+      expect(mapping.Properties.BasePath).toBeUndefined();
+      expect(JSON.stringify(mapping.Properties.RestApiId)).toContain('ExportsOutputRefApi');
+      expect(JSON.stringify(mapping.Properties.Stage)).toContain(
+        'ExportsOutputRefApiDeploymentStageproduction',
+      );
+    }
+  });
+
+  test('a domain in Route 53 gets a certificate validated in its own zone', () => {
+    acme.hasResourceProperties('AWS::CertificateManager::Certificate', {
+      DomainName: 'shop.acme-pets.example',
+      ValidationMethod: 'DNS',
+      DomainValidationOptions: [{ DomainName: 'shop.acme-pets.example', HostedZoneId: ACME_ZONE }],
+    });
+  });
+
+  test('a domain with DNS elsewhere gets a DNS-validated certificate the tenant validates', () => {
+    birdhouse.hasResourceProperties('AWS::CertificateManager::Certificate', {
+      DomainName: 'pets.birdhouse.example',
+      ValidationMethod: 'DNS',
+      DomainValidationOptions: Match.absent(),
+    });
+  });
+
+  test('a subdomain in Route 53 gets a CNAME to its platform target with TTL 3600', () => {
+    const [cname, ...more] = recordsNamed(acme, 'shop.acme-pets.example.');
+    expect(more).toEqual([]);
+    expect(cname?.Properties).toMatchObject({
+      Type: 'CNAME',
+      HostedZoneId: ACME_ZONE,
+      TTL: '3600',
+      ResourceRecords: ['shop.acme-pets.example.tenants.animalstore.example'],
+    });
+  });
+
+  test('an apex in Route 53 gets ALIAS A and AAAA records to its API Gateway domain', () => {
+    const records = recordsNamed(acme, 'acme-pets.example.');
+    expect(records.map((r) => r.Properties.Type).sort()).toEqual(['A', 'AAAA']);
+    for (const record of records) {
+      expect(record.Properties.HostedZoneId).toBe(ACME_ZONE);
+      expect(record.Properties.AliasTarget).toMatchObject({
+        DNSName: {
+          'Fn::GetAtt': [expect.stringMatching(/^Domainsacmepetsexample.*Domain/), 'RegionalDomainName'],
+        },
+      });
+    }
+  });
+
+  test("each custom domain's platform target is an alias (A and AAAA) of its API Gateway domain in the platform zone", () => {
+    for (const name of ['shop.acme-pets.example', 'acme-pets.example', 'www.acme-pets.example']) {
+      const records = recordsNamed(acme, `${name}.tenants.animalstore.example.`);
+      expect(records.map((r) => r.Properties.Type).sort()).toEqual(['A', 'AAAA']);
+      expect(records.every((r) => r.Properties.HostedZoneId === PLATFORM_ZONE)).toBe(true);
+    }
+  });
+
+  test('DNS elsewhere: outputs list the record to add (CNAME or ALIAS/ANAME, TTL 3600) and the validation record', () => {
+    const outputs = Object.values(templateJson(birdhouse).Outputs).map((o) => o.Value);
+    expect(outputs).toContain(
+      'pets CNAME pets.birdhouse.example.tenants.animalstore.example TTL 3600 (for pets.birdhouse.example)',
+    );
+    expect(outputs).toContain(
+      '@ ALIAS/ANAME birdhouse.example.tenants.animalstore.example TTL 3600 (for birdhouse.example)',
+    );
+    expect(outputs.filter((v) => String(v).includes('verify pets.birdhouse.example --acm'))).toHaveLength(1);
+    expect(resourcesOfType(birdhouse, 'AWS::Route53::RecordSet')).not.toEqual({});
+    expect(
+      Object.values(resourcesOfType(birdhouse, 'AWS::Route53::RecordSet')).every(
+        (r) => r.Properties.HostedZoneId === PLATFORM_ZONE,
+      ),
+    ).toBe(true);
+  });
+
+  test('a redirect domain maps to the redirect API whose function answers 301 to the primary', () => {
+    acme.hasResourceProperties('AWS::Lambda::Function', {
+      Environment: { Variables: { [REDIRECT_TARGET_ENV]: 'shop.acme-pets.example' } },
+    });
+    const [apiId] = Object.keys(resourcesOfType(acme, 'AWS::ApiGateway::RestApi'));
+    const domains = resourcesOfType(acme, 'AWS::ApiGateway::DomainName');
+    const wwwId = Object.entries(domains).find(
+      ([, d]) => d.Properties.DomainName === 'www.acme-pets.example',
+    )?.[0];
+    const mapping = Object.values(resourcesOfType(acme, 'AWS::ApiGateway::BasePathMapping')).find(
+      (m) => (m.Properties.DomainName as { Ref: string }).Ref === wwwId,
+    );
+    expect(mapping?.Properties.RestApiId).toEqual({ Ref: apiId });
+    acme.hasResourceProperties('AWS::ApiGateway::RestApi', { DisableExecuteApiEndpoint: true });
+  });
+
+  test('a project without redirect domains has no redirect function or API', () => {
+    birdhouse.resourceCountIs('AWS::Lambda::Function', 0);
+    birdhouse.resourceCountIs('AWS::ApiGateway::RestApi', 0);
+  });
+
+  test('removing a domain from the configuration removes all of its resources', () => {
+    const [acmeProject, ...others] = CONFIG.projects;
+    const without = synth({
+      ...CONFIG,
+      projects: [
+        { ...acmeProject!, domains: acmeProject!.domains.filter((d) => d.name !== 'acme-pets.example') },
+        ...others,
+      ],
+    });
+    const json = JSON.stringify(templateJson(template(without, 'acme')));
+    expect(json).not.toMatch(/"acme-pets\.example\.?"/);
+    expect(json).not.toContain('"acme-pets.example.tenants.animalstore.example."');
+    const remaining = template(without, 'acme');
+    remaining.resourceCountIs('AWS::CertificateManager::Certificate', 3);
+    remaining.resourceCountIs('AWS::ApiGateway::DomainName', 3);
+  });
+
+  test("a Free project's custom domain fails synth, saying a paid plan (Pro or above) is needed", () => {
+    const free = { ...CONFIG, projects: [{ ...CONFIG.projects[1]!, plan: 'free' as const }] };
+    expect(() => synth(free)).toThrow(
+      /project "birdhouse" is on plan free: custom domains need a paid plan \(Pro or above\)/,
+    );
+  });
+});
+
+describe('domains configuration', () => {
+  const problems = (change: (c: DomainsConfig) => DomainsConfig) => () =>
+    validateDomainsConfig(change(CONFIG), 'test.json');
+
+  test('two primaries fail with the fix', () => {
+    expect(
+      problems((c) => ({
+        ...c,
+        projects: [
+          {
+            ...c.projects[0]!,
+            domains: c.projects[0]!.domains.map((d) => ({ ...d, role: 'primary' as const })),
+          },
+        ],
+      })),
+    ).toThrow(/project "acme" has 3 primary domains .*mark exactly one domain "role": "primary"/);
+  });
+
+  test('a zone that does not hold the domain fails, naming both', () => {
+    expect(
+      problems((c) => ({
+        ...c,
+        projects: [
+          {
+            name: 'x',
+            plan: 'pro',
+            domains: [{ name: 'a.b.example', role: 'primary', zone: { name: 'c.example' } }],
+          },
+        ],
+      })),
+    ).toThrow(
+      /domain "a.b.example" of project "x": zone.name "c.example" must be the zone that holds the domain/,
+    );
+  });
+
+  test('a domain used by two projects, an unknown plan and a bad hosted zone id fail together', () => {
+    expect(
+      problems((c) => ({
+        ...c,
+        platform: { ...c.platform, hostedZone: { ...c.platform.hostedZone, id: 'nope' } },
+        projects: [
+          ...c.projects,
+          { name: 'copy', plan: 'gold' as never, domains: [c.projects[0]!.domains[0]!] },
+        ],
+      })),
+    ).toThrow(
+      /hostedZone.id is "nope"[\s\S]*plan "gold" is not in the plan table[\s\S]*also configured for project "acme"/,
+    );
+  });
+
+  test('a custom domain inside the platform zone is refused', () => {
+    expect(
+      problems((c) => ({
+        ...c,
+        projects: [
+          {
+            name: 'x',
+            plan: 'pro',
+            domains: [
+              { name: 'x.animalstore.example', role: 'primary', zone: { name: 'animalstore.example' } },
+            ],
+          },
+        ],
+      })),
+    ).toThrow(/it is in the platform zone/);
+  });
+
+  test('a context value that is not a path fails with the fix', () => {
+    expect(() => domainsConfigFromContext(42)).toThrow(
+      /pass the path of a JSON file, e.g. -c domainsConfig=/,
+    );
+  });
+});

@@ -1,0 +1,724 @@
+import { existsSync, writeFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import {
+  ACMClient,
+  type CertificateDetail,
+  DescribeCertificateCommand,
+  ListCertificatesCommand,
+} from '@aws-sdk/client-acm';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { createDocumentClient } from '../lambda/store/dynamodb-client';
+import {
+  allowsCustomDomains,
+  cnameTarget,
+  type CustomDomainConfig,
+  type DomainsConfig,
+  isApex,
+  isHostName,
+  isWithin,
+  primaryHost,
+  type ProjectConfig,
+  readDomainsConfig,
+  tenantDnsRecord,
+  validateDomainsConfig,
+} from '../lib/config/domains';
+import { environmentConfigs } from '../lib/config/environments';
+import { DOMAIN_ENVIRONMENTS, domainsStackName } from '../lib/domains-stack';
+import { ensureLocalTables, LOCAL_TABLE_NAMES } from '../local/local-tables';
+import {
+  type DnsExpectation,
+  type DnsLookup,
+  explainVerdict,
+  observe,
+  resolverLookup,
+  type Verdict,
+  verdictOf,
+} from './domains-dns';
+import { type DomainState, type DomainStateRecord, DomainStateStore } from './domains-store';
+import { reason, UsageError } from './failures';
+
+const DEFAULT_CONFIG = 'config/domains.json';
+
+/** Minutes after which a pending certificate gets the spec's troubleshooting steps. */
+export const CERTIFICATE_PATIENCE_MINUTES = 30;
+
+const USAGE = `Usage: npm run domains -- <command> [options]
+
+Commands:
+  deployed <project>  Record the project's successful deploy (run after cdk deploy; add needs it).
+  add <project> <domain> [--zone NAME] [--hosted-zone-id ID] [--redirect]
+                      Add a custom domain (paid plans only): writes it to the configuration, records it
+                      as pending and prints the DNS record to create and the deploy command.
+  verify <domain> [--resolver HOST:PORT] [--acm] [--json]
+  reverify <domain> [--resolver HOST:PORT] [--acm] [--json]
+                      Check the domain's DNS and print one verdict with its fix, then the certificate.
+  status [<project>] [--json]
+                      Every domain with its state and how long it has been in it.
+  redirect <domain> --to-primary
+                      Make the domain a 301 redirect to its project's primary domain.
+  primary <domain>    Make the domain its project's primary domain.
+  remove <domain> [--yes]
+                      Remove the domain from the configuration (traffic stops on the next deploy).
+
+Options:
+  --config FILE       Domains configuration (default ${DEFAULT_CONFIG}, or DOMAINS_CONFIG).
+  --resolver ADDR     DNS server to ask, e.g. 127.0.0.1:5353 (default: the system's resolvers).
+  --acm               Look the certificate up in ACM (AWS credentials and region of the SDK's chain).
+
+Environment:
+  DYNAMODB_ENDPOINT   Store of the domain state (default http://127.0.0.1:8000, the local mode's).
+  DOMAINS_TABLE_NAME  Domain state table (default ${LOCAL_TABLE_NAMES.domains}).
+
+Exit codes: 0 done (verify: verified); 1 refused, failed or not verified; 2 wrong invocation.`;
+
+/** Raised when the tool declines an action (plan, deploy, traffic): exit code 1, nothing changed. */
+export class Refusal extends Error {}
+
+export interface DomainsCommandIo {
+  readonly out: (line: string) => void;
+  readonly endpoint: string;
+  readonly tableName: string;
+  readonly configPath: string;
+  /** The clock (tests). */
+  readonly now?: () => Date;
+  /** The DNS lookup for a resolver address (tests); node:dns's Resolver by default. */
+  readonly lookup?: (server: string | undefined) => DnsLookup;
+  /** The ACM client (tests); a default one is made when a certificate ARN is known or --acm is given. */
+  readonly acm?: ACMClient;
+}
+
+interface Context {
+  readonly io: DomainsCommandIo;
+  readonly store: DomainStateStore;
+  readonly now: Date;
+  readonly values: ReturnType<typeof parseCommandLine>['values'];
+  acm(): ACMClient;
+}
+
+function parseCommandLine(argv: readonly string[]) {
+  try {
+    return parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      options: {
+        config: { type: 'string' },
+        resolver: { type: 'string' },
+        acm: { type: 'boolean' },
+        json: { type: 'boolean' },
+        yes: { type: 'boolean' },
+        zone: { type: 'string' },
+        'hosted-zone-id': { type: 'string' },
+        redirect: { type: 'boolean' },
+        'to-primary': { type: 'boolean' },
+        help: { type: 'boolean' },
+      },
+    });
+  } catch (error) {
+    throw new UsageError(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
+  }
+}
+
+function operands(
+  command: string,
+  rest: readonly string[],
+  names: readonly string[],
+  optional = 0,
+): string[] {
+  if (rest.length > names.length || rest.length < names.length - optional) {
+    const form = [
+      command,
+      ...names.map((name, i) => (i >= names.length - optional ? `[<${name}>]` : `<${name}>`)),
+    ];
+    throw new UsageError(`Wrong arguments for ${command}: npm run domains -- ${form.join(' ')}`);
+  }
+  return [...rest];
+}
+
+/** "3 min", "2 h 5 min", "1 d 4 h". */
+export function formatDuration(ms: number): string {
+  const minutes = Math.floor(Math.max(0, ms) / 60_000);
+  if (minutes < 1) return 'less than a minute';
+  if (minutes < 60) return `${minutes} min`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 24) return `${hours} h ${minutes % 60} min`;
+  return `${Math.floor(hours / 24)} d ${hours % 24} h`;
+}
+
+function loadConfig(file: string): DomainsConfig {
+  if (!existsSync(file)) {
+    throw new Refusal(
+      `No domains configuration at ${file}: copy config/domains.example.json there and set the platform's zone, or pass --config FILE.`,
+    );
+  }
+  return readDomainsConfig(file);
+}
+
+/** Validates first, so the tool never writes a configuration that fails synth. */
+function saveConfig(file: string, config: DomainsConfig): void {
+  validateDomainsConfig(config, file);
+  writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`);
+}
+
+function findDomain(
+  config: DomainsConfig,
+  name: string,
+): { project: ProjectConfig; domain: CustomDomainConfig } {
+  for (const project of config.projects) {
+    const domain = project.domains.find((d) => d.name === name);
+    if (domain) return { project, domain };
+  }
+  throw new Refusal(
+    `${name} is not in the domains configuration: add it first (npm run domains -- add <project> ${name}).`,
+  );
+}
+
+function replaceProject(config: DomainsConfig, project: ProjectConfig): DomainsConfig {
+  return { ...config, projects: config.projects.map((p) => (p.name === project.name ? project : p)) };
+}
+
+function deployCommand(configPath: string, project: string): string {
+  const [environment] = DOMAIN_ENVIRONMENTS;
+  const stack = domainsStackName(environmentConfigs()[environment ?? 'production'], project);
+  return `npx cdk deploy -c domainsConfig=${configPath} ${stack} && npm run domains -- deployed ${project}`;
+}
+
+function expectationOf(config: DomainsConfig, domain: CustomDomainConfig): DnsExpectation {
+  return {
+    domain: domain.name,
+    zone: domain.zone.name,
+    apex: isApex(domain),
+    target: cnameTarget(config.platform, domain.name),
+  };
+}
+
+/** What the tool knows of a domain's certificate. */
+interface CertificateView {
+  readonly status: string;
+  readonly since: Date;
+  readonly source: 'acm' | 'local';
+  readonly arn?: string;
+  readonly reason?: string;
+  readonly validationRecord?: { readonly name: string; readonly type: string; readonly value: string };
+}
+
+async function findCertificateArn(acm: ACMClient, domain: string): Promise<string | undefined> {
+  let nextToken: string | undefined;
+  do {
+    const page = await acm.send(new ListCertificatesCommand({ NextToken: nextToken }));
+    const found = page.CertificateSummaryList?.find((summary) => summary.DomainName === domain);
+    if (found?.CertificateArn) return found.CertificateArn;
+    nextToken = page.NextToken;
+  } while (nextToken);
+  return undefined;
+}
+
+function fromAcm(
+  detail: CertificateDetail | undefined,
+  arn: string,
+  domain: string,
+  now: Date,
+): CertificateView {
+  const validation = detail?.DomainValidationOptions?.find(
+    (option) => option.DomainName === domain,
+  )?.ResourceRecord;
+  return {
+    status: detail?.Status ?? 'UNKNOWN',
+    since: detail?.CreatedAt ?? now,
+    source: 'acm',
+    arn,
+    reason: detail?.FailureReason,
+    validationRecord:
+      validation?.Name && validation.Type && validation.Value
+        ? { name: validation.Name, type: validation.Type, value: validation.Value }
+        : undefined,
+  };
+}
+
+/**
+ * The certificate's state: from ACM when its ARN is known (or found with --acm); in
+ * local mode, where there is no certificate authority, a verified domain counts as issued.
+ */
+async function certificateOf(
+  context: Context,
+  record: DomainStateRecord,
+): Promise<CertificateView | undefined> {
+  const arn =
+    record.certificateArn ??
+    (context.values.acm ? await findCertificateArn(context.acm(), record.id) : undefined);
+  if (arn) {
+    const { Certificate } = await context.acm().send(new DescribeCertificateCommand({ CertificateArn: arn }));
+    return fromAcm(Certificate, arn, record.id, context.now);
+  }
+  if (context.values.acm) return undefined;
+  return { status: 'ISSUED', since: context.now, source: 'local' };
+}
+
+const FAILURE_REASONS = {
+  'conflicting-record': 'a conflicting A/AAAA record blocks the CNAME',
+  'cname-mismatch': 'the CNAME points elsewhere',
+  'caa-blocks': 'CAA records forbid Amazon',
+  'apex-mismatch': "the apex's addresses differ from the target's",
+} as const;
+
+function stateAfter(verdict: Verdict, certificate: CertificateView | undefined, previous: DomainState) {
+  if (verdict.kind === 'not-found') {
+    return previous === 'active'
+      ? { state: 'failed' as const, reason: 'DNS record no longer found' }
+      : { state: 'pending-dns' as const };
+  }
+  if (verdict.kind !== 'verified') return { state: 'failed' as const, reason: FAILURE_REASONS[verdict.kind] };
+  if (!certificate) return { state: 'verified' as const };
+  if (certificate.status === 'ISSUED') return { state: 'active' as const };
+  if (certificate.status === 'PENDING_VALIDATION') return { state: 'certificate-pending' as const };
+  return {
+    state: 'failed' as const,
+    reason: `certificate ${certificate.status}${certificate.reason ? ` (${certificate.reason})` : ''}`,
+  };
+}
+
+function troubleshooting(domain: string, pendingMinutes: number, certificate: CertificateView): string[] {
+  return [
+    `The certificate has been pending for ${pendingMinutes} minutes (more than ${CERTIFICATE_PATIENCE_MINUTES}):`,
+    `  1. Confirm that the domain still verifies (above: it does).`,
+    `  2. Check that CAA records do not block the certificate authority: they must allow Amazon (0 issue "amazon.com").`,
+    ...(certificate.validationRecord
+      ? [
+          `     Where DNS is outside Route 53, the certificate's validation record must exist too: ` +
+            `${certificate.validationRecord.name} ${certificate.validationRecord.type} ${certificate.validationRecord.value} (TTL 3600).`,
+        ]
+      : []),
+    `  3. Re-verify: npm run domains -- reverify ${domain}`,
+  ];
+}
+
+async function verify(context: Context, name: string, again: boolean): Promise<number> {
+  const { io, store, now, values } = context;
+  const config = loadConfig(io.configPath);
+  const { project, domain } = findDomain(config, name);
+  const expectation = expectationOf(config, domain);
+  const lookup = (io.lookup ?? resolverLookup)(values.resolver);
+  const verdict = verdictOf(expectation, await observe(lookup, expectation));
+  const { summary, fix } = explainVerdict(expectation, verdict);
+
+  const previous: DomainStateRecord = (await store.get(name)) ?? {
+    id: name,
+    project: project.name,
+    state: 'pending-dns',
+    since: now.toISOString(),
+  };
+  const certificate = verdict.kind === 'verified' ? await certificateOf(context, previous) : undefined;
+  const next = stateAfter(verdict, certificate, previous.state);
+  const unchanged = next.state === previous.state && next.reason === previous.reason;
+  const since =
+    next.state === 'certificate-pending' && certificate?.source === 'acm'
+      ? certificate.since.toISOString()
+      : unchanged
+        ? previous.since
+        : now.toISOString();
+  const record: DomainStateRecord = {
+    id: name,
+    project: project.name,
+    state: next.state,
+    since,
+    reason: next.reason,
+    certificateArn: certificate?.arn ?? previous.certificateArn,
+  };
+  await store.put(record);
+
+  const pendingMinutes =
+    next.state === 'certificate-pending' ? Math.floor((now.getTime() - Date.parse(since)) / 60_000) : 0;
+  const advice =
+    certificate && pendingMinutes > CERTIFICATE_PATIENCE_MINUTES
+      ? troubleshooting(name, pendingMinutes, certificate)
+      : [];
+
+  if (values.json) {
+    io.out(
+      JSON.stringify({
+        domain: name,
+        project: project.name,
+        role: domain.role,
+        verdict,
+        summary,
+        fix,
+        certificate: certificate
+          ? {
+              status: certificate.status,
+              source: certificate.source,
+              arn: certificate.arn,
+              since: certificate.since.toISOString(),
+              validationRecord: certificate.validationRecord,
+            }
+          : null,
+        state: record.state,
+        reason: record.reason,
+        troubleshooting: advice,
+      }),
+    );
+  } else {
+    io.out(`${again ? 'Re-verifying' : 'Verifying'} ${name} (project ${project.name}, ${domain.role}).`);
+    io.out(summary);
+    if (verdict.kind !== 'verified') io.out(`Fix: ${fix}`);
+    if (certificate) io.out(describeCertificate(certificate, pendingMinutes));
+    else if (verdict.kind === 'verified') {
+      io.out(
+        `Certificate: none in ACM yet for ${name}: deploy (${deployCommand(io.configPath, project.name)}).`,
+      );
+    }
+    for (const line of advice) io.out(line);
+    io.out(`State: ${stateLabel(config, record, domain)}.`);
+  }
+  return verdict.kind === 'verified' ? 0 : 1;
+}
+
+function describeCertificate(certificate: CertificateView, pendingMinutes: number): string {
+  if (certificate.source === 'local') {
+    return 'Certificate: issued (local mode has no certificate authority: a verified domain counts as issued).';
+  }
+  const validation = certificate.validationRecord
+    ? ` Its validation record (add it where DNS is outside Route 53): ${certificate.validationRecord.name} ${certificate.validationRecord.type} ${certificate.validationRecord.value} TTL 3600.`
+    : '';
+  switch (certificate.status) {
+    case 'ISSUED':
+      return `Certificate: issued (${certificate.arn}).`;
+    case 'PENDING_VALIDATION':
+      return `Certificate: pending validation for ${pendingMinutes} min (${certificate.arn}); usually issued within a couple of minutes.${validation}`;
+    default:
+      return `Certificate: ${certificate.status}${certificate.reason ? ` (${certificate.reason})` : ''} (${certificate.arn}).`;
+  }
+}
+
+function stateLabel(
+  config: DomainsConfig,
+  record: DomainStateRecord | undefined,
+  domain: CustomDomainConfig,
+): string {
+  if (!record) return 'pending DNS (no state yet: run verify)';
+  switch (record.state) {
+    case 'pending-dns':
+      return 'pending DNS';
+    case 'verified':
+      return 'verified (certificate not requested yet: deploy)';
+    case 'certificate-pending':
+      return 'certificate pending';
+    case 'active': {
+      if (domain.role !== 'redirect') return 'active';
+      const project = config.projects.find((p) => p.domains.includes(domain));
+      return `redirect (301 to ${project ? primaryHost(config.platform, project) : 'the primary'})`;
+    }
+    case 'failed':
+      return `failed: ${record.reason ?? 'unknown'}`;
+  }
+}
+
+async function status(context: Context, projectName: string | undefined): Promise<void> {
+  const { io, store, now, values } = context;
+  const config = loadConfig(io.configPath);
+  const projects = projectName ? config.projects.filter((p) => p.name === projectName) : config.projects;
+  if (projectName && projects.length === 0)
+    throw new Refusal(`No project ${JSON.stringify(projectName)} in ${io.configPath}.`);
+  const records = await store.all();
+  const rows = projects.flatMap((project) =>
+    project.domains.map((domain) => {
+      const record = records.get(domain.name);
+      return {
+        project: project.name,
+        plan: project.plan,
+        domain: domain.name,
+        role: domain.role,
+        state: record?.state ?? 'pending-dns',
+        label: stateLabel(config, record, domain),
+        since: record?.since,
+        for: record ? formatDuration(now.getTime() - Date.parse(record.since)) : undefined,
+      };
+    }),
+  );
+  if (values.json) {
+    io.out(JSON.stringify(rows));
+    return;
+  }
+  if (rows.length === 0) {
+    io.out(projectName ? `Project ${projectName} has no custom domains.` : 'No custom domains.');
+    return;
+  }
+  const width = Math.max(...rows.map((row) => row.domain.length));
+  const projectWidth = Math.max(...rows.map((row) => row.project.length));
+  const labelWidth = Math.max(...rows.map((row) => row.label.length));
+  for (const row of rows) {
+    const duration = row.for ? `  for ${row.for}` : '';
+    io.out(
+      `${row.project.padEnd(projectWidth)}  ${row.domain.padEnd(width)}  ${row.role.padEnd(10)}  ${row.label.padEnd(labelWidth)}${duration}`,
+    );
+  }
+}
+
+function guessZone(
+  project: ProjectConfig,
+  name: string,
+  zone: string | undefined,
+  hostedZoneId: string | undefined,
+) {
+  if (zone !== undefined) {
+    const known = project.domains.find((d) => d.zone.name === zone)?.zone;
+    return { name: zone, hostedZoneId: hostedZoneId ?? known?.hostedZoneId };
+  }
+  const known = project.domains.map((d) => d.zone).find((z) => isWithin(name, z.name));
+  if (known) return { name: known.name, hostedZoneId: hostedZoneId ?? known.hostedZoneId };
+  const labels = name.split('.');
+  return { name: labels.length <= 2 ? name : labels.slice(1).join('.'), hostedZoneId };
+}
+
+async function add(context: Context, projectName: string, name: string): Promise<void> {
+  const { io, store, now, values } = context;
+  if (!isHostName(name)) {
+    throw new UsageError(
+      `${JSON.stringify(name)} is not a domain name: use lower case without a trailing dot, e.g. shop.example.com.`,
+    );
+  }
+  const config = loadConfig(io.configPath);
+  const project = config.projects.find((p) => p.name === projectName);
+  if (!project)
+    throw new Refusal(
+      `No project ${JSON.stringify(projectName)} in ${io.configPath}: the platform engineer adds projects there.`,
+    );
+  if (!allowsCustomDomains(project.plan)) {
+    throw new Refusal(
+      `Project ${projectName} is on the free plan: custom domains need a paid plan (Pro or above). Upgrade it (set "plan" in ${io.configPath}) and try again.`,
+    );
+  }
+  if (!(await store.deployOf(projectName))) {
+    throw new Refusal(
+      `Project ${projectName} has no successful deploy yet: deploy it first (${deployCommand(io.configPath, projectName)}).`,
+    );
+  }
+  const existing = config.projects.find((p) => p.domains.some((d) => d.name === name));
+  if (existing) throw new Refusal(`${name} is already a domain of project ${existing.name}.`);
+
+  const hasPrimary = project.domains.some((d) => d.role === 'primary');
+  const domain: CustomDomainConfig = {
+    name,
+    role: values.redirect ? 'redirect' : hasPrimary ? 'additional' : 'primary',
+    zone: guessZone(project, name, values.zone, values['hosted-zone-id']),
+  };
+  if (domain.role === 'redirect' && !hasPrimary) {
+    throw new Refusal(
+      `Project ${projectName} has no primary domain to redirect to: add the primary domain first.`,
+    );
+  }
+  saveConfig(io.configPath, replaceProject(config, { ...project, domains: [...project.domains, domain] }));
+  await store.put({ id: name, project: projectName, state: 'pending-dns', since: now.toISOString() });
+
+  const record = tenantDnsRecord(config.platform, domain);
+  io.out(
+    `Added ${name} to project ${projectName} as ${domain.role} (zone ${domain.zone.name}); state: pending DNS.`,
+  );
+  if (domain.zone.hostedZoneId) {
+    io.out(
+      `The zone is in Route 53 (${domain.zone.hostedZoneId}): the deploy creates this record and validates the certificate:`,
+    );
+  } else {
+    io.out(`Create this record at the DNS provider of ${domain.zone.name}:`);
+  }
+  io.out(`  Name   ${record.name}`);
+  io.out(
+    `  Type   ${record.type === 'CNAME' ? 'CNAME' : 'ALIAS (or ANAME, whichever your provider offers)'}`,
+  );
+  io.out(`  Value  ${record.value}`);
+  io.out(`  TTL    ${record.ttl}`);
+  if (!domain.zone.hostedZoneId) {
+    io.out(
+      `The deploy then waits for the certificate's validation record (a CNAME from ACM): npm run domains -- verify ${name} --acm prints it.`,
+    );
+  }
+  io.out(`Deploy: ${deployCommand(io.configPath, projectName)}`);
+  io.out(`Then: npm run domains -- verify ${name}`);
+}
+
+async function remove(context: Context, name: string): Promise<void> {
+  const { io, store, values } = context;
+  const config = loadConfig(io.configPath);
+  const { project, domain } = findDomain(config, name);
+  if (domain.role === 'primary' && project.domains.length > 1) {
+    const other = project.domains.find((d) => d !== domain)?.name ?? '<domain>';
+    throw new Refusal(
+      `${name} is the primary domain of project ${project.name}: make another one primary first (npm run domains -- primary ${other}).`,
+    );
+  }
+  const record = await store.get(name);
+  const receivesTraffic = record?.state === 'active' || record?.state === 'certificate-pending';
+  if (receivesTraffic && domain.role !== 'redirect' && !values.yes) {
+    throw new Refusal(
+      [
+        `Warning: ${name} still receives traffic and no redirect covers it: traffic to it stops immediately on the next deploy.`,
+        `If its URL is shared, make it a redirect first (npm run domains -- redirect ${name} --to-primary), deploy, and remove it later.`,
+        `To remove it anyway: npm run domains -- remove ${name} --yes`,
+      ].join('\n'),
+    );
+  }
+  saveConfig(
+    io.configPath,
+    replaceProject(config, { ...project, domains: project.domains.filter((d) => d !== domain) }),
+  );
+  await store.delete(name);
+  io.out(
+    `Removed ${name} from project ${project.name}. Deploy to delete its certificate, custom domain and records:`,
+  );
+  io.out(`  ${deployCommand(io.configPath, project.name)}`);
+  if (!domain.zone.hostedZoneId)
+    io.out(`Then delete its records at the DNS provider of ${domain.zone.name}.`);
+}
+
+async function setRole(context: Context, name: string, role: 'primary' | 'redirect'): Promise<void> {
+  const { io } = context;
+  const config = loadConfig(io.configPath);
+  const { project, domain } = findDomain(config, name);
+  if (domain.role === role) {
+    io.out(
+      `${name} is already ${role === 'primary' ? 'the primary domain' : 'a redirect'} of project ${project.name}.`,
+    );
+    return;
+  }
+  if (role === 'redirect' && domain.role === 'primary') {
+    throw new Refusal(
+      `${name} is the primary domain: make another domain primary first (npm run domains -- primary <domain>).`,
+    );
+  }
+  const domains = project.domains.map((d): CustomDomainConfig => {
+    if (d === domain) return { ...d, role };
+    if (role === 'primary' && d.role === 'primary') return { ...d, role: 'additional' };
+    return d;
+  });
+  const updated = { ...project, domains };
+  saveConfig(io.configPath, replaceProject(config, updated));
+  if (role === 'primary') {
+    const former = project.domains.find((d) => d.role === 'primary');
+    io.out(
+      `${name} is now the primary domain of project ${project.name}${former ? `; ${former.name} is additional` : ''}.`,
+    );
+  } else {
+    io.out(
+      `${name} now answers 301 to https://${primaryHost(config.platform, updated)} (same path and query).`,
+    );
+  }
+  io.out(`Deploy: ${deployCommand(io.configPath, project.name)}`);
+}
+
+async function recordDeployed(context: Context, projectName: string): Promise<void> {
+  const { io, store, now } = context;
+  const config = loadConfig(io.configPath);
+  if (!config.projects.some((p) => p.name === projectName)) {
+    throw new Refusal(`No project ${JSON.stringify(projectName)} in ${io.configPath}.`);
+  }
+  const record = await store.recordDeploy(projectName, now);
+  io.out(`Project ${projectName}: first successful deploy recorded at ${record.deployedAt}.`);
+}
+
+async function connect(io: DomainsCommandIo): Promise<{ store: DomainStateStore; close(): void }> {
+  const admin = new DynamoDBClient({
+    endpoint: io.endpoint,
+    region: 'local',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+  try {
+    if (io.tableName === LOCAL_TABLE_NAMES.domains) await ensureLocalTables(admin);
+  } finally {
+    admin.destroy();
+  }
+  const documents = createDocumentClient(io.endpoint);
+  return { store: new DomainStateStore(documents, io.tableName), close: () => documents.destroy() };
+}
+
+/** Runs one domains command; resolves to the exit code (verify: 0 verified, 1 not). */
+export async function runDomainsCommand(argv: readonly string[], io: DomainsCommandIo): Promise<number> {
+  const { values, positionals } = parseCommandLine(argv);
+  const [command, ...rest] = positionals;
+  if (values.help || !command) throw new UsageError(USAGE);
+  const resolvedIo: DomainsCommandIo = { ...io, configPath: values.config ?? io.configPath };
+
+  let run: (context: Context) => Promise<number | void>;
+  switch (command) {
+    case 'deployed': {
+      const [project = ''] = operands(command, rest, ['project']);
+      run = (context) => recordDeployed(context, project);
+      break;
+    }
+    case 'add': {
+      const [project = '', domain = ''] = operands(command, rest, ['project', 'domain']);
+      run = (context) => add(context, project, domain);
+      break;
+    }
+    case 'verify':
+    case 'reverify': {
+      const [domain = ''] = operands(command, rest, ['domain']);
+      run = (context) => verify(context, domain, command === 'reverify');
+      break;
+    }
+    case 'status': {
+      const [project] = operands(command, rest, ['project'], 1);
+      run = (context) => status(context, project);
+      break;
+    }
+    case 'remove': {
+      const [domain = ''] = operands(command, rest, ['domain']);
+      run = (context) => remove(context, domain);
+      break;
+    }
+    case 'redirect': {
+      const [domain = ''] = operands(command, rest, ['domain']);
+      if (!values['to-primary']) {
+        throw new UsageError(
+          `redirect needs --to-primary: npm run domains -- redirect ${domain || '<domain>'} --to-primary`,
+        );
+      }
+      run = (context) => setRole(context, domain, 'redirect');
+      break;
+    }
+    case 'primary': {
+      const [domain = ''] = operands(command, rest, ['domain']);
+      run = (context) => setRole(context, domain, 'primary');
+      break;
+    }
+    default:
+      throw new UsageError(`Unknown command ${JSON.stringify(command)}.\n\n${USAGE}`);
+  }
+
+  const connection = await connect(resolvedIo);
+  let madeAcm: ACMClient | undefined;
+  try {
+    const context: Context = {
+      io: resolvedIo,
+      store: connection.store,
+      now: (io.now ?? (() => new Date()))(),
+      values,
+      acm: () => {
+        if (io.acm) return io.acm;
+        madeAcm ??= new ACMClient({});
+        return madeAcm;
+      },
+    };
+    return (await run(context)) ?? 0;
+  } finally {
+    madeAcm?.destroy();
+    connection.close();
+  }
+}
+
+if (require.main === module) {
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  runDomainsCommand(process.argv.slice(2), {
+    out: (line) => process.stdout.write(`${line}\n`),
+    endpoint: process.env.DYNAMODB_ENDPOINT ?? 'http://127.0.0.1:8000',
+    tableName: process.env.DOMAINS_TABLE_NAME ?? LOCAL_TABLE_NAMES.domains,
+    configPath: process.env.DOMAINS_CONFIG ?? DEFAULT_CONFIG,
+  }).then(
+    (code) => process.exit(code),
+    (error: unknown) => {
+      if (error instanceof UsageError) {
+        process.stderr.write(`${error.message}\n`);
+        process.exit(2);
+      }
+      process.stderr.write(`domains: ${error instanceof Refusal ? error.message : reason(error)}\n`);
+      process.exit(1);
+    },
+  );
+}
