@@ -1,0 +1,259 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { environmentConfigs } from '../lib/config/environments';
+import { LOCAL_TABLE_NAMES } from '../local/local-tables';
+import { startTestStore } from '../test/support/embedded-store';
+import { buildBundles, bundleFigures, REPO_ROOT } from './bundles';
+import { measureColdStarts } from './cold-start';
+import { costModel } from './cost-model';
+import { functionEvents } from './events';
+import { figure, type Figure, msSince } from './figures';
+import { closeConnections } from './http-client';
+import { measureLatency } from './latency';
+import { measureLimiterCost } from './limiter-cost';
+import { measureListCost, scanReadUnits } from './list-cost';
+import { issueKeys, loadPets, petItemTemplate, type ServerChild, startServerChild } from './local-stack';
+import { PRICES } from './prices';
+import { type BenchResults, figuresTable, readmeBlock, writeReadmeBlock } from './report';
+import { CONNECTIONS, measureThroughput } from './throughput';
+import { measureItemUnits } from './units';
+
+/** Sizes and repetitions: the full run, and the quick one `npm test` makes to check the bench works. */
+const PLANS = {
+  full: {
+    coldStartProcesses: 20,
+    warmRepeats: 200,
+    latencyIterations: 300,
+    throughput: { rounds: 3, seconds: 5, warmUpSeconds: 1 },
+    listSizes: { small: 1_000, large: 100_000 },
+    listIterations: 200,
+  },
+  quick: {
+    coldStartProcesses: 1,
+    warmRepeats: 5,
+    latencyIterations: 10,
+    throughput: { rounds: 1, seconds: 1, warmUpSeconds: 0 },
+    listSizes: { small: 100, large: 1_000 },
+    listIterations: 5,
+  },
+} as const;
+
+const USAGE = `Usage: npm run bench [-- --quick] [--out FILE] [--readme FILE | --no-readme]
+  --quick      small sizes and few repetitions (checks that every figure is produced)
+  --out        where to write the results (default bench/results.json; with --quick, the OS temp folder)
+  --readme     README whose bench block to rewrite (default README.md; with --quick, none)`;
+
+function options() {
+  const { values } = parseArgs({
+    options: {
+      quick: { type: 'boolean', default: false },
+      out: { type: 'string' },
+      readme: { type: 'string' },
+      'no-readme': { type: 'boolean', default: false },
+      help: { type: 'boolean', default: false },
+    },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  const quick = values.quick ?? false;
+  // Bundles and event files go to a temp folder outside the tree, removed at the end.
+  const workDir = mkdtempSync(path.join(os.tmpdir(), 'animal-store-bench-'));
+  const readme = values['no-readme']
+    ? undefined
+    : (values.readme ?? (quick ? undefined : path.join(REPO_ROOT, 'README.md')));
+  return {
+    quick,
+    workDir,
+    out:
+      values.out ??
+      (quick
+        ? path.join(os.tmpdir(), 'animal-store-bench-quick.json')
+        : path.join(REPO_ROOT, 'bench', 'results.json')),
+    readme,
+  };
+}
+
+const began = process.hrtime.bigint();
+const log = (message: string) =>
+  process.stderr.write(`bench [${(msSince(began) / 1000).toFixed(1)} s]: ${message}\n`);
+
+async function main(): Promise<void> {
+  // Lambda runs Node.js 22; the SDK's notice about older Node.js versions is noise here (and in every child).
+  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+  const { quick, workDir, out, readme } = options();
+  const plan = quick ? PLANS.quick : PLANS.full;
+  const started = process.hrtime.bigint();
+  const figures: Figure[] = [];
+  const children: ServerChild[] = [];
+  const store = await startTestStore();
+  try {
+    log('bundling the functions as the stack does');
+    const bundles = await buildBundles(path.join(workDir, 'bundles'));
+    figures.push(...bundleFigures(bundles));
+
+    const [key] = await issueKeys(store.documents, 1);
+    if (!key) throw new Error('no key issued');
+    const template = await petItemTemplate(store.documents);
+    const petId = Number(template.id);
+
+    log(`cold starts: ${plan.coldStartProcesses} fresh processes per function`);
+    const coldStarts = await measureColdStarts(
+      bundles,
+      functionEvents(key, petId),
+      {
+        AWS_REGION: 'local',
+        AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
+        DYNAMODB_ENDPOINT: store.store.endpoint,
+        PETS_TABLE_NAME: LOCAL_TABLE_NAMES.pets,
+        API_KEYS_TABLE_NAME: LOCAL_TABLE_NAMES.apiKeys,
+        RATE_LIMITS_TABLE_NAME: LOCAL_TABLE_NAMES.rateLimits,
+        CURSOR_KEY: 'bench-cursor-key',
+      },
+      { processes: plan.coldStartProcesses, warmRepeats: plan.warmRepeats, workDir },
+    );
+    figures.push(...coldStarts.figures);
+
+    log('capacity units of the single-item calls and of the limiter');
+    const itemUnits = await measureItemUnits(store.store.endpoint, store.documents, petId, key.keyId);
+    const limiter = await measureLimiterCost(store.documents);
+
+    log('starting local servers (limiter on, limiter off, two list sizes)');
+    const [on, off, small, large] = await Promise.all([
+      startServerChild('on'),
+      startServerChild('off'),
+      startServerChild('on'),
+      startServerChild('on'),
+    ]);
+    children.push(on, off, small, large);
+    const seed = async (stack: ServerChild, pets: number, keys: number) => {
+      const issued = await issueKeys(stack.documents, keys);
+      const stackTemplate = await petItemTemplate(stack.documents);
+      await loadPets(stack.documents, stackTemplate, pets);
+      return { keys: issued, template: stackTemplate };
+    };
+    const [onSeed, offSeed, smallSeed] = await Promise.all([
+      seed(on, 1_000, CONNECTIONS),
+      seed(off, 1_000, CONNECTIONS),
+      seed(small, plan.listSizes.small - 1, 1),
+    ]);
+    const loadStart = process.hrtime.bigint();
+    const largeSeed = await seed(large, plan.listSizes.large - 1, 1);
+    const loadSeconds = msSince(loadStart) / 1000;
+    log(`loaded ${plan.listSizes.large.toLocaleString('en-US')} pets in ${loadSeconds.toFixed(1)} s`);
+
+    log('latency through the local server against raw store calls, limiter on, then off');
+    const latency = async (stack: ServerChild, seeded: typeof onSeed, limiter: 'on' | 'off') => {
+      const [first] = seeded.keys;
+      if (!first) throw new Error('no key issued');
+      const id = Number(seeded.template.id);
+      return measureLatency(stack, first, id, seeded.template, plan.latencyIterations, { limiter });
+    };
+    figures.push(...(await latency(on, onSeed, 'on')));
+    const latencyOff = await latency(off, offSeed, 'off');
+
+    log('throughput, limiter on and off');
+    const throughput = await measureThroughput(
+      { stack: on, keys: onSeed.keys, petId: Number(onSeed.template.id) },
+      { stack: off, keys: offSeed.keys, petId: Number(offSeed.template.id) },
+      plan.throughput,
+    );
+    figures.push(...throughput.figures, ...latencyOff);
+
+    log('list cost at two table sizes');
+    const sized = (stack: ServerChild, seeded: typeof smallSeed, size: number) => {
+      const [first] = seeded.keys;
+      if (!first) throw new Error('no key issued');
+      return { stack, key: first, size };
+    };
+    const listCost = await measureListCost(
+      sized(small, smallSeed, plan.listSizes.small),
+      sized(large, largeSeed, plan.listSizes.large),
+      plan.listIterations,
+    );
+    figures.push(...listCost.figures);
+    const scan = await scanReadUnits(large);
+    figures.push(
+      figure({
+        name: 'listCost.scan.readUnits',
+        description: `read units of listing by Scan at ${plan.listSizes.large.toLocaleString('en-US')} pets (the alternative)`,
+        value: scan.units,
+        unit: 'RRU',
+        baseline: { value: listCost.units.all ?? 0, name: 'the Query of listPets?limit=20, same table' },
+      }),
+    );
+    figures.push(...limiter.figures);
+
+    const memoryMb = environmentConfigs({}).production.lambdaMemoryMb;
+    const durationMs = coldStarts.warmMs;
+    const units = {
+      getPetReads: itemUnits.getPetReads,
+      listReads: listCost.units.all ?? 0,
+      listByStatusReads: listCost.units.byStatus ?? 0,
+      createPetWrites: itemUnits.createPetWrites,
+      createPetTableWrites: itemUnits.createPetTableWrites,
+      createPetIndexWrites: itemUnits.createPetIndexWrites,
+      keyRead: itemUnits.keyRead,
+      scanReads: scan.units,
+    };
+    const model = costModel({
+      memoryMb,
+      durationMs: {
+        getPet: durationMs.getPet ?? 0,
+        listPets: durationMs.listPets ?? 0,
+        createPet: durationMs.createPet ?? 0,
+        authorizer: durationMs.authorizer ?? 0,
+      },
+      units,
+      limiter: limiter.admitted,
+      scanTableSize: plan.listSizes.large,
+    });
+
+    const results: BenchResults = {
+      generatedAt: new Date().toISOString(),
+      mode: quick ? 'quick' : 'full',
+      machine: {
+        cpus: os.cpus().length,
+        node: process.versions.node,
+        platform: `${os.platform()} ${os.arch()}`,
+      },
+      seconds: msSince(started) / 1000,
+      figures,
+      details: {
+        prices: PRICES,
+        memoryMb,
+        durationMs,
+        bytesByPackage: Object.fromEntries(bundles.map((bundle) => [bundle.name, bundle.bytesByPackage])),
+        limiter: { admitted: limiter.admitted, refused: limiter.refused },
+        units,
+        listSizes: { ...plan.listSizes, loadSeconds },
+        throughputFailures: throughput.failed,
+        costModel: model,
+      },
+    };
+    writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
+    if (readme) writeReadmeBlock(readme, readmeBlock(results, bundles));
+    console.log(figuresTable(figures).join('\n'));
+    const missed = figures.filter((entry) => entry.target && !entry.target.met);
+    console.log(
+      `\n${figures.length} figures in ${results.seconds.toFixed(0)} s; targets missed: ${missed.length ? missed.map((entry) => entry.name).join(', ') : 'none'}`,
+    );
+    console.log(`results: ${out}${readme ? `; README block: ${readme}` : ''}`);
+  } finally {
+    closeConnections();
+    await Promise.all(children.map((child) => child.close()));
+    await store.close();
+    rmSync(workDir, { recursive: true, force: true });
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

@@ -1,0 +1,87 @@
+import autocannon from 'autocannon';
+import { ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { LOCAL_TABLE_NAMES } from '../local/local-tables';
+import type { BenchKey } from './events';
+import { figure, type Figure } from './figures';
+import type { ServerChild } from './local-stack';
+
+/** Concurrent clients, each with a key of its own (an Enterprise key admits 5,000 a minute). */
+export const CONNECTIONS = 32;
+
+/** A server to load, its keys and the pet to get. */
+interface Target {
+  readonly stack: ServerChild;
+  readonly keys: readonly BenchKey[];
+  readonly petId: number;
+}
+
+interface Tally {
+  ok: number;
+  seconds: number;
+  failed: number;
+}
+
+async function load({ stack, keys, petId }: Target, seconds: number): Promise<Tally> {
+  let next = 0;
+  const result = await autocannon({
+    url: `${stack.baseUrl}/pets/${petId}`,
+    connections: CONNECTIONS,
+    duration: seconds,
+    setupClient: (client) => {
+      const key = keys[next++ % keys.length] as BenchKey;
+      client.setHeaders({ Authorization: `Bearer ${key.apiKey}` });
+    },
+  });
+  return {
+    ok: result.requests.total - result.non2xx,
+    failed: result.non2xx + result.errors,
+    seconds: result.duration,
+  };
+}
+
+/**
+ * Requests per second on getPet with 32 concurrent clients, limiter on and off, in
+ * alternating slots so that both see the same machine. Only 2xx answers count.
+ */
+export async function measureThroughput(
+  on: Target,
+  off: Target,
+  { rounds, seconds, warmUpSeconds }: { rounds: number; seconds: number; warmUpSeconds: number },
+): Promise<{ figures: Figure[]; failed: { on: number; off: number } }> {
+  const tally = { on: { ok: 0, seconds: 0, failed: 0 }, off: { ok: 0, seconds: 0, failed: 0 } };
+  const add = (into: Tally, from: Tally) => {
+    into.ok += from.ok;
+    into.seconds += from.seconds;
+    into.failed += from.failed;
+  };
+  if (warmUpSeconds > 0) {
+    await load(on, warmUpSeconds);
+    await load(off, warmUpSeconds);
+  }
+  for (let round = 0; round < rounds; round++) {
+    add(tally.on, await load(on, seconds));
+    add(tally.off, await load(off, seconds));
+  }
+  // The 'off' server must really have skipped the limiter's store: its counters table stays empty.
+  const { Count } = await off.stack.documents.send(
+    new ScanCommand({ TableName: LOCAL_TABLE_NAMES.rateLimits, Select: 'COUNT' }),
+  );
+  if (Count !== 0) throw new Error(`the limiter was not off: ${Count} counters were written`);
+  for (const [mode, counted] of Object.entries(tally)) {
+    if (counted.ok === 0)
+      throw new Error(`no getPet succeeded with the limiter ${mode} (${counted.failed} failed)`);
+  }
+  const rate = (t: Tally) => t.ok / t.seconds;
+  return {
+    figures: [
+      figure({
+        name: 'throughput.getPet.limiterOn',
+        description: `getPet requests/s, ${CONNECTIONS} clients, limiter on`,
+        value: rate(tally.on),
+        unit: 'req/s',
+        baseline: { value: rate(tally.off), name: 'the same with the limiter off' },
+      }),
+    ],
+    failed: { on: tally.on.failed, off: tally.off.failed },
+  };
+}
