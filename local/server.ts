@@ -62,6 +62,8 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     process.env[RUNTIME_ENV.cursorKey] ??= 'local-cursor-key';
     process.env[RUNTIME_ENV.apiKeyCacheSeconds] = String(options.apiKeyCacheSeconds ?? 30);
     process.env.AWS_REGION ??= 'local';
+    // Request logs go to the console as in Lambda; metrics have no CloudWatch to go to.
+    process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 
     const admin = new DynamoDBClient({
       endpoint: dynamodbEndpoint,

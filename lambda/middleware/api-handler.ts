@@ -1,9 +1,11 @@
+import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { readQuery } from '../api/query';
 import { type OperationId, routeFor } from '../api/routes';
 import { RateLimiter } from '../domain/rate-limiter';
 import { now } from '../shared/clock';
+import { log } from '../shared/observability';
 import { RUNTIME_ENV, requireEnv } from '../shared/runtime-env';
 import { documentClient } from '../store/dynamodb-client';
 import { RateLimitStore } from '../store/rate-limit-store';
@@ -12,6 +14,7 @@ import { deprecated, sunset } from './deprecation';
 import { errorResponses } from './error-responses';
 import { jsonBody } from './json-body';
 import { rateLimit } from './rate-limit';
+import { requestLog } from './request-log';
 
 export type ApiLambdaHandler = (
   event: APIGatewayProxyEvent,
@@ -58,6 +61,8 @@ export function apiHandler<Body = undefined>(
 ): ApiLambdaHandler {
   const route = routeFor(operationId);
   const stack = middy<APIGatewayProxyEvent, APIGatewayProxyResult>();
+  // First in, so that its after/onError run last and log the final response.
+  stack.use(injectLambdaContext(log(), { resetKeys: true })).use(requestLog(operationId));
   if (route.deprecation) stack.use(deprecated(route.deprecation));
   // Reads count beside the operation; a write must know it is admitted before it writes.
   stack.use(rateLimit(options.limiter ?? defaultLimiter(), { countBeforeHandler: route.method !== 'GET' }));

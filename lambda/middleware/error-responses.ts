@@ -2,7 +2,7 @@ import type middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { ApiError } from '../api/errors';
 import { jsonResponse } from '../api/http';
-import { logError } from '../shared/log';
+import { logError } from '../shared/observability';
 import { StoreUnavailableError } from '../store/dynamodb-client';
 
 /** Seconds a client should wait before retrying after the store failed. */

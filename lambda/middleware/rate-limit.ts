@@ -5,7 +5,7 @@ import { ANONYMOUS_LIMITS, limitsOf, type PlanLimits, STANDARD_PLANS } from '../
 import { principalOf } from '../api/principal';
 import { type Admission, rateLimitHeaders } from '../domain/rate-limit';
 import type { RateLimiter } from '../domain/rate-limiter';
-import { logError } from '../shared/log';
+import { logError } from '../shared/observability';
 import { toErrorResponse } from './error-responses';
 
 type Request = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult>;

@@ -1,0 +1,84 @@
+import type middy from '@middy/core';
+import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { principalOf } from '../api/principal';
+import type { OperationId } from '../api/routes';
+import { log, type MetricGroup, serviceMetrics } from '../shared/observability';
+
+type Request = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult>;
+
+const STARTED = Symbol('request started');
+const RATE_LIMIT_CODES = new Set(['rate_limited', 'temporarily_banned']);
+
+/** Publishes one EMF line of a metric group with the given dimensions. */
+function publish(
+  group: MetricGroup,
+  dimensions: Record<string, string>,
+  add: (metrics: Metrics) => void,
+): void {
+  const metrics = serviceMetrics(group);
+  metrics.addDimensions(dimensions);
+  add(metrics);
+  metrics.publishStoredMetrics();
+}
+
+function errorCodeOf(response: APIGatewayProxyResult): string {
+  try {
+    const { code } = JSON.parse(response.body) as { code?: unknown };
+    return typeof code === 'string' ? code : 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
+/**
+ * One structured log line and one set of metrics per request, written once the
+ * response is final (this middleware is used first, so its `after` and `onError`
+ * run last). Every line carries the API Gateway request id as correlation id. The
+ * line names the operation, status, latency and plan; never a header or a key.
+ */
+export function requestLog(
+  operation: OperationId,
+): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> {
+  const finish = async (request: Request) => {
+    const started = (request.internal as Record<symbol, number | undefined>)[STARTED] ?? performance.now();
+    const latencyMs = Math.round((performance.now() - started) * 10) / 10;
+    const status = request.response?.statusCode ?? 500;
+    const principal = principalOf(request.event);
+    const plan = principal.authenticated ? principal.plan : 'anonymous';
+    const code = request.response && status >= 400 ? errorCodeOf(request.response) : undefined;
+    log().info('request', {
+      operation,
+      method: request.event.httpMethod,
+      path: request.event.path,
+      status,
+      latencyMs,
+      plan,
+      ...(principal.authenticated ? { keyId: principal.keyId } : {}),
+      ...(code ? { code } : {}),
+    });
+
+    publish('requests', { Operation: operation }, (metrics) => {
+      metrics.addMetric('Requests', MetricUnit.Count, 1);
+      metrics.addMetric('Latency', MetricUnit.Milliseconds, latencyMs);
+    });
+    if (code) {
+      publish('errors', { Operation: operation, Code: code }, (metrics) =>
+        metrics.addMetric('Errors', MetricUnit.Count, 1),
+      );
+    }
+    if (code && RATE_LIMIT_CODES.has(code)) {
+      publish('rateLimited', { Operation: operation, Plan: plan }, (metrics) =>
+        metrics.addMetric('RateLimited', MetricUnit.Count, 1),
+      );
+    }
+  };
+  return {
+    before: async (request) => {
+      (request.internal as Record<symbol, number>)[STARTED] = performance.now();
+      log().appendKeys({ correlationId: request.event.requestContext?.requestId });
+    },
+    after: finish,
+    onError: finish,
+  };
+}
