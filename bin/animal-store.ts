@@ -1,13 +1,14 @@
-import { App } from 'aws-cdk-lib';
-import { AnimalStoreStack } from '../lib/animal-store-stack';
+import { App, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import { addAnimalStoreStacks } from '../lib/animal-store-app';
 import { domainsConfigFromContext } from '../lib/config/domains';
 import { selectEnvironments } from '../lib/config/environments';
-import { addProjectDomainStacks } from '../lib/domains-stack';
 
 const app = new App();
-// No `-c domainsConfig=<file>`: no domain stacks, so the default app touches no real domain.
-const domains = domainsConfigFromContext(app.node.tryGetContext('domainsConfig'));
-for (const config of selectEnvironments(app.node.tryGetContext('environments'))) {
-  const stack = new AnimalStoreStack(app, config.stackName, { config });
-  if (domains) addProjectDomainStacks(app, config, domains, stack.api.restApi);
-}
+// Synth fails on any AWS Solutions finding not acknowledged, with its reason, where the resource is made.
+Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+addAnimalStoreStacks(app, {
+  environments: selectEnvironments(app.node.tryGetContext('environments')),
+  // No `-c domainsConfig=<file>`: no domain stacks, so the default app touches no real domain.
+  domains: domainsConfigFromContext(app.node.tryGetContext('domainsConfig')),
+});

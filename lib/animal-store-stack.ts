@@ -1,10 +1,12 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { RUNTIME_ENV } from '../lambda/shared/runtime-env';
 import { type EnvironmentConfig, validateEnvironmentConfig } from './config/environments';
 import { AnimalStoreApi } from './constructs/animal-store-api';
 import { DataTables } from './constructs/data-tables';
 import { EdgeFirewall } from './constructs/edge-firewall';
+import { Observability } from './constructs/observability';
 import { UsagePlans } from './constructs/usage-plans';
 
 /** Properties of {@link AnimalStoreStack}. */
@@ -13,7 +15,7 @@ export interface AnimalStoreStackProps extends StackProps {
   readonly config: EnvironmentConfig;
 }
 
-/** One environment of the Animal Store Service: tables, functions, REST API, usage plans and firewall. */
+/** One environment of the Animal Store Service: tables, functions, REST API, usage plans, firewall, alarms and dashboard. */
 export class AnimalStoreStack extends Stack {
   /** The service's tables. */
   public readonly tables: DataTables;
@@ -21,6 +23,10 @@ export class AnimalStoreStack extends Stack {
   public readonly api: AnimalStoreApi;
   /** The usage plans of the API stage, one per plan plus the anonymous one. */
   public readonly usagePlans: UsagePlans;
+  /** The web ACL in front of the API stage. */
+  public readonly firewall: EdgeFirewall;
+  /** Alarms, dashboard and the optional notification topic. */
+  public readonly observability: Observability;
 
   constructor(scope: Construct, id: string, props: AnimalStoreStackProps) {
     const { config } = props;
@@ -38,6 +44,7 @@ export class AnimalStoreStack extends Stack {
     });
     this.api = new AnimalStoreApi(this, 'Api', {
       stageName: config.stageName,
+      environmentName: config.name,
       tables: this.tables,
       apiKeyCacheSeconds: config.apiKeyCacheSeconds,
       lambdaMemoryMb: config.lambdaMemoryMb,
@@ -51,7 +58,20 @@ export class AnimalStoreStack extends Stack {
       RUNTIME_ENV.anonymousUsageId,
       this.usagePlans.anonymousUsageId,
     );
-    new EdgeFirewall(this, 'Firewall', { stage: this.api.restApi.deploymentStage });
+    this.firewall = new EdgeFirewall(this, 'Firewall', { stage: this.api.restApi.deploymentStage });
+    this.observability = new Observability(this, 'Observability', {
+      environmentName: config.name,
+      stage: this.api.restApi.deploymentStage,
+      operations: this.api.operationFunctions,
+      otherFunctions: new Map([['authorizer', this.api.authorizerFunction]]),
+      tables: this.tables.all,
+      alarmEmail: config.alarmEmail,
+      alarmTopic:
+        config.alarmTopicArn === undefined
+          ? undefined
+          : Topic.fromTopicArn(this, 'AlarmTopic', config.alarmTopicArn),
+      removalPolicy: config.removalPolicy,
+    });
 
     new CfnOutput(this, 'BaseUrl', {
       description: `Base URL of the ${config.name} API (the spec's ${config.name === 'production' ? '{base_url}' : '{staging_base_url}'})`,

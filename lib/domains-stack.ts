@@ -1,5 +1,6 @@
 import { Stack, type StackProps } from 'aws-cdk-lib';
 import type { IRestApi } from 'aws-cdk-lib/aws-apigateway';
+import type { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
 import type { EnvironmentConfig, EnvironmentName } from './config/environments';
 import { type DomainsConfig, type PlatformConfig, type ProjectConfig } from './config/domains';
@@ -16,6 +17,11 @@ export interface ProjectDomainsStackProps extends StackProps {
   readonly project: ProjectConfig;
   /** The environment's REST API (from its AnimalStoreStack). */
   readonly restApi: IRestApi;
+  /**
+   * The environment's web ACL (from its AnimalStoreStack), put in front of the redirect API too.
+   * @default no web ACL on the redirect API
+   */
+  readonly webAcl?: CfnWebACL;
 }
 
 /** Name of a project's domains stack, e.g. `AnimalStore-production-domains-acme`. */
@@ -44,6 +50,7 @@ export class ProjectDomainsStack extends Stack {
       restApi: props.restApi,
       logRetention: environment.logRetention,
       logRemovalPolicy: environment.removalPolicy,
+      webAcl: props.webAcl,
     });
   }
 }
@@ -54,6 +61,7 @@ export function addProjectDomainStacks(
   environment: EnvironmentConfig,
   config: DomainsConfig,
   restApi: IRestApi,
+  webAcl?: CfnWebACL,
 ): ProjectDomainsStack[] {
   if (!DOMAIN_ENVIRONMENTS.includes(environment.name)) return [];
   return config.projects.map((project) => {
@@ -63,6 +71,7 @@ export function addProjectDomainStacks(
       platform: config.platform,
       project,
       restApi,
+      webAcl,
     });
   });
 }

@@ -31,6 +31,20 @@ export interface EnvironmentConfig {
   /** Seconds the authorizer caches an API key lookup (0 to {@link MAX_API_KEY_CACHE_SECONDS}). */
   readonly apiKeyCacheSeconds: number;
   /**
+   * Email address that alarm notifications go to, through an SNS topic the stack creates
+   * (encrypted, TLS only); the address confirms the subscription once. At most one of
+   * alarmEmail and alarmTopicArn.
+   * @default no notifications: alarms change state on the dashboard only
+   */
+  readonly alarmEmail?: string;
+  /**
+   * Existing standard SNS topic (e.g. the on-call tool's) that alarms notify, in the
+   * stack's account and region. Its policy must let cloudwatch.amazonaws.com publish, and a
+   * KMS key encrypting it must let CloudWatch use it.
+   * @default no notifications: alarms change state on the dashboard only
+   */
+  readonly alarmTopicArn?: string;
+  /**
    * Account and region to deploy to.
    * @default environment-agnostic, when CDK_DEFAULT_ACCOUNT / CDK_DEFAULT_REGION are unset
    */
@@ -117,6 +131,23 @@ export function validateEnvironmentConfig(
   ) {
     problems.push(
       'production must keep its data: set removalPolicy to RemovalPolicy.RETAIN and deletionProtection to true.',
+    );
+  }
+  if (config.alarmEmail !== undefined && config.alarmTopicArn !== undefined) {
+    problems.push(
+      'alarmEmail and alarmTopicArn are both set: keep one (the topic can have the email subscribed).',
+    );
+  }
+  if (config.alarmEmail !== undefined && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(config.alarmEmail)) {
+    problems.push(`alarmEmail is "${config.alarmEmail}": use one email address, e.g. oncall@example.com.`);
+  }
+  if (
+    config.alarmTopicArn !== undefined &&
+    !/^arn:aws[a-z-]*:sns:[a-z0-9-]+:\d{12}:[A-Za-z0-9_-]{1,256}$/.test(config.alarmTopicArn)
+  ) {
+    problems.push(
+      `alarmTopicArn is "${config.alarmTopicArn}": use the ARN of a standard (not FIFO) SNS topic, ` +
+        'e.g. arn:aws:sns:eu-west-1:123456789012:animal-store-alarms.',
     );
   }
   problems.push(...agreementProblems(agreements));

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { Duration, type RemovalPolicy, Stack } from 'aws-cdk-lib';
+import { Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import {
   ApiKeySourceType,
   AuthorizationType,
@@ -28,8 +28,11 @@ import {
   type Route,
   ROUTES,
 } from '../../lambda/api/routes';
+import { ENVIRONMENT_VARIABLE } from '../../lambda/shared/observability';
 import { RUNTIME_ENV } from '../../lambda/shared/runtime-env';
+import { PETS_TABLE } from '../../lambda/store/table-schema';
 import { ApiFunction } from './api-function';
+import { ApiStageLogs } from './api-stage-logs';
 import type { DataTables } from './data-tables';
 import { GatewayErrorResponses } from './gateway-responses';
 
@@ -49,7 +52,8 @@ const WIRE_OPERATION: Readonly<Record<OperationId, (fn: ApiFunction, context: Wi
       table: tables.pets,
       environmentVariable: RUNTIME_ENV.petsTable,
       actions: ['dynamodb:Query'],
-      target: 'indexes',
+      // Lists by status on one index, all pets on the other.
+      target: { indexes: PETS_TABLE.globalIndexes.map((index) => index.indexName) },
     });
     fn.addEnvironment(RUNTIME_ENV.cursorKey, cursorKey);
   },
@@ -105,6 +109,8 @@ const MOCK_CONTENT_TYPES = [
 export interface AnimalStoreApiProps {
   /** API Gateway stage name, the environment name. */
   readonly stageName: string;
+  /** Environment name, which every function reports as the `Environment` dimension of its metrics. */
+  readonly environmentName: string;
   /** The tables the functions use. */
   readonly tables: DataTables;
   /** Seconds the authorizer caches an API key lookup. */
@@ -115,7 +121,7 @@ export interface AnimalStoreApiProps {
    */
   readonly lambdaMemoryMb?: number;
   /**
-   * Retention of every function's log group.
+   * Retention of every function's log group and of the stage's access and execution logs.
    * @default RetentionDays.ONE_MONTH
    */
   readonly logRetention?: RetentionDays;
@@ -138,6 +144,8 @@ export class AnimalStoreApi extends Construct {
   public readonly authorizerFunction: ApiFunction;
   /** One function per operation of the route table. */
   public readonly operationFunctions: ReadonlyMap<OperationId, ApiFunction>;
+  /** The stage's access and execution logs. */
+  public readonly logs: ApiStageLogs;
 
   constructor(scope: Construct, id: string, props: AnimalStoreApiProps) {
     super(scope, id);
@@ -146,26 +154,38 @@ export class AnimalStoreApi extends Construct {
       logRetention: props.logRetention,
       logRemovalPolicy: props.logRemovalPolicy,
     };
+    const environment = { [ENVIRONMENT_VARIABLE]: props.environmentName };
 
+    this.logs = new ApiStageLogs(this, 'StageLogs', {
+      retention: props.logRetention,
+      removalPolicy: props.logRemovalPolicy,
+    });
     this.restApi = new RestApi(this, 'RestApi', {
       restApiName: `${Stack.of(this).stackName}-api`,
       description: 'Animal Store Service',
       endpointTypes: [EndpointType.REGIONAL],
       // Keys are checked by the authorizer, which returns the caller's usage identifier.
       apiKeySourceType: ApiKeySourceType.AUTHORIZER,
-      // The role is an account-wide singleton (AWS::ApiGateway::Account) that both stacks
-      // would fight over, and nothing here enables execution logging that would need it.
+      // The logging role is an account-wide singleton (AWS::ApiGateway::Account) that both
+      // environments would fight over: ApiGatewayAccountStack owns it.
       cloudWatchRole: false,
-      deployOptions: { stageName: props.stageName, tracingEnabled: true },
+      deployOptions: { stageName: props.stageName, tracingEnabled: true, ...this.logs.stageOptions },
     });
+    this.logs.addExecutionLogs(this.restApi, props.stageName);
     // Its default output is the stage root without the version prefix; the stack outputs baseUrl.
     this.restApi.node.tryRemoveChild('Endpoint');
+    Validations.of(this.restApi).acknowledge({
+      id: 'AwsSolutions-COG4',
+      reason:
+        'Callers are programs holding API keys, not users: the REQUEST authorizer checks the bearer key against ' +
+        'the keys table. There are no user identities for a Cognito user pool to hold.',
+    });
 
     this.authorizerFunction = new ApiFunction(this, 'AuthorizerFunction', {
       ...functionDefaults,
       handlerModule: AUTHORIZER_MODULE,
       description: 'REQUEST authorizer: looks up the bearer API key',
-      environment: { [RUNTIME_ENV.apiKeyCacheSeconds]: String(props.apiKeyCacheSeconds) },
+      environment: { ...environment, [RUNTIME_ENV.apiKeyCacheSeconds]: String(props.apiKeyCacheSeconds) },
     });
     this.authorizerFunction.bindTable({
       table: props.tables.apiKeys,
@@ -207,6 +227,7 @@ export class AnimalStoreApi extends Construct {
         ...functionDefaults,
         handlerModule: route.handlerModule,
         description: `${route.method} ${API_VERSION_PREFIX}${route.path} (${route.operationId})`,
+        environment,
       });
       bindRateLimits(fn, props.tables);
       WIRE_OPERATION[route.operationId](fn, context);
@@ -282,7 +303,7 @@ export class AnimalStoreApi extends Construct {
       'method.response.header.Allow': `'${allow}'`,
       'method.response.header.Content-Type': "'application/json'",
     };
-    resource.addMethod(
+    const method = resource.addMethod(
       'ANY',
       new MockIntegration({
         // NEVER, not WHEN_NO_MATCH: a passed-through body is no `{"statusCode": ...}`, so
@@ -304,6 +325,14 @@ export class AnimalStoreApi extends Construct {
         ],
       },
     );
+    // The answer is the same fixed 405 for everyone; an authorizer would only add a Lambda
+    // invocation per refused request, and nothing behind the mock reads data.
+    Validations.of(method).acknowledge({
+      id: 'AwsSolutions-APIG4',
+      reason:
+        'Method-not-allowed mock: answers a fixed 405 Error body from API Gateway itself, reaches no function ' +
+        'and no data, so there is nothing to authorize; an authorizer would only add an invocation per refusal.',
+    });
   }
 }
 

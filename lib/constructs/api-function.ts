@@ -1,7 +1,7 @@
 import * as path from 'node:path';
-import { Duration, RemovalPolicy } from 'aws-cdk-lib';
+import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
-import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import { PolicyDocument, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
 import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -22,8 +22,11 @@ export interface TableBinding {
   readonly environmentVariable: RuntimeEnvName;
   /** The DynamoDB actions granted, each listed once; at least one. */
   readonly actions: readonly [TableAction, ...TableAction[]];
-  /** `table` for item operations on the base table, `indexes` for a Query over its global secondary indexes. */
-  readonly target: 'table' | 'indexes';
+  /**
+   * `table` for item operations on the base table; `{ indexes }` for a Query over the named
+   * global secondary indexes, each granted by its own ARN (no `index/*` wildcard).
+   */
+  readonly target: 'table' | { readonly indexes: readonly string[] };
 }
 
 /** Properties of {@link ApiFunction}. */
@@ -60,16 +63,34 @@ export interface ApiFunctionProps {
 /**
  * A Lambda function with the house defaults: Node.js 22 on ARM64, bundled by the local
  * esbuild (never Docker) into minified CommonJS with the AWS SDK inside, X-Ray tracing,
- * a 10 s timeout and an explicit log group with a retention.
+ * a 10 s timeout, an explicit log group with a retention, and a role that may write to
+ * that log group only (instead of the managed AWSLambdaBasicExecutionRole, which allows
+ * every log group of the account).
  */
 export class ApiFunction extends NodejsFunction {
   constructor(scope: Construct, id: string, props: ApiFunctionProps) {
-    // A sibling, not a child: the log group must exist before super() runs.
+    // Siblings, not children: the log group and the role must exist before super() runs.
     const logGroup = new LogGroup(scope, `${id}Logs`, {
       retention: props.logRetention ?? RetentionDays.ONE_MONTH,
       removalPolicy: props.logRemovalPolicy ?? RemovalPolicy.RETAIN,
     });
+    const role = new Role(scope, `${id}Role`, {
+      assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
+      description: `Execution role of ${id}`,
+      inlinePolicies: {
+        logs: new PolicyDocument({
+          statements: [
+            new PolicyStatement({
+              actions: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+              // The log group's Arn attribute (`...:log-group:<name>:*`) covers its streams.
+              resources: [logGroup.logGroupArn],
+            }),
+          ],
+        }),
+      },
+    });
     super(scope, id, {
+      role,
       entry: path.join(HANDLERS_DIR, `${props.handlerModule}.ts`),
       handler: 'handler',
       projectRoot: REPO_ROOT,
@@ -91,6 +112,18 @@ export class ApiFunction extends NodejsFunction {
         externalModules: [],
       },
     });
+    Validations.of(role).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'Only xray:PutTraceSegments and xray:PutTelemetryRecords, added for active tracing: X-Ray defines no resource ' +
+        'types for them, so `*` is the only resource they accept.',
+    });
+    Validations.of(this).acknowledge({
+      id: 'AwsSolutions-L1',
+      reason:
+        'Node.js 22 is a supported LTS runtime (Lambda deprecation 2027-04-30) and matches the esbuild target, ' +
+        'local mode and CI; moving to the next LTS is a deliberate, tested change, not a synth-time default.',
+    });
   }
 
   /** Tells the function a table's name and grants it exactly the listed actions on it, nothing wider. */
@@ -101,11 +134,19 @@ export class ApiFunction extends NodejsFunction {
         `bindTable for ${environmentVariable} lists an action twice (${actions.join(', ')}): list each action once.`,
       );
     }
+    if (target !== 'table' && target.indexes.length === 0) {
+      throw new Error(
+        `bindTable for ${environmentVariable} targets indexes but names none: list the indexes the function queries.`,
+      );
+    }
     this.addEnvironment(environmentVariable, table.tableName);
     this.addToRolePolicy(
       new PolicyStatement({
         actions: [...actions],
-        resources: [target === 'indexes' ? `${table.tableArn}/index/*` : table.tableArn],
+        resources:
+          target === 'table'
+            ? [table.tableArn]
+            : target.indexes.map((indexName) => `${table.tableArn}/index/${indexName}`),
       }),
     );
   }

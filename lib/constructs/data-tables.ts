@@ -47,12 +47,19 @@ export class DataTables extends Construct {
   public readonly apiKeys: Table;
   /** One counter item per caller per UTC day, deleted by DynamoDB TTL on `expiresAt`. */
   public readonly rateLimits: Table;
+  /** Every table with the definition it was built from. */
+  public readonly all: readonly { readonly definition: TableDefinition; readonly table: Table }[];
 
   constructor(scope: Construct, id: string, props: DataTablesProps = {}) {
     super(scope, id);
     this.pets = this.tableFrom(PETS_TABLE, props);
     this.apiKeys = this.tableFrom(API_KEYS_TABLE, props);
     this.rateLimits = this.tableFrom(RATE_LIMITS_TABLE, props);
+    this.all = [
+      { definition: PETS_TABLE, table: this.pets },
+      { definition: API_KEYS_TABLE, table: this.apiKeys },
+      { definition: RATE_LIMITS_TABLE, table: this.rateLimits },
+    ];
   }
 
   private tableFrom(definition: TableDefinition, props: DataTablesProps): Table {

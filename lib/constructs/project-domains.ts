@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, type RemovalPolicy } from 'aws-cdk-lib';
+import { CfnOutput, Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
 import {
   type CfnDomainName,
   DomainName,
@@ -18,6 +18,7 @@ import {
   RecordTarget,
 } from 'aws-cdk-lib/aws-route53';
 import { ApiGatewayDomain } from 'aws-cdk-lib/aws-route53-targets';
+import { type CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { REDIRECT_TARGET_ENV } from '../../lambda/handlers/redirect';
 import {
@@ -33,6 +34,7 @@ import {
   tenantDnsRecord,
 } from '../config/domains';
 import { ApiFunction } from './api-function';
+import { ApiStageLogs } from './api-stage-logs';
 
 /** Properties of {@link ProjectDomains}. */
 export interface ProjectDomainsProps {
@@ -52,6 +54,39 @@ export interface ProjectDomainsProps {
    * @default RemovalPolicy.RETAIN
    */
   readonly logRemovalPolicy?: RemovalPolicy;
+  /**
+   * The environment's web ACL, also put in front of the redirect API's stage.
+   * @default no web ACL on the redirect API
+   */
+  readonly webAcl?: CfnWebACL;
+}
+
+/** Stage of a project's redirect API (never part of a URL: only custom domains reach it). */
+const REDIRECT_STAGE = 'redirect';
+
+/** The redirect API is public by design and takes any request; each acknowledgement says why. */
+function acknowledgePublicRedirects(api: LambdaRestApi): void {
+  Validations.of(api).acknowledge(
+    {
+      id: 'AwsSolutions-APIG2',
+      reason:
+        'The redirect API takes any method, path and query and no body: it answers 301 to the same path and ' +
+        'query on a host from configuration, so there is no request shape to validate (the function URL-encodes ' +
+        'what it copies).',
+    },
+    {
+      id: 'AwsSolutions-APIG4',
+      reason:
+        'Public by design: browsers and API clients follow a 301 without credentials, and the answer reveals ' +
+        'nothing but the primary domain, which is public.',
+    },
+    {
+      id: 'AwsSolutions-COG4',
+      reason:
+        'Public by design: a redirect must work for anyone who follows it, so there is no user to authenticate ' +
+        'against a Cognito user pool.',
+    },
+  );
 }
 
 /**
@@ -103,6 +138,10 @@ export class ProjectDomains extends Construct {
         logRetention: props.logRetention,
         logRemovalPolicy: props.logRemovalPolicy,
       });
+      const logs = new ApiStageLogs(this, 'RedirectApiLogs', {
+        retention: props.logRetention,
+        removalPolicy: props.logRemovalPolicy,
+      });
       redirectApi = new LambdaRestApi(this, 'RedirectApi', {
         restApiName: `${project.name}-redirects`,
         description: `Redirect domains of project ${project.name}: 301 to https://${target}`,
@@ -110,10 +149,19 @@ export class ProjectDomains extends Construct {
         endpointTypes: [EndpointType.REGIONAL],
         // Reached only through the redirect domains.
         disableExecuteApiEndpoint: true,
+        // The account's logging role belongs to ApiGatewayAccountStack.
         cloudWatchRole: false,
-        deployOptions: { stageName: 'redirect' },
+        deployOptions: { stageName: REDIRECT_STAGE, ...logs.stageOptions },
       });
+      logs.addExecutionLogs(redirectApi, REDIRECT_STAGE);
       redirectApi.node.tryRemoveChild('Endpoint');
+      if (props.webAcl) {
+        new CfnWebACLAssociation(this, 'RedirectApiFirewall', {
+          resourceArn: redirectApi.deploymentStage.stageArn,
+          webAclArn: props.webAcl.attrArn,
+        });
+      }
+      acknowledgePublicRedirects(redirectApi);
     }
 
     for (const domain of project.domains) {

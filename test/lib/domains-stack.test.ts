@@ -10,6 +10,7 @@ import {
   validateDomainsConfig,
 } from '../../lib/config/domains';
 import { environmentConfigs } from '../../lib/config/environments';
+import { accessLogTemplate } from '../../lib/constructs/api-stage-logs';
 import { addProjectDomainStacks } from '../../lib/domains-stack';
 import { REDIRECT_TARGET_ENV } from '../../lambda/handlers/redirect';
 import { resourcesOfType, templateJson } from './template-queries';
@@ -250,6 +251,44 @@ describe('domain stacks', () => {
     );
     expect(mapping?.Properties.RestApiId).toEqual({ Ref: apiId });
     acme.hasResourceProperties('AWS::ApiGateway::RestApi', { DisableExecuteApiEndpoint: true });
+  });
+
+  test('the redirect API writes the JSON access log and execution errors, kept as long as the environment keeps logs', () => {
+    const [stage] = Object.values(resourcesOfType(acme, 'AWS::ApiGateway::Stage'));
+    const access = stage?.Properties.AccessLogSetting as {
+      DestinationArn: { 'Fn::GetAtt': [string] };
+      Format: string;
+    };
+    expect(access.Format).toBe(accessLogTemplate());
+    expect(acme.toJSON().Resources[access.DestinationArn['Fn::GetAtt'][0]].Properties.RetentionInDays).toBe(
+      180,
+    );
+    expect(stage?.Properties.MethodSettings).toEqual([
+      { ResourcePath: '/*', HttpMethod: '*', LoggingLevel: 'ERROR', DataTraceEnabled: false },
+    ]);
+    acme.hasResourceProperties('AWS::Logs::LogGroup', {
+      LogGroupName: Match.objectLike({
+        'Fn::Join': ['', Match.arrayWith(['API-Gateway-Execution-Logs_', '/redirect'])],
+      }),
+      RetentionInDays: 180,
+    });
+  });
+
+  test("the redirect API sits behind the environment's web ACL when it is given", () => {
+    acme.resourceCountIs('AWS::WAFv2::WebACLAssociation', 0);
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const production = environmentConfigs({}).production;
+    const api = new AnimalStoreStack(app, production.stackName, { config: production });
+    const [withAcl] = addProjectDomainStacks(app, production, CONFIG, api.api.restApi, api.firewall.webAcl);
+    const webAcl = Template.fromStack(withAcl as Stack);
+    webAcl.resourceCountIs('AWS::WAFv2::WebACLAssociation', 1);
+    webAcl.hasResourceProperties('AWS::WAFv2::WebACLAssociation', {
+      WebACLArn: {
+        'Fn::ImportValue': Match.stringLikeRegexp(
+          '^AnimalStore-production:ExportsOutputFnGetAttFirewallWebAcl',
+        ),
+      },
+    });
   });
 
   test('a project without redirect domains has no redirect function or API', () => {

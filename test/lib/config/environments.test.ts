@@ -120,4 +120,44 @@ describe('environment configuration', () => {
       expect(() => validateEnvironmentConfig(config)).not.toThrow();
     }
   });
+  test('no environment notifies anyone by default', () => {
+    for (const config of Object.values(environmentConfigs(NO_ACCOUNT))) {
+      expect([config.alarmEmail, config.alarmTopicArn]).toEqual([undefined, undefined]);
+    }
+  });
+
+  test('an alarm email or an alarm topic ARN is accepted', () => {
+    expect(() => validateEnvironmentConfig(withChanges({ alarmEmail: 'oncall@example.com' }))).not.toThrow();
+    expect(() =>
+      validateEnvironmentConfig(
+        withChanges({ alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:animal-store-alarms' }),
+      ),
+    ).not.toThrow();
+  });
+
+  test('both an alarm email and an alarm topic fail, naming the fix', () => {
+    expect(() =>
+      validateEnvironmentConfig(
+        withChanges({
+          alarmEmail: 'oncall@example.com',
+          alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:animal-store-alarms',
+        }),
+      ),
+    ).toThrow(/alarmEmail and alarmTopicArn are both set: keep one/);
+  });
+
+  test.each([
+    [{ alarmEmail: 'oncall' }, /alarmEmail is "oncall": use one email address/],
+    [{ alarmEmail: 'a@example.com, b@example.com' }, /alarmEmail is "a@example.com, b@example.com"/],
+    [
+      { alarmTopicArn: 'animal-store-alarms' },
+      /alarmTopicArn is "animal-store-alarms": use the ARN of a standard/,
+    ],
+    [
+      { alarmTopicArn: 'arn:aws:sns:eu-west-1:123456789012:alarms.fifo' },
+      /alarmTopicArn is ".*alarms.fifo": use the ARN of a standard \(not FIFO\) SNS topic/,
+    ],
+  ] as [Partial<EnvironmentConfig>, RegExp][])('%j fails with a message naming it', (changes, message) => {
+    expect(() => validateEnvironmentConfig(withChanges(changes))).toThrow(message);
+  });
 });

@@ -2,7 +2,9 @@ import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { gatewayModel } from '../../../lambda/api/gateway-models';
 import { API_VERSION_PREFIX, methodsByPath, type OperationId, ROUTES } from '../../../lambda/api/routes';
+import { ENVIRONMENT_VARIABLE } from '../../../lambda/shared/observability';
 import { RUNTIME_ENV } from '../../../lambda/shared/runtime-env';
+import { PETS_TABLE } from '../../../lambda/store/table-schema';
 import { AnimalStoreStack } from '../../../lib/animal-store-stack';
 import { environmentConfigs } from '../../../lib/config/environments';
 import { synthEnvironment } from '../../support/synth';
@@ -33,7 +35,9 @@ interface IntegrationResponse {
 }
 
 const tableArn = (tableId: string) => ({ 'Fn::GetAtt': [tableId, 'Arn'] });
-const indexArns = (tableId: string) => ({ 'Fn::Join': ['', [tableArn(tableId), '/index/*']] });
+const indexArn = (tableId: string, indexName: string) => ({
+  'Fn::Join': ['', [tableArn(tableId), `/index/${indexName}`]],
+});
 
 describe('routes', () => {
   test('there is exactly one operation method per route of the route table', () => {
@@ -212,7 +216,13 @@ describe('least privilege', () => {
     [
       'listPets',
       () => operationFunctionId(template, 'listPets'),
-      [['dynamodb:Query', indexArns(petsTable)], ...rateLimitGrants],
+      [
+        ...PETS_TABLE.globalIndexes.map((index): Grant => [
+          'dynamodb:Query',
+          indexArn(petsTable, index.indexName),
+        ]),
+        ...rateLimitGrants,
+      ],
     ],
     [
       'getPet',
@@ -260,7 +270,15 @@ describe('least privilege', () => {
         entry.actions.push(action);
         actionsByResource.set(key, entry);
       }
+      // Resources granted the same actions share a statement (the pets indexes).
+      const resourcesByActions = new Map<string, { actions: string[]; resources: unknown[] }>();
       for (const { resource, actions } of actionsByResource.values()) {
+        const key = JSON.stringify(actions);
+        const entry = resourcesByActions.get(key) ?? { actions, resources: [] };
+        entry.resources.push(resource);
+        resourcesByActions.set(key, entry);
+      }
+      for (const { actions, resources } of resourcesByActions.values()) {
         template.hasResourceProperties('AWS::IAM::Policy', {
           Roles: [{ Ref: roleIdOfFunction(template, functionId()) }],
           PolicyDocument: {
@@ -268,7 +286,7 @@ describe('least privilege', () => {
               Match.objectLike({
                 Effect: 'Allow',
                 Action: actions.length === 1 ? actions[0] : actions,
-                Resource: resource,
+                Resource: resources.length === 1 ? resources[0] : resources,
               }),
             ]),
           },
@@ -284,7 +302,9 @@ describe('least privilege', () => {
   test.each(expected)('%s has no wildcard action and no wildcard resource except X-Ray', (_, functionId) => {
     for (const statement of statementsOfFunction(template, functionId())) {
       for (const action of actionsOf(statement)) expect(action).not.toContain('*');
-      if (statement.Resource === '*') {
+      // Not even `index/*`: every index is granted by its own ARN.
+      if (JSON.stringify(statement.Resource).includes('*')) {
+        expect(statement.Resource).toBe('*');
         expect(actionsOf(statement).every((action) => action.startsWith('xray:'))).toBe(true);
       }
     }
@@ -354,6 +374,16 @@ describe('environment variables', () => {
       [RUNTIME_ENV.apiKeysTable]: { Ref: apiKeysTable },
       [RUNTIME_ENV.apiKeyCacheSeconds]: '30',
       [RUNTIME_ENV.anonymousUsageId]: expect.stringMatching(/^anonymous[0-9a-f]{32}$/),
+      [ENVIRONMENT_VARIABLE]: 'staging',
     });
+  });
+
+  test('every function names its environment, the Environment dimension of its metrics', () => {
+    for (const name of ['staging', 'production'] as const) {
+      const stack = synthEnvironment(name);
+      for (const fn of Object.keys(resourcesOfType(stack, 'AWS::Lambda::Function'))) {
+        expect(environmentOf(stack, fn)[ENVIRONMENT_VARIABLE]).toBe(name);
+      }
+    }
   });
 });

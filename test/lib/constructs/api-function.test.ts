@@ -4,7 +4,7 @@ import { ROUTES } from '../../../lambda/api/routes';
 import { RUNTIME_ENV } from '../../../lambda/shared/runtime-env';
 import { ApiFunction } from '../../../lib/constructs/api-function';
 import { synthEnvironment } from '../../support/synth';
-import { referencedId, resource, resourcesOfType } from '../template-queries';
+import { referencedId, resource, resourcesOfType, roleIdOfFunction } from '../template-queries';
 
 describe('API functions', () => {
   const staging = synthEnvironment('staging');
@@ -52,6 +52,47 @@ describe('API functions', () => {
       expect(logGroup.Properties.RetentionInDays).toBe(days);
       expect(logGroup.DeletionPolicy).toBe(deletionPolicy);
     }
+  });
+
+  test.each(['staging', 'production'] as const)(
+    "%s: each role may write only to its function's own log group, with no managed policy",
+    (name) => {
+      const template = synthEnvironment(name);
+      for (const [id, fn] of Object.entries(resourcesOfType(template, 'AWS::Lambda::Function'))) {
+        const role = resource(template, roleIdOfFunction(template, id));
+        const logGroup = referencedId((fn.Properties.LoggingConfig as { LogGroup: unknown }).LogGroup);
+        expect(role.Properties.ManagedPolicyArns).toBeUndefined();
+        expect(role.Properties.Policies).toEqual([
+          {
+            PolicyName: 'logs',
+            PolicyDocument: {
+              Version: '2012-10-17',
+              Statement: [
+                {
+                  Effect: 'Allow',
+                  Action: ['logs:CreateLogStream', 'logs:PutLogEvents'],
+                  Resource: { 'Fn::GetAtt': [logGroup, 'Arn'] },
+                },
+              ],
+            },
+          },
+        ]);
+      }
+    },
+  );
+
+  test('binding indexes without naming one fails, naming the variable and the fix', () => {
+    const stack = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Test');
+    const fn = new ApiFunction(stack, 'Fn', { handlerModule: 'list-pets' });
+    const table = new Table(stack, 'Table', { partitionKey: { name: 'id', type: AttributeType.STRING } });
+    expect(() =>
+      fn.bindTable({
+        table,
+        environmentVariable: RUNTIME_ENV.petsTable,
+        actions: ['dynamodb:Query'],
+        target: { indexes: [] },
+      }),
+    ).toThrow(/bindTable for PETS_TABLE_NAME targets indexes but names none: list the indexes/);
   });
 
   test('binding a table with an action listed twice fails, naming the variable and the fix', () => {

@@ -1,0 +1,76 @@
+import path from 'node:path';
+import { App, Validations } from 'aws-cdk-lib';
+import { AwsSolutionsChecks } from 'cdk-nag';
+import type { IConstruct } from 'constructs';
+import { addAnimalStoreStacks } from '../../lib/animal-store-app';
+import { readDomainsConfig } from '../../lib/config/domains';
+import { ENVIRONMENT_NAMES, environmentConfigs } from '../../lib/config/environments';
+import { REPO_ROOT } from './processes';
+
+/** Stack that adds the optional alarm topic, so the checks see it although no environment configures one. */
+export const NAG_ALARM_EMAIL_STACK = 'AnimalStore-nag-alarm-email';
+
+/** One acknowledged rule: where, which finding, and why. */
+export interface NagAcknowledgement {
+  readonly path: string;
+  readonly id: string;
+  readonly reason: string;
+}
+
+/** The result of synthesizing the app with the AWS Solutions checks as a validation plugin. */
+export interface NagRun {
+  readonly app: App;
+  /** What synthesis threw (the plugin fails it on any finding), if anything. */
+  readonly synthError?: Error;
+  /** Every finding not acknowledged, as `rule at construct path: description`. */
+  readonly findings: string[];
+  /** Every acknowledgement in the app. */
+  readonly acknowledgements: NagAcknowledgement[];
+}
+
+function acknowledgementsOf(root: IConstruct): NagAcknowledgement[] {
+  return root.node.findAll().flatMap((construct) =>
+    construct.node.metadata
+      .filter((entry) => entry.type === Validations.ACKNOWLEDGED_RULES_METADATA_KEY)
+      .flatMap((entry) =>
+        Object.entries(entry.data as Record<string, string>).map(([id, reason]) => ({
+          path: construct.node.path,
+          id: id.replace(/^annotation::/i, ''),
+          reason,
+        })),
+      ),
+  );
+}
+
+/**
+ * Composes the app as `bin/animal-store.ts` does, for both environments with the example
+ * domains (every kind of domain stack), plus a staging copy with an alarm email, all
+ * environment-agnostic and without bundling; registers the AWS Solutions checks as the
+ * bin does and synthesizes. The findings come from running the same checks over the
+ * synthesized tree, so a failure lists each one.
+ */
+export function runNag(): NagRun {
+  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  const configs = environmentConfigs({});
+  addAnimalStoreStacks(app, {
+    environments: [
+      ...ENVIRONMENT_NAMES.map((name) => configs[name]),
+      { ...configs.staging, stackName: NAG_ALARM_EMAIL_STACK, alarmEmail: 'oncall@example.com' },
+    ],
+    domains: readDomainsConfig(path.join(REPO_ROOT, 'config', 'domains.example.json')),
+  });
+  let synthError: Error | undefined;
+  try {
+    app.synth();
+  } catch (error) {
+    synthError = error as Error;
+  }
+  const report = new AwsSolutionsChecks().validateScope(app);
+  const findings = report.violations.flatMap((violation) =>
+    violation.violatingResources.map(
+      (resource) => `${violation.ruleName} at ${resource.constructPath}: ${violation.description}`,
+    ),
+  );
+  return { app, synthError, findings, acknowledgements: acknowledgementsOf(app) };
+}
