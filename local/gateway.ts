@@ -44,16 +44,23 @@ interface ReadBody {
 async function readBody(request: IncomingMessage): Promise<ReadBody> {
   const chunks: Buffer[] = [];
   let size = 0;
+  // Read to the end, keeping nothing past the limit: leaving the loop early would destroy the
+  // request, and with it the connection, before the client could read the 413.
   for await (const chunk of request) {
     size += (chunk as Buffer).length;
-    if (size > MAX_BODY_BYTES) return { bytes: Buffer.alloc(0), tooLarge: true };
-    chunks.push(chunk as Buffer);
+    if (size <= MAX_BODY_BYTES) chunks.push(chunk as Buffer);
   }
+  if (size > MAX_BODY_BYTES) return { bytes: Buffer.alloc(0), tooLarge: true };
   return { bytes: Buffer.concat(chunks), tooLarge: false };
 }
 
+/** A map from names a client chose: `__proto__` or `constructor` must be plain keys, not Object.prototype's. */
+function emptyRecord<T>(): Record<string, T> {
+  return Object.create(null) as Record<string, T>;
+}
+
 function multiValueHeaders(request: IncomingMessage): Record<string, string[]> {
-  const headers: Record<string, string[]> = {};
+  const headers = emptyRecord<string[]>();
   for (let index = 0; index < request.rawHeaders.length; index += 2) {
     const name = request.rawHeaders[index] ?? '';
     const value = request.rawHeaders[index + 1] ?? '';
@@ -71,10 +78,23 @@ function queryParameters(url: URL): {
   single: Record<string, string> | null;
   multi: Record<string, string[]> | null;
 } {
-  const multi: Record<string, string[]> = {};
+  const multi = emptyRecord<string[]>();
   for (const [name, value] of url.searchParams) multi[name] = [...(multi[name] ?? []), value];
   if (Object.keys(multi).length === 0) return { single: null, multi: null };
   return { single: lastValues(multi), multi };
+}
+
+/**
+ * The request target as a URL. A target that starts with `/` is a path, even `//x/y`
+ * (a URL parser would read `x` as a host, and throw on one that is not valid);
+ * undefined when it cannot be parsed at all.
+ */
+function requestUrl(target: string): URL | undefined {
+  try {
+    return new URL(target.startsWith('/') ? `http://localhost${target}` : target, 'http://localhost');
+  } catch {
+    return undefined;
+  }
 }
 
 /** A Lambda context good enough for handlers that only read the request id and the remaining time. */
@@ -139,9 +159,9 @@ export function createGatewayListener({
         return;
       }
       const method = (request.method ?? 'GET').toUpperCase();
-      const url = new URL(request.url ?? '/', 'http://localhost');
-      const match = matchRoute(method, url.pathname);
-      if (match.kind === 'not-found') {
+      const url = requestUrl(request.url ?? '/');
+      const match = url ? matchRoute(method, url.pathname) : ({ kind: 'not-found' } as const);
+      if (!url || match.kind === 'not-found') {
         reply(toErrorResponse(gatewayError('MISSING_AUTHENTICATION_TOKEN')));
         return;
       }
@@ -159,7 +179,11 @@ export function createGatewayListener({
       const operation = operations.get(match.route.operationId);
       if (!operation) throw new Error(`No handler loaded for ${match.route.operationId}`);
 
+      // API Gateway sets X-Forwarded-Proto itself; a client's own would otherwise win (Location: javascript://…).
       const multiHeaders = multiValueHeaders(request);
+      for (const name of Object.keys(multiHeaders)) {
+        if (name.toLowerCase() === 'x-forwarded-proto') delete multiHeaders[name];
+      }
       const headers = lastValues(multiHeaders);
       const query = queryParameters(url);
       const sourceIp = request.socket.remoteAddress ?? '127.0.0.1';

@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
@@ -81,7 +81,17 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     const sweeperClient = createDocumentClient(dynamodbEndpoint);
     const stopSweeper = startExpiredItemSweeper(sweeperClient, LOCAL_TABLES, 60 * 60_000, now);
 
-    const server: Server = createServer(createGatewayListener({ operations, authorizer }));
+    const listener = createGatewayListener({ operations, authorizer });
+    // Once closing, every answer closes its connection: server.close() only drops idle ones,
+    // and a keep-alive client under load would otherwise hold the server open for ever.
+    let closing = false;
+    const inFlight = new Set<ServerResponse>();
+    const server: Server = createServer((request, response) => {
+      if (closing) response.setHeader('Connection', 'close');
+      inFlight.add(response);
+      response.once('close', () => inFlight.delete(response));
+      listener(request, response);
+    });
     const host = options.host ?? '127.0.0.1';
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -94,6 +104,8 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
       dynamodbEndpoint,
       ...(store ? { store } : {}),
       close: async () => {
+        closing = true;
+        for (const response of inFlight) if (!response.headersSent) response.setHeader('Connection', 'close');
         stopSweeper();
         sweeperClient.destroy();
         await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -74,6 +74,8 @@ function validateObject(schema: Schema, value: unknown, label: string): string[]
 
 function validateString(schema: Schema, value: unknown, label: string): string[] {
   if (typeof value !== 'string') return [`${label} must be a string, not ${describe(value)}`];
+  // A lone surrogate cannot be stored as UTF-8: refuse it here rather than fail in the store.
+  if (!value.isWellFormed()) return [`${label} must be well-formed Unicode (it contains a lone surrogate)`];
   if (schema.enum) return validateEnum(schema, value, label);
   const length = [...value].length;
   if (schema.minLength !== undefined && length < schema.minLength) {

@@ -61,8 +61,9 @@ export function apiHandler<Body = undefined>(
 ): ApiLambdaHandler {
   const route = routeFor(operationId);
   const stack = middy<APIGatewayProxyEvent, APIGatewayProxyResult>();
-  // First in, so that its after/onError run last and log the final response.
-  stack.use(injectLambdaContext(log(), { resetKeys: true })).use(requestLog(operationId));
+  // First in, so that its after/onError run last and log the final response. The event is
+  // never logged (it holds the Authorization header), whatever POWERTOOLS_LOGGER_LOG_EVENT says.
+  stack.use(injectLambdaContext(log(), { resetKeys: true, logEvent: false })).use(requestLog(operationId));
   if (route.deprecation) stack.use(deprecated(route.deprecation));
   // Reads count beside the operation; a write must know it is admitted before it writes.
   stack.use(rateLimit(options.limiter ?? defaultLimiter(), { countBeforeHandler: route.method !== 'GET' }));

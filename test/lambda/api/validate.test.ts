@@ -47,6 +47,12 @@ describe('NewPet validation', () => {
     expect(check({ ...valid, name })).toEqual([message]);
   });
 
+  it('refuses a name with a lone surrogate, which no store could keep as UTF-8', () => {
+    expect(check({ ...valid, name: 'Rex\ud800' })).toEqual([
+      'name must be well-formed Unicode (it contains a lone surrogate)',
+    ]);
+  });
+
   it('counts name length in characters, not UTF-16 units', () => {
     expect(check({ ...valid, name: '🐶'.repeat(NAME_MAX_LENGTH) })).toEqual([]);
   });
