@@ -32,7 +32,8 @@ function runHarness(args: string[], env: Record<string, string>): Promise<Harnes
     child.on('close', (code) => {
       const ms = msSince(start);
       if (code !== 0) return reject(new Error(`harness ${args[0]} exited ${code}: ${stderr}`));
-      const line = stdout.trim();
+      // The function's own log and metric lines come first; the harness's result is the last line.
+      const line = stdout.trim().split('\n').at(-1) ?? '';
       const { status = 0, durations = [] } = line ? (JSON.parse(line) as Partial<HarnessRun>) : {};
       resolve({ ms, status, durations });
     });
