@@ -2,7 +2,7 @@ import {
   CreateTableCommand,
   type CreateTableCommandInput,
   DescribeTableCommand,
-  type DynamoDBClient,
+  DynamoDBClient,
   ResourceInUseException,
   ResourceNotFoundException,
 } from '@aws-sdk/client-dynamodb';
@@ -72,5 +72,24 @@ export async function ensureLocalTables(client: DynamoDBClient): Promise<void> {
     } catch (error) {
       if (!(error instanceof ResourceInUseException)) throw error;
     }
+  }
+}
+
+/** A low-level client for a local DynamoDB-compatible store (its credentials are not checked). */
+export function localStoreClient(endpoint: string): DynamoDBClient {
+  return new DynamoDBClient({
+    endpoint,
+    region: 'local',
+    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+  });
+}
+
+/** Creates the local tables that are missing on the store at `endpoint`. */
+export async function ensureLocalTablesAt(endpoint: string): Promise<void> {
+  const admin = localStoreClient(endpoint);
+  try {
+    await ensureLocalTables(admin);
+  } finally {
+    admin.destroy();
   }
 }

@@ -1,7 +1,6 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { API_VERSION_PREFIX, AUTHORIZER_MODULE, type OperationId, ROUTES } from '../lambda/api/routes';
 import { now } from '../lambda/shared/clock';
 import { RUNTIME_ENV } from '../lambda/shared/runtime-env';
@@ -9,7 +8,7 @@ import { createDocumentClient } from '../lambda/store/dynamodb-client';
 import { type EmbeddedDynamoDb, startEmbeddedDynamoDb } from './embedded-dynamodb';
 import { type AuthorizerHandler, createGatewayListener, type OperationHandler } from './gateway';
 import { startExpiredItemSweeper } from './expired-item-sweeper';
-import { ensureLocalTables, LOCAL_TABLE_NAMES, LOCAL_TABLES } from './local-tables';
+import { ensureLocalTablesAt, LOCAL_TABLE_NAMES, LOCAL_TABLES } from './local-tables';
 
 const HANDLERS_DIR = path.join(__dirname, '..', 'lambda', 'handlers');
 
@@ -65,13 +64,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     // Request logs go to the console as in Lambda; metrics have no CloudWatch to go to.
     process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 
-    const admin = new DynamoDBClient({
-      endpoint: dynamodbEndpoint,
-      region: 'local',
-      credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-    });
-    await ensureLocalTables(admin);
-    admin.destroy();
+    await ensureLocalTablesAt(dynamodbEndpoint);
 
     const operations = new Map<OperationId, OperationHandler>();
     for (const route of ROUTES) operations.set(route.operationId, await importHandler(route.handlerModule));

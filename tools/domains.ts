@@ -6,7 +6,6 @@ import {
   DescribeCertificateCommand,
   ListCertificatesCommand,
 } from '@aws-sdk/client-acm';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { createDocumentClient } from '../lambda/store/dynamodb-client';
 import {
   allowsCustomDomains,
@@ -24,7 +23,7 @@ import {
 } from '../lib/config/domains';
 import { environmentConfigs } from '../lib/config/environments';
 import { DOMAIN_ENVIRONMENTS, domainsStackName } from '../lib/domains-stack';
-import { ensureLocalTables, LOCAL_TABLE_NAMES } from '../local/local-tables';
+import { ensureLocalTablesAt, LOCAL_TABLE_NAMES } from '../local/local-tables';
 import {
   type DnsExpectation,
   type DnsLookup,
@@ -614,16 +613,7 @@ async function recordDeployed(context: Context, projectName: string): Promise<vo
 }
 
 async function connect(io: DomainsCommandIo): Promise<{ store: DomainStateStore; close(): void }> {
-  const admin = new DynamoDBClient({
-    endpoint: io.endpoint,
-    region: 'local',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
-  try {
-    if (io.tableName === LOCAL_TABLE_NAMES.domains) await ensureLocalTables(admin);
-  } finally {
-    admin.destroy();
-  }
+  if (io.tableName === LOCAL_TABLE_NAMES.domains) await ensureLocalTablesAt(io.endpoint);
   const documents = createDocumentClient(io.endpoint);
   return { store: new DomainStateStore(documents, io.tableName), close: () => documents.destroy() };
 }

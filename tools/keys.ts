@@ -1,10 +1,9 @@
 import { parseArgs } from 'node:util';
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { ApiKeyRecord } from '../lambda/domain/api-key';
 import { ApiKeyRepository } from '../lambda/store/api-key-repository';
 import { createDocumentClient } from '../lambda/store/dynamodb-client';
 import { ENVIRONMENT_NAMES } from '../lib/config/environments';
-import { ensureLocalTables, LOCAL_TABLE_NAMES } from '../local/local-tables';
+import { ensureLocalTablesAt, LOCAL_TABLE_NAMES } from '../local/local-tables';
 import { configuredPlans, KeyAdmin, parsePlan } from './key-admin';
 import { reason, UsageError } from './failures';
 import { connectStage, parseStage, type StageClients } from './stage';
@@ -78,16 +77,7 @@ function operands(command: string, rest: readonly string[], names: readonly stri
 }
 
 async function connectLocal(io: KeysCommandIo): Promise<{ keys: ApiKeyRepository; close(): void }> {
-  const admin = new DynamoDBClient({
-    endpoint: io.endpoint,
-    region: 'local',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
-  try {
-    if (io.tableName === LOCAL_TABLE_NAMES.apiKeys) await ensureLocalTables(admin);
-  } finally {
-    admin.destroy();
-  }
+  if (io.tableName === LOCAL_TABLE_NAMES.apiKeys) await ensureLocalTablesAt(io.endpoint);
   const documents = createDocumentClient(io.endpoint);
   return { keys: new ApiKeyRepository(documents, io.tableName), close: () => documents.destroy() };
 }

@@ -141,7 +141,8 @@ function expectedPet(bytes: Buffer): Omit<Pet, 'id'> | undefined {
   const { name, categoryId, status } = fields;
   if (typeof name !== 'string') return undefined;
   const length = [...name].length;
-  if (length < 1 || length > NAME_MAX_LENGTH || !/\S/u.test(name)) return undefined;
+  // A lone surrogate (JSON can escape one) could not be stored as UTF-8: the README says 400.
+  if (length < 1 || length > NAME_MAX_LENGTH || !/\S/u.test(name) || !name.isWellFormed()) return undefined;
   if (typeof categoryId !== 'number' || !Number.isInteger(categoryId)) return undefined;
   if (categoryId < 1 || categoryId > MAX_SAFE_ID) return undefined;
   if ('status' in fields && !(PET_STATUSES as readonly unknown[]).includes(status)) return undefined;

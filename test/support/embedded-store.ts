@@ -1,8 +1,7 @@
-import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../../lambda/store/dynamodb-client';
 import { type EmbeddedDynamoDb, startEmbeddedDynamoDb } from '../../local/embedded-dynamodb';
-import { ensureLocalTables } from '../../local/local-tables';
+import { ensureLocalTablesAt } from '../../local/local-tables';
 
 export interface TestStore {
   readonly store: EmbeddedDynamoDb;
@@ -13,13 +12,7 @@ export interface TestStore {
 /** A fresh in-memory embedded store on a free port, with the local tables created. */
 export async function startTestStore(): Promise<TestStore> {
   const store = await startEmbeddedDynamoDb({ port: 0 });
-  const admin = new DynamoDBClient({
-    endpoint: store.endpoint,
-    region: 'local',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
-  await ensureLocalTables(admin);
-  admin.destroy();
+  await ensureLocalTablesAt(store.endpoint);
   const documents = createDocumentClient(store.endpoint);
   return {
     store,
