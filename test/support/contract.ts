@@ -3,6 +3,7 @@ import route from '@stoplight/prism-http/dist/router';
 import { validateOutput } from '@stoplight/prism-http/dist/validator';
 import document from '../../openapi.json';
 import { API_VERSION_PREFIX } from '../../lambda/api/routes';
+import { matchRoute } from '../../local/route-matcher';
 
 /**
  * Contract checks: every response the end-to-end tests receive is validated against
@@ -44,8 +45,14 @@ function loadOperations() {
   return operations;
 }
 
-/** The operation of the document a request is for, or undefined when it is for no operation. */
+/**
+ * The operation of the document a request is for, or undefined when it is for no operation.
+ * The gateway's own matcher (the one the local server uses) decides first: a path it does
+ * not route (e.g. an empty `{petId}` segment) is a gateway answer, whatever Prism's router
+ * would make of it.
+ */
 function operationFor(all: IHttpOperation[], method: string, url: URL): IHttpOperation | undefined {
+  if (matchRoute(method.toUpperCase(), url.pathname).kind !== 'route') return undefined;
   if (!url.pathname.startsWith(`${API_VERSION_PREFIX}/`)) return undefined;
   let path = url.pathname.slice(API_VERSION_PREFIX.length);
   if (path.length > 1 && path.endsWith('/')) path = path.slice(0, -1);
