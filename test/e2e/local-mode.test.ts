@@ -2,20 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { contractFetch as fetch } from '../support/contract';
-import { startTs } from '../support/processes';
-
-const READY = /Development API key \(valid until the next start\): (ask_\S+)/;
-
-async function startLocalMode(dataDir: string) {
-  const started = await startTs(
-    'local/start.ts',
-    { PORT: '0', DYNAMODB_PORT: '0', DATA_DIR: dataDir },
-    READY,
-  );
-  const baseUrl = /listening at (http:\/\/\S+\/v1)/.exec(started.output())?.[1] ?? '';
-  const apiKey = READY.exec(started.output())?.[1] ?? '';
-  return { ...started, baseUrl, apiKey };
-}
+import { startLocalMode } from '../support/processes';
 
 describe('npm start (local mode)', () => {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'animal-store-data-'));

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { contractFetch as fetch } from '../support/contract';
-import { startTs } from '../support/processes';
+import { startLocalMode } from '../support/processes';
 
 /**
  * `npm start` stopped by SIGTERM in the middle of a load of creates: it must exit 0,
@@ -11,7 +11,6 @@ import { startTs } from '../support/processes';
  * answered with anything but 201, and none that was answered may be lost.
  */
 
-const READY = /Development API key \(valid until the next start\): (ask_\S+)/;
 const WORKERS = 8;
 /** SIGTERM once this many creates were acknowledged (the dev key's Business plan allows 1,000 a minute). */
 const ACKNOWLEDGED_BEFORE_SIGTERM = 150;
@@ -21,17 +20,6 @@ interface Pet {
   name: string;
   categoryId: number;
   status: string;
-}
-
-async function startLocalMode(dataDir: string) {
-  const started = await startTs(
-    'local/start.ts',
-    { PORT: '0', DYNAMODB_PORT: '0', DATA_DIR: dataDir },
-    READY,
-  );
-  const baseUrl = /listening at (http:\/\/\S+\/v1)/.exec(started.output())?.[1] ?? '';
-  const apiKey = READY.exec(started.output())?.[1] ?? '';
-  return { ...started, baseUrl, apiKey };
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -53,3 +53,17 @@ export function startTs(
     });
   });
 }
+
+const DEV_KEY_LINE = /Development API key \(valid until the next start\): (ask_\S+)/;
+
+/** `npm start` on free ports with its data in `dataDir`; resolves once it has printed its base URL and key. */
+export async function startLocalMode(dataDir: string) {
+  const started = await startTs(
+    'local/start.ts',
+    { PORT: '0', DYNAMODB_PORT: '0', DATA_DIR: dataDir },
+    DEV_KEY_LINE,
+  );
+  const baseUrl = /listening at (http:\/\/\S+\/v1)/.exec(started.output())?.[1] ?? '';
+  const apiKey = DEV_KEY_LINE.exec(started.output())?.[1] ?? '';
+  return { ...started, baseUrl, apiKey };
+}
