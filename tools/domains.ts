@@ -1,5 +1,4 @@
 import { existsSync, writeFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import {
   ACMClient,
   type CertificateDetail,
@@ -34,7 +33,7 @@ import {
   verdictOf,
 } from './domains-dns';
 import { type DomainState, type DomainStateRecord, DomainStateStore } from './domains-store';
-import { reason, UsageError } from './failures';
+import { reason, UsageError, parseCommandLine as parseToolCommandLine } from './failures';
 
 const DEFAULT_CONFIG = 'config/domains.json';
 
@@ -94,27 +93,20 @@ interface Context {
   acm(): ACMClient;
 }
 
+const OPTIONS = {
+  config: { type: 'string' },
+  resolver: { type: 'string' },
+  acm: { type: 'boolean' },
+  json: { type: 'boolean' },
+  yes: { type: 'boolean' },
+  zone: { type: 'string' },
+  'hosted-zone-id': { type: 'string' },
+  redirect: { type: 'boolean' },
+  'to-primary': { type: 'boolean' },
+} as const;
+
 function parseCommandLine(argv: readonly string[]) {
-  try {
-    return parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      options: {
-        config: { type: 'string' },
-        resolver: { type: 'string' },
-        acm: { type: 'boolean' },
-        json: { type: 'boolean' },
-        yes: { type: 'boolean' },
-        zone: { type: 'string' },
-        'hosted-zone-id': { type: 'string' },
-        redirect: { type: 'boolean' },
-        'to-primary': { type: 'boolean' },
-        help: { type: 'boolean' },
-      },
-    });
-  } catch (error) {
-    throw new UsageError(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
-  }
+  return parseToolCommandLine(argv, OPTIONS, USAGE);
 }
 
 function operands(

@@ -1,11 +1,10 @@
-import { parseArgs } from 'node:util';
 import type { ApiKeyRecord } from '../lambda/domain/api-key';
 import { ApiKeyRepository } from '../lambda/store/api-key-repository';
 import { createDocumentClient } from '../lambda/store/dynamodb-client';
 import { ENVIRONMENT_NAMES } from '../lib/config/environments';
 import { ensureLocalTablesAt, LOCAL_TABLE_NAMES } from '../local/local-tables';
 import { configuredPlans, KeyAdmin, parsePlan } from './key-admin';
-import { reason, UsageError } from './failures';
+import { reason, UsageError, parseCommandLine as parseToolCommandLine } from './failures';
 import { connectStage, parseStage, type StageClients } from './stage';
 
 export { UsageError } from './failures';
@@ -49,22 +48,15 @@ function describeKey(record: ApiKeyRecord): string {
   return `${record.keyId}  ${record.plan.padEnd(10)}  ${state.padEnd(8)}  created ${record.createdAt}  ${record.name}`;
 }
 
+const OPTIONS = {
+  plan: { type: 'string' },
+  name: { type: 'string' },
+  json: { type: 'boolean' },
+  stage: { type: 'string' },
+} as const;
+
 function parseCommandLine(argv: readonly string[]) {
-  try {
-    return parseArgs({
-      args: [...argv],
-      allowPositionals: true,
-      options: {
-        plan: { type: 'string' },
-        name: { type: 'string' },
-        json: { type: 'boolean' },
-        stage: { type: 'string' },
-        help: { type: 'boolean' },
-      },
-    });
-  } catch (error) {
-    throw new UsageError(`${error instanceof Error ? error.message : String(error)}\n\n${USAGE}`);
-  }
+  return parseToolCommandLine(argv, OPTIONS, USAGE);
 }
 
 /** The positional arguments of a command, exactly `names.length` of them. */
