@@ -23,7 +23,7 @@ import { measureItemUnits } from './units';
 /** Sizes and repetitions: the full run, and the quick one `npm test` makes to check the bench works. */
 const PLANS = {
   full: {
-    coldStartProcesses: 20,
+    coldStartProcesses: 30,
     warmRepeats: 200,
     latencyIterations: 300,
     throughput: { rounds: 3, seconds: 5, warmUpSeconds: 1 },

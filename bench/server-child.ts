@@ -11,7 +11,10 @@ import { startLocalApi } from '../local/server';
  */
 async function main(): Promise<void> {
   if (process.env.BENCH_LIMITER === 'off') {
-    const admitAll = async (_counterId: string, minute: number) => ({ minute, minuteCount: 1, dayCount: 1 });
+    const admitAll = async (_counterId: string, minute: number) => ({
+      counted: true as const,
+      state: { minute, minuteCount: 1, dayCount: 1 },
+    });
     RateLimitStore.prototype.countInSameMinute = admitAll;
     RateLimitStore.prototype.countInNewMinute = admitAll;
   }

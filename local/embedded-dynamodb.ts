@@ -1,6 +1,38 @@
 import { mkdirSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import dynalite from 'dynalite';
+import dynaliteDb from 'dynalite/db';
+import * as deleteItemParameters from 'dynalite/validations/deleteItem';
+import * as putItemParameters from 'dynalite/validations/putItem';
+import * as updateItemParameters from 'dynalite/validations/updateItem';
+
+type CheckConditional = typeof dynaliteDb.checkConditional & { returnsItem?: true };
+
+/**
+ * DynamoDB returns the item a failed condition found when a write asks for it
+ * (`ReturnValuesOnConditionCheckFailure: 'ALL_OLD'`); dynalite predates that parameter.
+ * Its condition check runs inside the item's lock with the stored item at hand, so
+ * wrapping it adds the parameter with DynamoDB's semantics: the item as the failed
+ * check saw it, nothing when there was no item. The rate limiter relies on it to
+ * skip a read (test/local/embedded-dynamodb.test.ts).
+ */
+function addReturnValuesOnConditionCheckFailure(): void {
+  const checkConditional: CheckConditional = dynaliteDb.checkConditional;
+  if (checkConditional.returnsItem) return;
+  const withItem: CheckConditional = (data, existingItem) => {
+    const failure = checkConditional(data, existingItem);
+    if (failure && existingItem && data.ReturnValuesOnConditionCheckFailure === 'ALL_OLD') {
+      failure.body = { ...failure.body, Item: existingItem };
+    }
+    return failure;
+  };
+  withItem.returnsItem = true;
+  dynaliteDb.checkConditional = withItem;
+  // dynalite drops parameters its validation does not list: list this one for every conditional write.
+  for (const { types } of [putItemParameters, updateItemParameters, deleteItemParameters]) {
+    types.ReturnValuesOnConditionCheckFailure = { type: 'String', enum: ['ALL_OLD', 'NONE'] };
+  }
+}
 
 /** A running embedded DynamoDB-compatible server (dynalite). */
 export interface EmbeddedDynamoDb {
@@ -28,6 +60,7 @@ export async function startEmbeddedDynamoDb({
   dataDir,
 }: EmbeddedDynamoDbOptions): Promise<EmbeddedDynamoDb> {
   if (dataDir) mkdirSync(dataDir, { recursive: true });
+  addReturnValuesOnConditionCheckFailure();
   // Tables become ACTIVE at once: the simulated provisioning delay only slows start-up.
   const server = dynalite({ path: dataDir, createTableMs: 0, deleteTableMs: 0, updateTableMs: 0 });
   await new Promise<void>((resolve, reject) => {

@@ -1,23 +1,32 @@
 import type { PlanLimits } from '../api/plans';
 import { type Admission, type CounterState, refusalOf, retryAt, windowsAt } from './rate-limit';
 
+/**
+ * A counting write's outcome: the counter after it, or, when its condition failed,
+ * the counter as the condition found it if the store returned it (DynamoDB does;
+ * without it, or when there was no counter, the limiter reads).
+ */
+export type CountOutcome =
+  | { readonly counted: true; readonly state: CounterState }
+  | { readonly counted: false; readonly current?: CounterState };
+
 /** What the limiter needs from storage; every write is one conditional, atomic update. */
 export interface CounterStore {
-  /** Counts a request in the minute the counter is already in; undefined when its condition fails. */
+  /** Counts a request in the minute the counter is already in. */
   countInSameMinute(
     counterId: string,
     minute: number,
     limits: PlanLimits,
     nowMs: number,
-  ): Promise<CounterState | undefined>;
-  /** Counts the first request of a new minute; undefined when its condition fails. */
+  ): Promise<CountOutcome>;
+  /** Counts the first request of a new minute (creating the day's counter if need be). */
   countInNewMinute(
     counterId: string,
     minute: number,
     limits: PlanLimits,
     nowMs: number,
     expiresAtSeconds: number,
-  ): Promise<CounterState | undefined>;
+  ): Promise<CountOutcome>;
   read(counterId: string): Promise<CounterState | undefined>;
   /** Bans the caller until `untilMs` on the counter, and returns the ban count after it. */
   ban(counterId: string, untilMs: number, expiresAtSeconds: number): Promise<number>;
@@ -49,10 +58,12 @@ interface Memory {
 
 /**
  * Counts requests per caller in fixed UTC minute and day windows. Admitting a
- * request costs one conditional update (two when a new minute starts and this
- * process had not seen it yet); a refusal costs at most one failed update, and
- * nothing once this process knows the caller is limited, since a refusal holds
- * until its window ends. Refused requests are not counted against the allowance.
+ * request costs one conditional update (two when this process guessed the
+ * counter's minute wrong: its first request for a caller, or another instance
+ * moved the counter on); a refusal costs at most one failed update, and nothing
+ * once this process knows the caller is limited, since a refusal holds until its
+ * window ends. A failed update returns the counter it found, so no read follows
+ * it. Refused requests are not counted against the allowance.
  */
 export class RateLimiter {
   private readonly memory = new Map<string, Memory>();
@@ -79,14 +90,16 @@ export class RateLimiter {
     let minute = Math.max(windows.minute, memory.minute ?? 0);
     let sameMinute = memory.minute === minute;
     for (let attempt = 0; attempt < 3; attempt++) {
-      const state = sameMinute
+      const outcome = sameMinute
         ? await this.store.countInSameMinute(counterId, minute, limits, nowMs)
         : await this.store.countInNewMinute(counterId, minute, limits, nowMs, expiresAtSeconds);
-      if (state) {
+      if (outcome.counted) {
         memory.minute = minute;
-        return { admitted: true, limits, state, nowMs };
+        return { admitted: true, limits, state: outcome.state, nowMs };
       }
-      const current = (await this.store.read(counterId)) ?? { minute, minuteCount: 0, dayCount: 0 };
+      // No counter at all (minute 0) makes the next attempt the one that creates it.
+      const current = outcome.current ??
+        (await this.store.read(counterId)) ?? { minute: 0, minuteCount: 0, dayCount: 0 };
       const reason = refusalOf(current, limits, nowMs);
       if (reason) {
         const admission = {

@@ -1,7 +1,9 @@
+import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
+import { unmarshall } from '@aws-sdk/util-dynamodb';
 import type { PlanLimits } from '../api/plans';
 import type { CounterState } from '../domain/rate-limit';
-import type { CounterStore } from '../domain/rate-limiter';
+import type { CountOutcome, CounterStore } from '../domain/rate-limiter';
 import { isConditionalCheckFailure, StoreUnavailableError, storeCall } from './dynamodb-client';
 
 const NAMES = {
@@ -106,13 +108,23 @@ export class RateLimitStore implements CounterStore {
     return Number(Attributes?.banCount ?? 1);
   }
 
-  private async conditionalUpdate(input: ConstructorParameters<typeof UpdateCommand>[0]) {
+  private async conditionalUpdate(
+    input: ConstructorParameters<typeof UpdateCommand>[0],
+  ): Promise<CountOutcome> {
     try {
-      const { Attributes } = await this.client.send(new UpdateCommand(input));
-      return toState(Attributes);
+      const { Attributes } = await this.client.send(
+        // A failed condition answers with the counter it found: no read needed to see why.
+        new UpdateCommand({ ...input, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }),
+      );
+      const state = toState(Attributes);
+      if (!state) throw new Error(`update of ${String(input.Key?.counterId)} returned no counter`);
+      return { counted: true, state };
     } catch (error) {
-      if (isConditionalCheckFailure(error)) return undefined;
-      throw new StoreUnavailableError(error);
+      if (!isConditionalCheckFailure(error)) throw new StoreUnavailableError(error);
+      // The document client does not unmarshall an error's item.
+      const found = (error as { Item?: Record<string, AttributeValue> }).Item;
+      const current = found ? toState(unmarshall(found)) : undefined;
+      return current ? { counted: false, current } : { counted: false };
     }
   }
 }

@@ -1,3 +1,4 @@
+import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
 import { ANONYMOUS_LIMITS, type PlanLimits, STANDARD_PLANS } from '../../../lambda/api/plans';
 import type { CounterState } from '../../../lambda/domain/rate-limit';
 import {
@@ -100,6 +101,44 @@ describe('RateLimiter on the embedded store', () => {
     const other = new RateLimiter(wrapped, clock); // an instance that has not seen this minute
     await other.admit(identity, STANDARD_PLANS.free);
     expect(calls.writes).toBeLessThanOrEqual(63);
+    expect(calls.reads).toBe(0); // a failed update returns the counter it found
+  });
+
+  it("costs a new instance two writes and no read for an active caller's first request", async () => {
+    const identity = nextCaller();
+    await admitMany(new RateLimiter(counters, clock), identity, 3);
+    const { calls, wrapped } = counting(counters);
+    const fresh = new RateLimiter(wrapped, clock); // guesses a new minute: the counter is already in it
+    const admission = await fresh.admit(identity, STANDARD_PLANS.free);
+    expect(admission).toMatchObject({ admitted: true, state: { minuteCount: 4, dayCount: 4 } });
+    expect(calls).toEqual({ writes: 2, reads: 0 });
+    await fresh.admit(identity, STANDARD_PLANS.free);
+    expect(calls).toEqual({ writes: 3, reads: 0 });
+  });
+
+  it('refuses a limited caller on a new instance with one failed write and no read', async () => {
+    const identity = nextCaller();
+    await admitMany(new RateLimiter(counters, clock), identity, 60);
+    const { calls, wrapped } = counting(counters);
+    now += 10_000;
+    const refused = await new RateLimiter(wrapped, clock).admit(identity, STANDARD_PLANS.free);
+    expect(refused).toMatchObject({ admitted: false, reason: 'minute', retryAtMs: START + 60_000 });
+    expect(calls.reads).toBe(0);
+    expect(calls.writes).toBeLessThanOrEqual(2);
+  });
+
+  it('recreates a counter that vanished while this instance knew its minute', async () => {
+    const identity = nextCaller();
+    const limiter = new RateLimiter(counters, clock);
+    await limiter.admit(identity, STANDARD_PLANS.free);
+    await store.documents.send(
+      new DeleteCommand({
+        TableName: LOCAL_TABLE_NAMES.rateLimits,
+        Key: { counterId: `${identity}#2026-11-22` },
+      }),
+    );
+    const admission = await limiter.admit(identity, STANDARD_PLANS.free);
+    expect(admission).toMatchObject({ admitted: true, state: { minuteCount: 1, dayCount: 1 } });
   });
 
   it('does not count refused requests against the allowance', async () => {

@@ -14,8 +14,8 @@ function gatedStore(state: CounterState | undefined) {
     release = resolve;
   });
   const store: CounterStore = {
-    countInSameMinute: async () => (await gate, state),
-    countInNewMinute: async () => (await gate, state),
+    countInSameMinute: async () => (await gate, state ? { counted: true, state } : { counted: false }),
+    countInNewMinute: async () => (await gate, state ? { counted: true, state } : { counted: false }),
     read: async () => ({ minute: MINUTE, minuteCount: 60, dayCount: 60 }),
     ban: async () => 1,
   };

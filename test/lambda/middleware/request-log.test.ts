@@ -9,7 +9,10 @@ const MINUTE = Math.floor(NOW / 60_000);
 
 function limiterWith(count: number): RateLimiter {
   const state = { minute: MINUTE, minuteCount: count, dayCount: count };
-  const admitsUnderLimit = async () => (count < STANDARD_PLANS.free.perMinute ? state : undefined);
+  const admitsUnderLimit = async () =>
+    count < STANDARD_PLANS.free.perMinute
+      ? { counted: true as const, state }
+      : { counted: false as const, current: state };
   const store: CounterStore = {
     countInSameMinute: admitsUnderLimit,
     countInNewMinute: admitsUnderLimit,
