@@ -5,6 +5,7 @@ import type { Construct } from 'constructs';
 import type { EnvironmentConfig, EnvironmentName } from './config/environments';
 import { type DomainsConfig, type PlatformConfig, type ProjectConfig } from './config/domains';
 import { ProjectDomains } from './constructs/project-domains';
+import { TenantCertificates } from './constructs/tenant-certificates';
 
 /** The environments that get domain stacks: a tenant's domain can point at one environment only. */
 export const DOMAIN_ENVIRONMENTS: readonly EnvironmentName[] = ['production'];
@@ -29,6 +30,50 @@ export function domainsStackName(environment: Pick<EnvironmentConfig, 'stackName
   return `${environment.stackName}-domains-${project}`;
 }
 
+/** Name of a project's certificates stack, e.g. `AnimalStore-production-certificates-birdhouse`. */
+export function certificatesStackName(
+  environment: Pick<EnvironmentConfig, 'stackName'>,
+  project: string,
+): string {
+  return `${environment.stackName}-certificates-${project}`;
+}
+
+/** The project's domains whose DNS is outside Route 53 (their records are the tenant's to create). */
+function externalDomains(project: ProjectConfig) {
+  return project.domains.filter((domain) => domain.zone.hostedZoneId === undefined);
+}
+
+/** Properties of {@link ProjectCertificatesStack}. */
+export interface ProjectCertificatesStackProps extends StackProps {
+  readonly environment: EnvironmentConfig;
+  readonly project: ProjectConfig;
+}
+
+/**
+ * The certificates of a project's domains outside Route 53, requested without waiting:
+ * this stack completes at once, and its outputs give the tenant each validation record
+ * while the domains stack waits for the certificates to be issued.
+ */
+export class ProjectCertificatesStack extends Stack {
+  public readonly certificates: TenantCertificates;
+
+  constructor(scope: Construct, id: string, props: ProjectCertificatesStackProps) {
+    const { environment, project } = props;
+    super(scope, id, {
+      description: `Animal Store Service (${environment.name}): certificates of project ${project.name} (DNS elsewhere)`,
+      ...props,
+      stackName: certificatesStackName(environment, project.name),
+      env: environment.env,
+    });
+    this.certificates = new TenantCertificates(this, 'Certificates', {
+      environmentStackName: environment.stackName,
+      domains: externalDomains(project),
+      logRetention: environment.logRetention,
+      logRemovalPolicy: environment.removalPolicy,
+    });
+  }
+}
+
 /**
  * One project's addresses in their own stack: a certificate that waits for a tenant's
  * validation record blocks only this stack, never the API's or another tenant's.
@@ -45,6 +90,7 @@ export class ProjectDomainsStack extends Stack {
       env: environment.env,
     });
     this.domains = new ProjectDomains(this, 'Domains', {
+      environmentStackName: environment.stackName,
       platform,
       project,
       restApi: props.restApi,
@@ -55,23 +101,37 @@ export class ProjectDomainsStack extends Stack {
   }
 }
 
-/** Creates the domain stacks of an environment, one per project; none outside {@link DOMAIN_ENVIRONMENTS}. */
+/**
+ * Creates the domain stacks of an environment, one per project, each after its project's
+ * certificates stack when some of its DNS is elsewhere; none outside {@link DOMAIN_ENVIRONMENTS}.
+ */
 export function addProjectDomainStacks(
   scope: Construct,
   environment: EnvironmentConfig,
   config: DomainsConfig,
   restApi: IRestApi,
   webAcl?: CfnWebACL,
-): ProjectDomainsStack[] {
+): (ProjectDomainsStack | ProjectCertificatesStack)[] {
   if (!DOMAIN_ENVIRONMENTS.includes(environment.name)) return [];
-  return config.projects.map((project) => {
+  return config.projects.flatMap((project) => {
     const stackName = domainsStackName(environment, project.name);
-    return new ProjectDomainsStack(scope, stackName, {
+    const domainsStack = new ProjectDomainsStack(scope, stackName, {
       environment,
       platform: config.platform,
       project,
       restApi,
       webAcl,
     });
+    if (externalDomains(project).length === 0) return [domainsStack];
+    const certificatesStack = new ProjectCertificatesStack(
+      scope,
+      certificatesStackName(environment, project.name),
+      { environment, project },
+    );
+    domainsStack.addStackDependency(
+      certificatesStack,
+      'the domains outside Route 53 use the certificates this stack requests',
+    );
+    return [domainsStack, certificatesStack];
   });
 }

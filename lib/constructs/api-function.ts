@@ -31,8 +31,18 @@ export interface TableBinding {
 
 /** Properties of {@link ApiFunction}. */
 export interface ApiFunctionProps {
-  /** Module under `lambda/handlers/` (without extension) that exports `handler`. */
+  /** Module under `lambda/handlers/` (without extension) that exports the handler. */
   readonly handlerModule: string;
+  /**
+   * The exported function Lambda calls.
+   * @default 'handler'
+   */
+  readonly handlerName?: string;
+  /**
+   * How long one invocation may run.
+   * @default Duration.seconds(10)
+   */
+  readonly timeout?: Duration;
   /**
    * Memory in MB.
    * @default 512
@@ -63,7 +73,7 @@ export interface ApiFunctionProps {
 /**
  * A Lambda function with the house defaults: Node.js 22 on ARM64, bundled by the local
  * esbuild (never Docker) into minified CommonJS with the AWS SDK inside, X-Ray tracing,
- * a 10 s timeout, an explicit log group with a retention, and a role that may write to
+ * a 10 s timeout by default, an explicit log group with a retention, and a role that may write to
  * that log group only (instead of the managed AWSLambdaBasicExecutionRole, which allows
  * every log group of the account).
  */
@@ -92,13 +102,13 @@ export class ApiFunction extends NodejsFunction {
     super(scope, id, {
       role,
       entry: path.join(HANDLERS_DIR, `${props.handlerModule}.ts`),
-      handler: 'handler',
+      handler: props.handlerName ?? 'handler',
       projectRoot: REPO_ROOT,
       depsLockFilePath: path.join(REPO_ROOT, 'package-lock.json'),
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,
-      timeout: Duration.seconds(10),
+      timeout: props.timeout ?? Duration.seconds(10),
       tracing: Tracing.ACTIVE,
       logGroup,
       description: props.description,

@@ -1,4 +1,4 @@
-import { CfnOutput, Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { CfnOutput, CustomResource, Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
 import {
   type CfnDomainName,
   DomainName,
@@ -7,7 +7,8 @@ import {
   LambdaRestApi,
   SecurityPolicy,
 } from 'aws-cdk-lib/aws-apigateway';
-import { Certificate, CertificateValidation } from 'aws-cdk-lib/aws-certificatemanager';
+import { Certificate, CertificateValidation, type ICertificate } from 'aws-cdk-lib/aws-certificatemanager';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import {
   AaaaRecord,
@@ -18,7 +19,9 @@ import {
   RecordTarget,
 } from 'aws-cdk-lib/aws-route53';
 import { ApiGatewayDomain } from 'aws-cdk-lib/aws-route53-targets';
+import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import { type CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
+import { Provider } from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
 import { REDIRECT_TARGET_ENV } from '../../lambda/handlers/redirect';
 import {
@@ -35,9 +38,15 @@ import {
 } from '../config/domains';
 import { ApiFunction } from './api-function';
 import { ApiStageLogs } from './api-stage-logs';
+import { acknowledgeProviderFramework, certificateArnParameter } from './tenant-certificates';
 
 /** Properties of {@link ProjectDomains}. */
 export interface ProjectDomainsProps {
+  /**
+   * Stack name of the environment the domains serve: names the parameters holding the
+   * certificates of domains whose DNS is outside Route 53 (lib/constructs/tenant-certificates.ts).
+   */
+  readonly environmentStackName: string;
   /** The platform's domain, zone and CNAME target domain. */
   readonly platform: PlatformConfig;
   /** The project (tenant) and its custom domains. */
@@ -103,12 +112,17 @@ export class ProjectDomains extends Construct {
   public readonly redirectFunction?: ApiFunction;
 
   private readonly platformZone: IHostedZone;
+  private readonly environmentStackName: string;
+  private readonly logProps: Pick<ProjectDomainsProps, 'logRetention' | 'logRemovalPolicy'>;
+  private waiter?: { provider: Provider; isComplete: ApiFunction };
   private readonly tenantZones = new Map<string, IHostedZone>();
   private readonly domains = new Map<string, DomainName>();
 
   constructor(scope: Construct, id: string, props: ProjectDomainsProps) {
     super(scope, id);
     const { platform, project } = props;
+    this.environmentStackName = props.environmentStackName;
+    this.logProps = { logRetention: props.logRetention, logRemovalPolicy: props.logRemovalPolicy };
     this.platformZone = HostedZone.fromHostedZoneAttributes(this, 'PlatformZone', {
       hostedZoneId: platform.hostedZone.id,
       zoneName: platform.hostedZone.name,
@@ -194,12 +208,19 @@ export class ProjectDomains extends Construct {
     return zone;
   }
 
-  /** Certificate (validated in `zone` when given, else by a record the tenant adds) and regional custom domain. */
+  /**
+   * Certificate and regional custom domain. With the zone in Route 53 the certificate is
+   * CloudFormation's own, validated there; otherwise it is the one the project's
+   * certificates stack requested, and the domain waits until the tenant's validation
+   * record has got it issued.
+   */
   private customDomain(scope: Construct, host: string, zone: IHostedZone | undefined): DomainName {
-    const certificate = new Certificate(scope, 'Certificate', {
-      domainName: host,
-      validation: CertificateValidation.fromDns(zone),
-    });
+    const certificate = zone
+      ? new Certificate(scope, 'Certificate', {
+          domainName: host,
+          validation: CertificateValidation.fromDns(zone),
+        })
+      : this.issuedTenantCertificate(scope, host);
     const domain = new DomainName(scope, 'Domain', {
       domainName: host,
       certificate,
@@ -217,6 +238,54 @@ export class ProjectDomains extends Construct {
     });
     this.domains.set(host, domain);
     return domain;
+  }
+
+  /** The requested certificate of a domain outside Route 53, once ACM has issued it. */
+  private issuedTenantCertificate(scope: Construct, host: string): ICertificate {
+    const requestedArn = StringParameter.valueForStringParameter(
+      scope,
+      certificateArnParameter(this.environmentStackName, host),
+    );
+    const { provider, isComplete } = this.certificateWaiter();
+    isComplete.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['acm:DescribeCertificate', 'acm:ListTagsForCertificate', 'acm:DeleteCertificate'],
+        resources: [requestedArn],
+      }),
+    );
+    const issued = new CustomResource(scope, 'CertificateIssued', {
+      serviceToken: provider.serviceToken,
+      resourceType: 'Custom::CertificateIssued',
+      properties: { CertificateArn: requestedArn },
+    });
+    // Its physical id is the ARN: the API Gateway domain that uses it waits for the issue.
+    return Certificate.fromCertificateArn(scope, 'Certificate', issued.ref);
+  }
+
+  /** One waiter per project: polls ACM every minute, for at most an hour per deploy. */
+  private certificateWaiter(): { provider: Provider; isComplete: ApiFunction } {
+    if (this.waiter) return this.waiter;
+    const common = { handlerModule: 'certificate-issued', memorySize: 128, ...this.logProps };
+    const onEvent = new ApiFunction(this, 'CertificateWaiterStart', {
+      ...common,
+      handlerName: 'onEvent',
+      description: 'Starts the wait for a tenant certificate',
+    });
+    const isComplete = new ApiFunction(this, 'CertificateWaiterCheck', {
+      ...common,
+      handlerName: 'isComplete',
+      description: 'Checks whether a tenant certificate is issued (deletes it when its domain is removed)',
+    });
+    const provider = new Provider(this, 'CertificateWaiter', {
+      onEventHandler: onEvent,
+      isCompleteHandler: isComplete,
+      queryInterval: Duration.minutes(1),
+      // The Provider framework's limit: a tenant who needs longer deploys again once the record is in.
+      totalTimeout: Duration.hours(1),
+    });
+    acknowledgeProviderFramework(provider);
+    this.waiter = { provider, isComplete };
+    return this.waiter;
   }
 
   private aliasRecords(
@@ -253,10 +322,6 @@ export class ProjectDomains extends Construct {
       new CfnOutput(scope, 'DnsRecord', {
         description: `Record to add at the DNS provider of ${domain.zone.name}`,
         value: formatTenantRecord(tenantDnsRecord(platform, domain)),
-      });
-      new CfnOutput(scope, 'ValidationRecord', {
-        description: `Certificate validation record for ${domain.name}`,
-        value: `CNAME from ACM, TTL ${TENANT_RECORD_TTL_SECONDS}: npm run domains -- verify ${domain.name} --acm prints it (also in this stack's events while the certificate waits)`,
       });
     }
   }

@@ -94,12 +94,15 @@ function recordsNamed(t: Template, name: string) {
 const templates = synth(CONFIG);
 const acme = template(templates, 'acme');
 const birdhouse = template(templates, 'birdhouse');
+const birdhouseCertificates = templates.get('AnimalStore-production-certificates-birdhouse') as Template;
+const BIRDHOUSE_DOMAINS = ['pets.birdhouse.example', 'birdhouse.example'];
 
 describe('domain stacks', () => {
-  test('one stack per project, in production only', () => {
+  test('one stack per project, in production only, and a certificates stack for DNS elsewhere', () => {
     expect([...templates.keys()]).toEqual([
       'AnimalStore-production-domains-acme',
       'AnimalStore-production-domains-birdhouse',
+      'AnimalStore-production-certificates-birdhouse',
     ]);
     const app = new App();
     expect(addProjectDomainStacks(app, environmentConfigs({}).staging, CONFIG, apiStack(app))).toEqual([]);
@@ -117,7 +120,9 @@ describe('domain stacks', () => {
       example,
       (app) => new AnimalStoreStack(app, production.stackName, { config: production }).api.restApi,
     );
-    expect([...real.keys()]).toHaveLength(example.projects.length);
+    expect([...real.keys()].filter((name) => name.includes('-domains-'))).toHaveLength(
+      example.projects.length,
+    );
     const mapping = Object.values(
       resourcesOfType(template(real, 'acme'), 'AWS::ApiGateway::BasePathMapping'),
     )[0];
@@ -180,12 +185,88 @@ describe('domain stacks', () => {
     });
   });
 
-  test('a domain with DNS elsewhere gets a DNS-validated certificate the tenant validates', () => {
+  test('DNS elsewhere: the certificates stack requests each certificate without waiting and names its ARN', () => {
+    for (const name of BIRDHOUSE_DOMAINS) {
+      birdhouseCertificates.hasResourceProperties('Custom::TenantCertificate', { DomainName: name });
+      birdhouseCertificates.hasResourceProperties('AWS::SSM::Parameter', {
+        Name: `/AnimalStore-production/certificates/${name}`,
+        Value: { 'Fn::GetAtt': [Match.anyValue(), 'CertificateArn'] },
+      });
+    }
+    birdhouseCertificates.resourceCountIs('AWS::CertificateManager::Certificate', 0);
+    // Only the Route 53 default address keeps CloudFormation's own (waiting) certificate.
+    birdhouse.resourceCountIs('AWS::CertificateManager::Certificate', 1);
     birdhouse.hasResourceProperties('AWS::CertificateManager::Certificate', {
-      DomainName: 'pets.birdhouse.example',
-      ValidationMethod: 'DNS',
-      DomainValidationOptions: Match.absent(),
+      DomainName: 'birdhouse.animalstore.example',
     });
+  });
+
+  test("DNS elsewhere: the certificate request may only ask for the project's own domains", () => {
+    const policies = Object.values(resourcesOfType(birdhouseCertificates, 'AWS::IAM::Policy'));
+    const statements = policies.flatMap(
+      (p) => (p.Properties.PolicyDocument as { Statement: Record<string, unknown>[] }).Statement,
+    );
+    const request = statements.find((st) => st.Action === 'acm:RequestCertificate');
+    expect(request).toMatchObject({
+      Resource: '*',
+      Condition: { 'ForAllValues:StringEquals': { 'acm:DomainNames': BIRDHOUSE_DOMAINS } },
+    });
+  });
+
+  test('DNS elsewhere: each API Gateway domain waits for its certificate to be issued, read from its parameter', () => {
+    const json = templateJson(birdhouse);
+    for (const name of BIRDHOUSE_DOMAINS) {
+      const parameter = Object.entries(json.Parameters ?? {}).find(
+        ([, p]) => p.Default === `/AnimalStore-production/certificates/${name}`,
+      )?.[0];
+      expect(parameter).toBeDefined();
+      const waiter = Object.entries(resourcesOfType(birdhouse, 'Custom::CertificateIssued')).find(
+        ([, r]) => (r.Properties.CertificateArn as { Ref?: string }).Ref === parameter,
+      )?.[0];
+      expect(waiter).toBeDefined();
+      birdhouse.hasResourceProperties('AWS::ApiGateway::DomainName', {
+        DomainName: name,
+        RegionalCertificateArn: { Ref: waiter },
+        SecurityPolicy: 'TLS_1_2',
+      });
+    }
+    // The waiter's check may touch exactly these certificates.
+    const statements = Object.values(resourcesOfType(birdhouse, 'AWS::IAM::Policy')).flatMap(
+      (p) => (p.Properties.PolicyDocument as { Statement: Record<string, unknown>[] }).Statement,
+    );
+    const acmStatements = statements.filter((st) => JSON.stringify(st.Action).includes('acm:'));
+    expect(acmStatements).toHaveLength(2);
+    for (const statement of acmStatements) {
+      expect(statement.Action).toEqual([
+        'acm:DescribeCertificate',
+        'acm:ListTagsForCertificate',
+        'acm:DeleteCertificate',
+      ]);
+      expect(statement.Resource).toEqual({ Ref: expect.stringMatching(/^SsmParameterValue/) });
+    }
+  });
+
+  test('DNS elsewhere: the domains stack deploys after the certificates stack (no export between them)', () => {
+    const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+    const stacks = addProjectDomainStacks(
+      app,
+      environmentConfigs({}).production,
+      validateDomainsConfig(CONFIG, 'test'),
+      apiStack(app),
+    );
+    const domains = stacks.find((st) => st.stackName === 'AnimalStore-production-domains-birdhouse');
+    expect(domains?.dependencies.map((st) => st.stackName)).toContain(
+      'AnimalStore-production-certificates-birdhouse',
+    );
+    // Imports come from the API stack only: none from the certificates stack, so removing a domain never blocks.
+    expect(JSON.stringify(templateJson(birdhouse))).not.toContain(
+      'AnimalStore-production-certificates-birdhouse:',
+    );
+    expect(
+      Object.keys(templateJson(birdhouseCertificates).Outputs).filter((key) =>
+        key.startsWith('ExportsOutput'),
+      ),
+    ).toEqual([]);
   });
 
   test('a subdomain in Route 53 gets a CNAME to its platform target with TTL 3600', () => {
@@ -221,6 +302,19 @@ describe('domain stacks', () => {
   });
 
   test('DNS elsewhere: outputs list the record to add (CNAME or ALIAS/ANAME, TTL 3600) and the validation record', () => {
+    const validation = Object.values(templateJson(birdhouseCertificates).Outputs).map((o) => o.Value);
+    expect(validation).toHaveLength(2);
+    for (const value of validation) {
+      const [, parts] = (value as { 'Fn::Join': [string, unknown[]] })['Fn::Join'];
+      expect(parts).toEqual([
+        { 'Fn::GetAtt': [expect.any(String), 'ValidationRecordName'] },
+        ' ',
+        { 'Fn::GetAtt': [expect.any(String), 'ValidationRecordType'] },
+        ' ',
+        { 'Fn::GetAtt': [expect.any(String), 'ValidationRecordValue'] },
+        ' TTL 3600',
+      ]);
+    }
     const outputs = Object.values(templateJson(birdhouse).Outputs).map((o) => o.Value);
     expect(outputs).toContain(
       'pets CNAME pets.birdhouse.example.tenants.animalstore.example TTL 3600 (for pets.birdhouse.example)',
@@ -228,7 +322,6 @@ describe('domain stacks', () => {
     expect(outputs).toContain(
       '@ ALIAS/ANAME birdhouse.example.tenants.animalstore.example TTL 3600 (for birdhouse.example)',
     );
-    expect(outputs.filter((v) => String(v).includes('verify pets.birdhouse.example --acm'))).toHaveLength(1);
     expect(resourcesOfType(birdhouse, 'AWS::Route53::RecordSet')).not.toEqual({});
     expect(
       Object.values(resourcesOfType(birdhouse, 'AWS::Route53::RecordSet')).every(
@@ -292,7 +385,8 @@ describe('domain stacks', () => {
   });
 
   test('a project without redirect domains has no redirect function or API', () => {
-    birdhouse.resourceCountIs('AWS::Lambda::Function', 0);
+    const functions = Object.values(resourcesOfType(birdhouse, 'AWS::Lambda::Function'));
+    expect(functions.filter((f) => JSON.stringify(f.Properties).includes(REDIRECT_TARGET_ENV))).toEqual([]);
     birdhouse.resourceCountIs('AWS::ApiGateway::RestApi', 0);
   });
 
@@ -311,6 +405,39 @@ describe('domain stacks', () => {
     const remaining = template(without, 'acme');
     remaining.resourceCountIs('AWS::CertificateManager::Certificate', 3);
     remaining.resourceCountIs('AWS::ApiGateway::DomainName', 3);
+  });
+
+  test('removing a domain with DNS elsewhere removes its request; removing the last removes the certificates stack', () => {
+    const [acmeProject, birdhouseProject] = CONFIG.projects;
+    const withOne = synth({
+      ...CONFIG,
+      projects: [
+        acmeProject!,
+        {
+          ...birdhouseProject!,
+          domains: birdhouseProject!.domains.filter((d) => d.name !== 'birdhouse.example'),
+        },
+      ],
+    });
+    const certificates = withOne.get('AnimalStore-production-certificates-birdhouse') as Template;
+    certificates.resourceCountIs('Custom::TenantCertificate', 1);
+    expect(JSON.stringify(templateJson(certificates))).not.toMatch(/"birdhouse\.example"/);
+    template(withOne, 'birdhouse').resourceCountIs('Custom::CertificateIssued', 1);
+    const inRoute53 = synth({
+      ...CONFIG,
+      projects: [
+        acmeProject!,
+        {
+          ...birdhouseProject!,
+          domains: birdhouseProject!.domains.map((d) => ({
+            ...d,
+            zone: { ...d.zone, hostedZoneId: 'Z0BIRD' },
+          })),
+        },
+      ],
+    });
+    expect([...inRoute53.keys()]).not.toContain('AnimalStore-production-certificates-birdhouse');
+    template(inRoute53, 'birdhouse').resourceCountIs('Custom::CertificateIssued', 0);
   });
 
   test("a Free project's custom domain fails synth, saying a paid plan (Pro or above) is needed", () => {

@@ -18,6 +18,7 @@ export interface Statement {
 interface TemplateJson {
   readonly Resources: Record<string, CfnResource>;
   readonly Outputs: Record<string, { Value: unknown; Description?: string }>;
+  readonly Parameters?: Record<string, { Type: string; Default?: string }>;
 }
 
 /** The template as plain JSON with typed top-level sections. */
