@@ -8,6 +8,16 @@ import { DataTables } from './constructs/data-tables';
 import { EdgeFirewall } from './constructs/edge-firewall';
 import { Observability } from './constructs/observability';
 import { UsagePlans } from './constructs/usage-plans';
+import { DOMAIN_ENVIRONMENTS } from './domains-stack';
+
+/** Outputs of the stack that the operator tools read (tools/stage.ts) to find its tables. */
+export const STACK_OUTPUTS = {
+  apiKeysTable: 'ApiKeysTableName',
+  domainsTable: 'DomainsTableName',
+} as const;
+
+/** Name of an output in {@link STACK_OUTPUTS}. */
+export type StackOutputName = (typeof STACK_OUTPUTS)[keyof typeof STACK_OUTPUTS];
 
 /** Properties of {@link AnimalStoreStack}. */
 export interface AnimalStoreStackProps extends StackProps {
@@ -41,6 +51,7 @@ export class AnimalStoreStack extends Stack {
     this.tables = new DataTables(this, 'Data', {
       removalPolicy: config.removalPolicy,
       deletionProtection: config.deletionProtection,
+      domains: DOMAIN_ENVIRONMENTS.includes(config.name),
     });
     this.api = new AnimalStoreApi(this, 'Api', {
       stageName: config.stageName,
@@ -78,7 +89,13 @@ export class AnimalStoreStack extends Stack {
       value: this.api.baseUrl,
     });
     new CfnOutput(this, 'PetsTableName', { value: this.tables.pets.tableName });
-    new CfnOutput(this, 'ApiKeysTableName', { value: this.tables.apiKeys.tableName });
+    new CfnOutput(this, STACK_OUTPUTS.apiKeysTable, { value: this.tables.apiKeys.tableName });
+    if (this.tables.domains) {
+      new CfnOutput(this, STACK_OUTPUTS.domainsTable, {
+        description: 'Custom domain state of the domains tool (npm run domains -- --stage)',
+        value: this.tables.domains.tableName,
+      });
+    }
     new CfnOutput(this, 'RateLimitsTableName', { value: this.tables.rateLimits.tableName });
   }
 }

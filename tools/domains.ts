@@ -5,6 +5,7 @@ import {
   DescribeCertificateCommand,
   ListCertificatesCommand,
 } from '@aws-sdk/client-acm';
+import type { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { createDocumentClient } from '../lambda/store/dynamodb-client';
 import {
   allowsCustomDomains,
@@ -20,7 +21,8 @@ import {
   tenantDnsRecord,
   validateDomainsConfig,
 } from '../lib/config/domains';
-import { environmentConfigs } from '../lib/config/environments';
+import { type EnvironmentName, environmentConfigs } from '../lib/config/environments';
+import { STACK_OUTPUTS } from '../lib/animal-store-stack';
 import { DOMAIN_ENVIRONMENTS, domainsStackName } from '../lib/domains-stack';
 import { ensureLocalTablesAt, LOCAL_TABLE_NAMES } from '../local/local-tables';
 import {
@@ -34,16 +36,18 @@ import {
 } from './domains-dns';
 import { type DomainState, type DomainStateRecord, DomainStateStore } from './domains-store';
 import { reason, UsageError, parseCommandLine as parseToolCommandLine } from './failures';
+import { connectStageTable, findStack, parseStage, type StageClients } from './stage';
 
 const DEFAULT_CONFIG = 'config/domains.json';
 
 /** Minutes after which a pending certificate gets the spec's troubleshooting steps. */
 export const CERTIFICATE_PATIENCE_MINUTES = 30;
 
-const USAGE = `Usage: npm run domains -- <command> [options]
+const USAGE = `Usage: npm run domains -- <command> [options] [--stage ${DOMAIN_ENVIRONMENTS.join('|')}]
 
 Commands:
   deployed <project>  Record the project's successful deploy (run after cdk deploy; add needs it).
+                      With --stage, only once CloudFormation shows the project's domains stack deployed.
   add <project> <domain> [--zone NAME] [--hosted-zone-id ID] [--redirect]
                       Add a custom domain (paid plans only): writes it to the configuration, records it
                       as pending and prints the DNS record to create and the deploy command.
@@ -62,8 +66,13 @@ Options:
   --config FILE       Domains configuration (default ${DEFAULT_CONFIG}, or DOMAINS_CONFIG).
   --resolver ADDR     DNS server to ask, e.g. 127.0.0.1:5353 (default: the system's resolvers).
   --acm               Look the certificate up in ACM (AWS credentials and region of the SDK's chain).
+  --stage NAME        Act on a deployed environment that has custom domains (${DOMAIN_ENVIRONMENTS.join(', ')}): the state
+                      lives in its domains table (stack output ${STACK_OUTPUTS.domainsTable}), deployed checks the
+                      project's stack in CloudFormation and certificates come from ACM, all with the AWS
+                      credentials and region of the SDK's default chain (AWS_PROFILE, AWS_REGION, ...).
+                      Without it, act on the local store.
 
-Environment:
+Environment (without --stage):
   DYNAMODB_ENDPOINT   Store of the domain state (default http://127.0.0.1:8000, the local mode's).
   DOMAINS_TABLE_NAME  Domain state table (default ${LOCAL_TABLE_NAMES.domains}).
 
@@ -83,6 +92,14 @@ export interface DomainsCommandIo {
   readonly lookup?: (server: string | undefined) => DnsLookup;
   /** The ACM client (tests); a default one is made when a certificate ARN is known or --acm is given. */
   readonly acm?: ACMClient;
+  /** AWS clients to use with --stage instead of the default ones (tests). */
+  readonly stageClients?: StageClients;
+}
+
+/** The deployed environment a command acts on (--stage). */
+interface DeployedStage {
+  readonly name: EnvironmentName;
+  readonly cloudFormation: CloudFormationClient;
 }
 
 interface Context {
@@ -90,6 +107,8 @@ interface Context {
   readonly store: DomainStateStore;
   readonly now: Date;
   readonly values: ReturnType<typeof parseCommandLine>['values'];
+  /** Set with --stage; without it the tool acts on the local store. */
+  readonly stage?: DeployedStage;
   acm(): ACMClient;
 }
 
@@ -103,6 +122,7 @@ const OPTIONS = {
   'hosted-zone-id': { type: 'string' },
   redirect: { type: 'boolean' },
   'to-primary': { type: 'boolean' },
+  stage: { type: 'string' },
 } as const;
 
 function parseCommandLine(argv: readonly string[]) {
@@ -151,6 +171,7 @@ function saveConfig(file: string, config: DomainsConfig): void {
 }
 
 function findDomain(
+  context: Context,
   config: DomainsConfig,
   name: string,
 ): { project: ProjectConfig; domain: CustomDomainConfig } {
@@ -159,7 +180,7 @@ function findDomain(
     if (domain) return { project, domain };
   }
   throw new Refusal(
-    `${name} is not in the domains configuration: add it first (npm run domains -- add <project> ${name}).`,
+    `${name} is not in the domains configuration: add it first (${toolCommand(context, `add <project> ${name}`)}).`,
   );
 }
 
@@ -167,10 +188,21 @@ function replaceProject(config: DomainsConfig, project: ProjectConfig): DomainsC
   return { ...config, projects: config.projects.map((p) => (p.name === project.name ? project : p)) };
 }
 
-function deployCommand(configPath: string, project: string): string {
-  const [environment] = DOMAIN_ENVIRONMENTS;
-  const stack = domainsStackName(environmentConfigs()[environment ?? 'production'], project);
-  return `npx cdk deploy -c domainsConfig=${configPath} ${stack} && npm run domains -- deployed ${project}`;
+/** A command of this tool, with the current --stage, so that it acts on the same state. */
+function toolCommand(context: Context, args: string): string {
+  return `npm run domains -- ${args}${context.stage ? ` --stage ${context.stage.name}` : ''}`;
+}
+
+/** The project's domains stack in the environment the command acts on. */
+function projectStackName(context: Context, project: string): string {
+  const environment = context.stage?.name ?? DOMAIN_ENVIRONMENTS[0] ?? 'production';
+  return domainsStackName(environmentConfigs()[environment], project);
+}
+
+/** Deploys the project's domains stack, then records the deploy. */
+function deployCommand(context: Context, project: string): string {
+  const stack = projectStackName(context, project);
+  return `npx cdk deploy -c domainsConfig=${context.io.configPath} ${stack} && ${toolCommand(context, `deployed ${project}`)}`;
 }
 
 function expectationOf(config: DomainsConfig, domain: CustomDomainConfig): DnsExpectation {
@@ -225,9 +257,14 @@ function fromAcm(
   };
 }
 
+/** Whether certificates are looked up in ACM: asked for with --acm, and always for a deployed stage. */
+function lookUpCertificates(context: Context): boolean {
+  return Boolean(context.values.acm) || context.stage !== undefined;
+}
+
 /**
- * The certificate's state: from ACM when its ARN is known (or found with --acm); in
- * local mode, where there is no certificate authority, a verified domain counts as issued.
+ * The certificate's state: from ACM when its ARN is known (or found with --acm or --stage);
+ * in local mode, where there is no certificate authority, a verified domain counts as issued.
  */
 async function certificateOf(
   context: Context,
@@ -235,12 +272,12 @@ async function certificateOf(
 ): Promise<CertificateView | undefined> {
   const arn =
     record.certificateArn ??
-    (context.values.acm ? await findCertificateArn(context.acm(), record.id) : undefined);
+    (lookUpCertificates(context) ? await findCertificateArn(context.acm(), record.id) : undefined);
   if (arn) {
     const { Certificate } = await context.acm().send(new DescribeCertificateCommand({ CertificateArn: arn }));
     return fromAcm(Certificate, arn, record.id, context.now);
   }
-  if (context.values.acm) return undefined;
+  if (lookUpCertificates(context)) return undefined;
   return { status: 'ISSUED', since: context.now, source: 'local' };
 }
 
@@ -267,7 +304,12 @@ function stateAfter(verdict: Verdict, certificate: CertificateView | undefined, 
   };
 }
 
-function troubleshooting(domain: string, pendingMinutes: number, certificate: CertificateView): string[] {
+function troubleshooting(
+  context: Context,
+  domain: string,
+  pendingMinutes: number,
+  certificate: CertificateView,
+): string[] {
   return [
     `The certificate has been pending for ${pendingMinutes} minutes (more than ${CERTIFICATE_PATIENCE_MINUTES}):`,
     `  1. Confirm that the domain still verifies (above: it does).`,
@@ -278,14 +320,14 @@ function troubleshooting(domain: string, pendingMinutes: number, certificate: Ce
             `${certificate.validationRecord.name} ${certificate.validationRecord.type} ${certificate.validationRecord.value} (TTL 3600).`,
         ]
       : []),
-    `  3. Re-verify: npm run domains -- reverify ${domain}`,
+    `  3. Re-verify: ${toolCommand(context, `reverify ${domain}`)}`,
   ];
 }
 
 async function verify(context: Context, name: string, again: boolean): Promise<number> {
   const { io, store, now, values } = context;
   const config = loadConfig(io.configPath);
-  const { project, domain } = findDomain(config, name);
+  const { project, domain } = findDomain(context, config, name);
   const expectation = expectationOf(config, domain);
   const lookup = (io.lookup ?? resolverLookup)(values.resolver);
   const verdict = verdictOf(expectation, await observe(lookup, expectation));
@@ -320,7 +362,7 @@ async function verify(context: Context, name: string, again: boolean): Promise<n
     next.state === 'certificate-pending' ? Math.floor((now.getTime() - Date.parse(since)) / 60_000) : 0;
   const advice =
     certificate && pendingMinutes > CERTIFICATE_PATIENCE_MINUTES
-      ? troubleshooting(name, pendingMinutes, certificate)
+      ? troubleshooting(context, name, pendingMinutes, certificate)
       : [];
 
   if (values.json) {
@@ -352,9 +394,7 @@ async function verify(context: Context, name: string, again: boolean): Promise<n
     if (verdict.kind !== 'verified') io.out(`Fix: ${fix}`);
     if (certificate) io.out(describeCertificate(certificate, pendingMinutes));
     else if (verdict.kind === 'verified') {
-      io.out(
-        `Certificate: none in ACM yet for ${name}: deploy (${deployCommand(io.configPath, project.name)}).`,
-      );
+      io.out(`Certificate: none in ACM yet for ${name}: deploy (${deployCommand(context, project.name)}).`);
     }
     for (const line of advice) io.out(line);
     io.out(`State: ${stateLabel(config, record, domain)}.`);
@@ -479,7 +519,7 @@ async function add(context: Context, projectName: string, name: string): Promise
   }
   if (!(await store.deployOf(projectName))) {
     throw new Refusal(
-      `Project ${projectName} has no successful deploy yet: deploy it first (${deployCommand(io.configPath, projectName)}).`,
+      `Project ${projectName} has no successful deploy yet: deploy it first (${deployCommand(context, projectName)}).`,
     );
   }
   const existing = config.projects.find((p) => p.domains.some((d) => d.name === name));
@@ -518,21 +558,21 @@ async function add(context: Context, projectName: string, name: string): Promise
   io.out(`  TTL    ${record.ttl}`);
   if (!domain.zone.hostedZoneId) {
     io.out(
-      `The deploy then waits for the certificate's validation record (a CNAME from ACM): npm run domains -- verify ${name} --acm prints it.`,
+      `The deploy then waits for the certificate's validation record (a CNAME from ACM): ${toolCommand(context, `verify ${name} --acm`)} prints it.`,
     );
   }
-  io.out(`Deploy: ${deployCommand(io.configPath, projectName)}`);
-  io.out(`Then: npm run domains -- verify ${name}`);
+  io.out(`Deploy: ${deployCommand(context, projectName)}`);
+  io.out(`Then: ${toolCommand(context, `verify ${name}`)}`);
 }
 
 async function remove(context: Context, name: string): Promise<void> {
   const { io, store, values } = context;
   const config = loadConfig(io.configPath);
-  const { project, domain } = findDomain(config, name);
+  const { project, domain } = findDomain(context, config, name);
   if (domain.role === 'primary' && project.domains.length > 1) {
     const other = project.domains.find((d) => d !== domain)?.name ?? '<domain>';
     throw new Refusal(
-      `${name} is the primary domain of project ${project.name}: make another one primary first (npm run domains -- primary ${other}).`,
+      `${name} is the primary domain of project ${project.name}: make another one primary first (${toolCommand(context, `primary ${other}`)}).`,
     );
   }
   const record = await store.get(name);
@@ -541,8 +581,8 @@ async function remove(context: Context, name: string): Promise<void> {
     throw new Refusal(
       [
         `Warning: ${name} still receives traffic and no redirect covers it: traffic to it stops immediately on the next deploy.`,
-        `If its URL is shared, make it a redirect first (npm run domains -- redirect ${name} --to-primary), deploy, and remove it later.`,
-        `To remove it anyway: npm run domains -- remove ${name} --yes`,
+        `If its URL is shared, make it a redirect first (${toolCommand(context, `redirect ${name} --to-primary`)}), deploy, and remove it later.`,
+        `To remove it anyway: ${toolCommand(context, `remove ${name} --yes`)}`,
       ].join('\n'),
     );
   }
@@ -554,7 +594,7 @@ async function remove(context: Context, name: string): Promise<void> {
   io.out(
     `Removed ${name} from project ${project.name}. Deploy to delete its certificate, custom domain and records:`,
   );
-  io.out(`  ${deployCommand(io.configPath, project.name)}`);
+  io.out(`  ${deployCommand(context, project.name)}`);
   if (!domain.zone.hostedZoneId)
     io.out(`Then delete its records at the DNS provider of ${domain.zone.name}.`);
 }
@@ -562,7 +602,7 @@ async function remove(context: Context, name: string): Promise<void> {
 async function setRole(context: Context, name: string, role: 'primary' | 'redirect'): Promise<void> {
   const { io } = context;
   const config = loadConfig(io.configPath);
-  const { project, domain } = findDomain(config, name);
+  const { project, domain } = findDomain(context, config, name);
   if (domain.role === role) {
     io.out(
       `${name} is already ${role === 'primary' ? 'the primary domain' : 'a redirect'} of project ${project.name}.`,
@@ -571,7 +611,7 @@ async function setRole(context: Context, name: string, role: 'primary' | 'redire
   }
   if (role === 'redirect' && domain.role === 'primary') {
     throw new Refusal(
-      `${name} is the primary domain: make another domain primary first (npm run domains -- primary <domain>).`,
+      `${name} is the primary domain: make another domain primary first (${toolCommand(context, 'primary <domain>')}).`,
     );
   }
   const domains = project.domains.map((d): CustomDomainConfig => {
@@ -591,7 +631,7 @@ async function setRole(context: Context, name: string, role: 'primary' | 'redire
       `${name} now answers 301 to https://${primaryHost(config.platform, updated)} (same path and query).`,
     );
   }
-  io.out(`Deploy: ${deployCommand(io.configPath, project.name)}`);
+  io.out(`Deploy: ${deployCommand(context, project.name)}`);
 }
 
 async function recordDeployed(context: Context, projectName: string): Promise<void> {
@@ -600,14 +640,77 @@ async function recordDeployed(context: Context, projectName: string): Promise<vo
   if (!config.projects.some((p) => p.name === projectName)) {
     throw new Refusal(`No project ${JSON.stringify(projectName)} in ${io.configPath}.`);
   }
+  if (context.stage) await requireDeployedStack(context, context.stage, projectName);
   const record = await store.recordDeploy(projectName, now);
   io.out(`Project ${projectName}: first successful deploy recorded at ${record.deployedAt}.`);
 }
 
-async function connect(io: DomainsCommandIo): Promise<{ store: DomainStateStore; close(): void }> {
+/**
+ * A stack is deployed when its last operation completed and left it in place:
+ * CREATE_COMPLETE, UPDATE_COMPLETE, or an update rolled back to the previous deploy.
+ * ROLLBACK_COMPLETE is a failed first deploy: nothing of it serves traffic.
+ */
+function isDeployedStackStatus(status: string): boolean {
+  return status.endsWith('_COMPLETE') && status !== 'ROLLBACK_COMPLETE' && status !== 'DELETE_COMPLETE';
+}
+
+function whyNotDeployed(status: string): string {
+  if (status === 'ROLLBACK_COMPLETE') return 'its first deploy failed and was rolled back (see its events)';
+  if (status === 'DELETE_COMPLETE') return 'it was deleted';
+  if (status.endsWith('_IN_PROGRESS')) return 'an operation on it has not finished: wait for it to end';
+  if (status.endsWith('_FAILED')) return 'its last operation failed (see its events)';
+  return 'it is not in a completed state';
+}
+
+/** Refuses unless CloudFormation shows the project's domains stack deployed in the stage. */
+async function requireDeployedStack(context: Context, stage: DeployedStage, project: string): Promise<void> {
+  const stackName = projectStackName(context, project);
+  const stack = await findStack(stage.cloudFormation, stackName);
+  const deploy = deployCommand(context, project);
+  if (!stack) {
+    throw new Refusal(
+      `Stack ${stackName} does not exist in this account and region, so project ${project} has no successful deploy in ${stage.name}: deploy it first (${deploy}), or set AWS_REGION / AWS_PROFILE to where it is.`,
+    );
+  }
+  const status = stack.StackStatus ?? 'UNKNOWN';
+  if (!isDeployedStackStatus(status)) {
+    throw new Refusal(
+      `Stack ${stackName} is ${status}, not deployed: ${whyNotDeployed(status)}. Deploy it, then record the deploy: ${deploy}`,
+    );
+  }
+}
+
+interface Connection {
+  readonly store: DomainStateStore;
+  readonly stage?: DeployedStage;
+  close(): void;
+}
+
+/** The store of the domain state: the deployed domains table of --stage, or the local one. */
+async function connect(io: DomainsCommandIo, stage: EnvironmentName | undefined): Promise<Connection> {
+  if (stage) {
+    const table = await connectStageTable(stage, STACK_OUTPUTS.domainsTable, io.stageClients);
+    return {
+      store: new DomainStateStore(table.documents, table.tableName),
+      stage: { name: stage, cloudFormation: table.cloudFormation },
+      close: () => table.close(),
+    };
+  }
   if (io.tableName === LOCAL_TABLE_NAMES.domains) await ensureLocalTablesAt(io.endpoint);
   const documents = createDocumentClient(io.endpoint);
   return { store: new DomainStateStore(documents, io.tableName), close: () => documents.destroy() };
+}
+
+/** The --stage value, refused before any AWS call when that environment has no custom domains. */
+function parseDomainsStage(value: string | undefined): EnvironmentName | undefined {
+  if (value === undefined) return undefined;
+  const stage = parseStage(value);
+  if (!DOMAIN_ENVIRONMENTS.includes(stage)) {
+    throw new UsageError(
+      `Stage ${stage} has no custom domains, so no domains table: they are deployed in ${DOMAIN_ENVIRONMENTS.join(', ')} only (DOMAIN_ENVIRONMENTS in lib/domains-stack.ts). Use --stage ${DOMAIN_ENVIRONMENTS.join(' or --stage ')}, or no --stage for the local store.`,
+    );
+  }
+  return stage;
 }
 
 /** Runs one domains command; resolves to the exit code (verify: 0 verified, 1 not). */
@@ -616,6 +719,8 @@ export async function runDomainsCommand(argv: readonly string[], io: DomainsComm
   const [command, ...rest] = positionals;
   if (values.help || !command) throw new UsageError(USAGE);
   const resolvedIo: DomainsCommandIo = { ...io, configPath: values.config ?? io.configPath };
+  // Every usage check comes before any connection, so a typo costs no AWS call.
+  const stage = parseDomainsStage(values.stage);
 
   let run: (context: Context) => Promise<number | void>;
   switch (command) {
@@ -664,12 +769,13 @@ export async function runDomainsCommand(argv: readonly string[], io: DomainsComm
       throw new UsageError(`Unknown command ${JSON.stringify(command)}.\n\n${USAGE}`);
   }
 
-  const connection = await connect(resolvedIo);
+  const connection = await connect(resolvedIo, stage);
   let madeAcm: ACMClient | undefined;
   try {
     const context: Context = {
       io: resolvedIo,
       store: connection.store,
+      stage: connection.stage,
       now: (io.now ?? (() => new Date()))(),
       values,
       acm: () => {

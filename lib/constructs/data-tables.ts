@@ -10,6 +10,7 @@ import {
 import { Construct } from 'constructs';
 import {
   API_KEYS_TABLE,
+  DOMAINS_TABLE,
   type KeyAttribute,
   PETS_TABLE,
   RATE_LIMITS_TABLE,
@@ -28,6 +29,13 @@ export interface DataTablesProps {
    * @default false
    */
   readonly deletionProtection?: boolean;
+  /**
+   * Also deploy the domains table, where the operator's `domains` tool keeps each custom
+   * domain's verification and certificate state. Only environments that serve custom
+   * domains need it. No function is granted access to it.
+   * @default false
+   */
+  readonly domains?: boolean;
 }
 
 const ATTRIBUTE_TYPES = { S: AttributeType.STRING, N: AttributeType.NUMBER } as const;
@@ -47,7 +55,12 @@ export class DataTables extends Construct {
   public readonly apiKeys: Table;
   /** One counter item per caller per UTC day, deleted by DynamoDB TTL on `expiresAt`. */
   public readonly rateLimits: Table;
-  /** Every table with the definition it was built from. */
+  /**
+   * The custom domains' verification and certificate state, read and written only by the
+   * operator's `domains` tool; present when `domains` is set.
+   */
+  public readonly domains?: Table;
+  /** Every table the service's functions use, with the definition it was built from. */
   public readonly all: readonly { readonly definition: TableDefinition; readonly table: Table }[];
 
   constructor(scope: Construct, id: string, props: DataTablesProps = {}) {
@@ -60,6 +73,7 @@ export class DataTables extends Construct {
       { definition: API_KEYS_TABLE, table: this.apiKeys },
       { definition: RATE_LIMITS_TABLE, table: this.rateLimits },
     ];
+    if (props.domains) this.domains = this.tableFrom(DOMAINS_TABLE, props);
   }
 
   private tableFrom(definition: TableDefinition, props: DataTablesProps): Table {

@@ -1,10 +1,23 @@
 import { Match } from 'aws-cdk-lib/assertions';
+import { DOMAINS_TABLE, keyAttributes } from '../../lambda/store/table-schema';
 import { ENVIRONMENT_NAMES } from '../../lib/config/environments';
+import { DOMAIN_ENVIRONMENTS } from '../../lib/domains-stack';
 import { synthEnvironment } from '../support/synth';
-import { resourcesOfType, tableIdFromOutput, templateJson } from './template-queries';
+import {
+  resource,
+  resourcesOfType,
+  type Statement,
+  tableIdFromOutput,
+  templateJson,
+} from './template-queries';
+
+const SERVICE_TABLE_OUTPUTS = ['PetsTableName', 'ApiKeysTableName', 'RateLimitsTableName'];
 
 describe.each(ENVIRONMENT_NAMES)('the %s stack', (name) => {
   const template = synthEnvironment(name);
+  const tableOutputs = DOMAIN_ENVIRONMENTS.includes(name)
+    ? [...SERVICE_TABLE_OUTPUTS, 'DomainsTableName']
+    : SERVICE_TABLE_OUTPUTS;
 
   test(`deploys one stage named "${name}"`, () => {
     template.resourceCountIs('AWS::ApiGateway::Stage', 1);
@@ -43,15 +56,70 @@ describe.each(ENVIRONMENT_NAMES)('the %s stack', (name) => {
 
   test('has no other URL output that would lack the version prefix', () => {
     const outputs = Object.keys(templateJson(template).Outputs).sort();
-    expect(outputs).toEqual(['ApiKeysTableName', 'BaseUrl', 'PetsTableName', 'RateLimitsTableName']);
+    expect(outputs).toEqual(['BaseUrl', ...tableOutputs].sort());
   });
 
   test('outputs the name of every table, each once', () => {
     const tables = Object.keys(resourcesOfType(template, 'AWS::DynamoDB::Table')).sort();
-    const outputs = ['PetsTableName', 'ApiKeysTableName', 'RateLimitsTableName'].map((output) =>
-      tableIdFromOutput(template, output),
-    );
+    const outputs = tableOutputs.map((output) => tableIdFromOutput(template, output));
     expect(outputs.sort()).toEqual(tables);
-    expect(tables).toHaveLength(3);
+    expect(tables).toHaveLength(tableOutputs.length);
+  });
+});
+
+describe('the domains table of the domains tool', () => {
+  const production = synthEnvironment('production');
+  const staging = synthEnvironment('staging');
+
+  test('custom domains are production only, so production alone gets the table', () => {
+    expect(DOMAIN_ENVIRONMENTS).toEqual(['production']);
+  });
+
+  test('production has it, keyed as the table schema says', () => {
+    const table = resource(production, tableIdFromOutput(production, 'DomainsTableName'));
+    expect(table.Properties.KeySchema).toEqual([
+      { AttributeName: DOMAINS_TABLE.partitionKey.name, KeyType: 'HASH' },
+    ]);
+    expect(table.Properties.AttributeDefinitions).toEqual(
+      keyAttributes(DOMAINS_TABLE).map((a) => ({ AttributeName: a.name, AttributeType: a.type })),
+    );
+    expect(table.Properties.GlobalSecondaryIndexes).toBeUndefined();
+    expect(table.Properties.TimeToLiveSpecification).toBeUndefined();
+  });
+
+  test('production keeps it like the other tables: on demand, PITR, encrypted, retained, deletion-protected', () => {
+    const table = resource(production, tableIdFromOutput(production, 'DomainsTableName'));
+    expect(table).toMatchObject({
+      DeletionPolicy: 'Retain',
+      UpdateReplacePolicy: 'Retain',
+      Properties: {
+        BillingMode: 'PAY_PER_REQUEST',
+        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
+        SSESpecification: { SSEEnabled: true },
+        DeletionProtectionEnabled: true,
+      },
+    });
+  });
+
+  test('no function may touch it: only the operator tool uses it', () => {
+    const tableId = tableIdFromOutput(production, 'DomainsTableName');
+    const statements = Object.values(resourcesOfType(production, 'AWS::IAM::Policy')).flatMap(
+      (policy) => (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement,
+    );
+    expect(statements.length).toBeGreaterThan(0);
+    for (const statement of statements) expect(JSON.stringify(statement.Resource)).not.toContain(tableId);
+    for (const fn of Object.values(resourcesOfType(production, 'AWS::Lambda::Function'))) {
+      expect(JSON.stringify(fn.Properties.Environment ?? {})).not.toContain(tableId);
+    }
+  });
+
+  test('staging has neither the table nor the output', () => {
+    expect(templateJson(staging).Outputs.DomainsTableName).toBeUndefined();
+    const keyedById = Object.values(resourcesOfType(staging, 'AWS::DynamoDB::Table')).filter((table) =>
+      JSON.stringify(table.Properties.AttributeDefinitions).includes(
+        JSON.stringify({ AttributeName: DOMAINS_TABLE.partitionKey.name, AttributeType: 'S' }),
+      ),
+    );
+    expect(keyedById).toEqual([]);
   });
 });

@@ -228,7 +228,16 @@ describe('connectStage', () => {
 
   it('refuses a stack without the keys table output', async () => {
     stacksMock.reset();
-    stacksMock.on(DescribeStacksCommand).resolves({ Stacks: [] });
+    stacksMock.on(DescribeStacksCommand).resolves({
+      Stacks: [
+        {
+          StackName: 'AnimalStore-production',
+          CreationTime: new Date(),
+          StackStatus: 'UPDATE_COMPLETE',
+          Outputs: [{ OutputKey: 'PetsTableName', OutputValue: 'AnimalStore-production-Pets' }],
+        },
+      ],
+    });
     await expect(
       connectStage('production', { cloudFormation: new CloudFormationClient({}), documents: t.documents }),
     ).rejects.toThrow('Stack AnimalStore-production has no output ApiKeysTableName');
