@@ -5,7 +5,7 @@ export interface CostInputs {
   /** Memory of every function in production, MB (lib/config/environments.ts). */
   readonly memoryMb: number;
   /** Median warm duration of each function, ms, measured in-process on this machine. */
-  readonly durationMs: Record<'getPet' | 'listPets' | 'createPet' | 'authorizer', number>;
+  readonly durationMs: Record<'getPet' | 'listPets' | 'createPet' | 'getOpenApi' | 'authorizer', number>;
   /** DynamoDB units each operation's own store call consumes. */
   readonly units: {
     readonly getPetReads: number;
@@ -29,8 +29,17 @@ export interface CostInputs {
  */
 export const REQUESTS_PER_KEY_READ = 30;
 
-export type OperationName = 'getPet' | 'listPets' | 'listPetsByStatus' | 'createPet';
-export const OPERATIONS: readonly OperationName[] = ['getPet', 'listPets', 'listPetsByStatus', 'createPet'];
+export type OperationName = 'getPet' | 'listPets' | 'listPetsByStatus' | 'createPet' | 'getOpenApi';
+export const OPERATIONS: readonly OperationName[] = [
+  'getPet',
+  'listPets',
+  'listPetsByStatus',
+  'createPet',
+  'getOpenApi',
+];
+
+/** Operations API Gateway serves without the authorizer (public routes in lambda/api/routes.ts). */
+const PUBLIC_OPERATIONS: ReadonlySet<OperationName> = new Set(['getOpenApi']);
 
 /** Dollars per million requests, by component. */
 export interface CostLines {
@@ -60,27 +69,36 @@ export function costModel(inputs: CostInputs): CostModel {
     listPets: durationMs.listPets,
     listPetsByStatus: durationMs.listPets,
     createPet: durationMs.createPet,
+    getOpenApi: durationMs.getOpenApi,
   };
   const store: Record<OperationName, { reads: number; writes: number }> = {
     getPet: { reads: units.getPetReads, writes: 0 },
     listPets: { reads: units.listReads, writes: 0 },
     listPetsByStatus: { reads: units.listByStatusReads, writes: 0 },
     createPet: { reads: 0, writes: units.createPetWrites },
+    // The document is in the bundle: no store call of its own.
+    getOpenApi: { reads: 0, writes: 0 },
   };
   const dynamodb = ({ reads, writes }: { reads: number; writes: number }) =>
     reads * PRICES.dynamodbReadPerMillion + writes * PRICES.dynamodbWritePerMillion;
-  const lines = (operation: OperationName): CostLines => ({
-    apiGateway: PRICES.restApiPerMillion,
-    // The authorizer runs on every request (API Gateway's result cache is off), then the operation.
-    lambdaRequests: 2 * PRICES.lambdaRequestsPerMillion,
-    lambdaDuration:
-      (gbSeconds(durationMs.authorizer) + gbSeconds(durationOf[operation])) *
-      PRICES.lambdaArm64PerGbSecond *
-      1e6,
-    dynamodb: dynamodb(store[operation]),
-    authorizerKeyRead: dynamodb({ reads: units.keyRead / REQUESTS_PER_KEY_READ, writes: 0 }),
-    limiter: dynamodb(limiter),
-  });
+  const lines = (operation: OperationName): CostLines => {
+    // The authorizer runs on every request to a protected route (API Gateway's result cache
+    // is off), then the operation; a public route runs the operation only.
+    const authorized = !PUBLIC_OPERATIONS.has(operation);
+    return {
+      apiGateway: PRICES.restApiPerMillion,
+      lambdaRequests: (authorized ? 2 : 1) * PRICES.lambdaRequestsPerMillion,
+      lambdaDuration:
+        ((authorized ? gbSeconds(durationMs.authorizer) : 0) + gbSeconds(durationOf[operation])) *
+        PRICES.lambdaArm64PerGbSecond *
+        1e6,
+      dynamodb: dynamodb(store[operation]),
+      authorizerKeyRead: authorized
+        ? dynamodb({ reads: units.keyRead / REQUESTS_PER_KEY_READ, writes: 0 })
+        : 0,
+      limiter: dynamodb(limiter),
+    };
+  };
   const perOperation = Object.fromEntries(OPERATIONS.map((op) => [op, lines(op)])) as Record<
     OperationName,
     CostLines

@@ -99,6 +99,7 @@ const OPERATION_LABELS: Record<OperationName, string> = {
   listPets: 'listPets',
   listPetsByStatus: 'listPets?status',
   createPet: 'createPet',
+  getOpenApi: 'getOpenApi',
 };
 
 function costTables(results: BenchResults): string[] {
@@ -106,8 +107,8 @@ function costTables(results: BenchResults): string[] {
   const lines = Object.keys(costModel.perOperation.getPet) as (keyof CostModel['perOperation']['getPet'])[];
   const labels: Record<string, string> = {
     apiGateway: 'API Gateway REST requests',
-    lambdaRequests: 'Lambda invocations (authorizer + operation)',
-    lambdaDuration: `Lambda duration, ARM64 ${memoryMb} MB (authorizer + operation)`,
+    lambdaRequests: 'Lambda invocations (authorizer, except getOpenApi, + operation)',
+    lambdaDuration: `Lambda duration, ARM64 ${memoryMb} MB (authorizer, except getOpenApi, + operation)`,
     dynamodb: "DynamoDB: the operation's own reads/writes",
     authorizerKeyRead: 'DynamoDB: authorizer key read (cached 30 s)',
     limiter: 'DynamoDB: limiter',

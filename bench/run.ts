@@ -205,6 +205,7 @@ async function main(): Promise<void> {
         getPet: durationMs.getPet ?? 0,
         listPets: durationMs.listPets ?? 0,
         createPet: durationMs.createPet ?? 0,
+        getOpenApi: durationMs.getOpenApi ?? 0,
         authorizer: durationMs.authorizer ?? 0,
       },
       units,
