@@ -111,14 +111,12 @@ export class RateLimitStore implements CounterStore {
   private async conditionalUpdate(
     input: ConstructorParameters<typeof UpdateCommand>[0],
   ): Promise<CountOutcome> {
+    let attributes: Record<string, unknown> | undefined;
     try {
-      const { Attributes } = await this.client.send(
+      ({ Attributes: attributes } = await this.client.send(
         // A failed condition answers with the counter it found: no read needed to see why.
         new UpdateCommand({ ...input, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }),
-      );
-      const state = toState(Attributes);
-      if (!state) throw new Error(`update of ${String(input.Key?.counterId)} returned no counter`);
-      return { counted: true, state };
+      ));
     } catch (error) {
       if (!isConditionalCheckFailure(error)) throw new StoreUnavailableError(error);
       // The document client does not unmarshall an error's item.
@@ -126,5 +124,9 @@ export class RateLimitStore implements CounterStore {
       const current = found ? toState(unmarshall(found)) : undefined;
       return current ? { counted: false, current } : { counted: false };
     }
+    const state = toState(attributes);
+    // ALL_NEW returns the item an update wrote; a store that does not cannot be counted on.
+    if (!state) throw new StoreUnavailableError(new Error('a counter update returned no counter'));
+    return { counted: true, state };
   }
 }

@@ -1,11 +1,15 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../../lambda/store/dynamodb-client';
 import { type EmbeddedDynamoDb, startEmbeddedDynamoDb } from '../../local/embedded-dynamodb';
-import { ensureLocalTablesAt } from '../../local/local-tables';
+import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
+import type { TableDefinition } from '../../lambda/store/table-schema';
+import { createTableInput, ensureLocalTablesAt, localStoreClient } from '../../local/local-tables';
 
 export interface TestStore {
   readonly store: EmbeddedDynamoDb;
   readonly documents: DynamoDBDocumentClient;
+  /** Creates a table from a shared definition under another name (e.g. a deployed table's). */
+  createTable(definition: TableDefinition, tableName: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -17,6 +21,14 @@ export async function startTestStore(): Promise<TestStore> {
   return {
     store,
     documents,
+    createTable: async (definition, tableName) => {
+      const client = localStoreClient(store.endpoint);
+      try {
+        await client.send(new CreateTableCommand(createTableInput(definition, tableName)));
+      } finally {
+        client.destroy();
+      }
+    },
     close: async () => {
       documents.destroy();
       await store.close();

@@ -8,12 +8,11 @@ import {
   type Output,
   type StackStatus,
 } from '@aws-sdk/client-cloudformation';
-import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DeleteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { DOMAINS_TABLE } from '../../lambda/store/table-schema';
 import type { DomainsConfig } from '../../lib/config/domains';
-import { createTableInput, LOCAL_TABLE_NAMES } from '../../local/local-tables';
+import { LOCAL_TABLE_NAMES } from '../../local/local-tables';
 import { Refusal, runDomainsCommand } from '../../tools/domains';
 import type { DnsLookup } from '../../tools/domains-dns';
 import { DomainStateStore } from '../../tools/domains-store';
@@ -113,13 +112,7 @@ async function run(...argv: string[]): Promise<{ code: number; out: string }> {
 
 beforeAll(async () => {
   t = await startTestStore();
-  const ddb = new DynamoDBClient({
-    endpoint: t.store.endpoint,
-    region: 'local',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
-  await ddb.send(new CreateTableCommand(createTableInput(DOMAINS_TABLE, DEPLOYED_TABLE)));
-  ddb.destroy();
+  await t.createTable(DOMAINS_TABLE, DEPLOYED_TABLE);
   dir = mkdtempSync(path.join(os.tmpdir(), 'domains-stage-'));
   configPath = path.join(dir, 'domains.json');
 });

@@ -16,12 +16,11 @@ import {
   NotFoundException,
 } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
-import { CreateTableCommand, DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
 import { ANONYMOUS_PLAN, type PlanName, usagePlanName } from '../../lambda/api/plans';
 import { ApiKeyRepository } from '../../lambda/store/api-key-repository';
 import { API_KEYS_TABLE } from '../../lambda/store/table-schema';
-import { createTableInput, LOCAL_TABLE_NAMES } from '../../local/local-tables';
+import { LOCAL_TABLE_NAMES } from '../../local/local-tables';
 import { startTestStore, type TestStore } from '../support/embedded-store';
 import { configuredPlans, KeyAdmin } from '../../tools/key-admin';
 import { UsageError } from '../../tools/failures';
@@ -143,13 +142,7 @@ let admin: KeyAdmin;
 
 beforeAll(async () => {
   t = await startTestStore();
-  const ddb = new DynamoDBClient({
-    endpoint: t.store.endpoint,
-    region: 'local',
-    credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
-  });
-  await ddb.send(new CreateTableCommand(createTableInput(API_KEYS_TABLE, DEPLOYED_TABLE)));
-  ddb.destroy();
+  await t.createTable(API_KEYS_TABLE, DEPLOYED_TABLE);
 });
 afterAll(() => t.close());
 
