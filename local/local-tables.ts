@@ -58,21 +58,106 @@ export function createTableInput(table: TableDefinition, tableName: string): Cre
   };
 }
 
-/** Creates every table that does not exist yet; existing tables (and their data) are left alone. */
+/** How often, and how long at most, to ask whether a new table is ACTIVE. */
+const ACTIVE_POLL_MS = 25;
+const ACTIVE_DEADLINE_MS = 30_000;
+
+/** The table's status, with its indexes' (a table with an index still CREATING refuses queries on it). */
+async function tableStatus(client: DynamoDBClient, tableName: string): Promise<string | undefined> {
+  try {
+    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
+    const indexes = Table?.GlobalSecondaryIndexes ?? [];
+    return indexes.every((index) => index.IndexStatus === undefined || index.IndexStatus === 'ACTIVE')
+      ? Table?.TableStatus
+      : 'CREATING';
+  } catch (error) {
+    if (error instanceof ResourceNotFoundException) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Creates every table that does not exist yet (existing tables and their data are left
+ * alone), then waits until each is ACTIVE: a store answers a new table's first item
+ * operations with ResourceNotFoundException until then, so a caller may use every
+ * table as soon as this resolves.
+ */
 export async function ensureLocalTables(client: DynamoDBClient): Promise<void> {
+  const waiting: string[] = [];
   for (const [table, tableName] of LOCAL_TABLES) {
-    try {
-      await client.send(new DescribeTableCommand({ TableName: tableName }));
-      continue;
-    } catch (error) {
-      if (!(error instanceof ResourceNotFoundException)) throw error;
-    }
+    const status = await tableStatus(client, tableName);
+    if (status === 'ACTIVE') continue;
+    waiting.push(tableName);
+    if (status !== undefined) continue;
     try {
       await client.send(new CreateTableCommand(createTableInput(table, tableName)));
     } catch (error) {
+      // Another process (npm start, a tool) created it first.
       if (!(error instanceof ResourceInUseException)) throw error;
     }
   }
+  const deadline = Date.now() + ACTIVE_DEADLINE_MS;
+  for (const tableName of waiting) {
+    for (;;) {
+      const status = await tableStatus(client, tableName);
+      if (status === 'ACTIVE') break;
+      if (Date.now() > deadline) {
+        throw new Error(
+          `Table ${tableName} is still ${status ?? 'missing'} after ${ACTIVE_DEADLINE_MS / 1000} s: the store does not finish creating it.`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, ACTIVE_POLL_MS));
+    }
+  }
+}
+
+/** The port of the embedded store (`npm start`) on 127.0.0.1 when DYNAMODB_PORT is unset. */
+export const DEFAULT_DYNAMODB_PORT = 8000;
+
+/** The variables that say where the local store is, named in messages. */
+export const LOCAL_STORE_VARIABLES = `DYNAMODB_PORT (port on 127.0.0.1, default ${DEFAULT_DYNAMODB_PORT}) or DYNAMODB_ENDPOINT (a URL; it overrides DYNAMODB_PORT)`;
+
+/** A port number from the environment variable `name`; `fallback` when unset or empty. */
+export function portFromEnv(name: string, fallback: number, env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const port = Number(raw);
+  if (!/^\d+$/.test(raw) || port > 65535) {
+    throw new Error(`${name}=${raw} is not a port number: use an integer from 0 to 65535.`);
+  }
+  return port;
+}
+
+/** Where the local mode's store is, read the same way by `npm start` and by every tool. */
+export interface LocalStoreLocation {
+  /** DYNAMODB_ENDPOINT: a store run elsewhere, so `npm start` embeds none. */
+  readonly endpoint?: string;
+  /** DYNAMODB_PORT: the embedded store's port on 127.0.0.1 (0: `npm start` picks a free one). */
+  readonly port: number;
+}
+
+/** Reads {@link LocalStoreLocation} from the environment; a bad value throws a message naming the variable. */
+export function localStoreLocation(env: NodeJS.ProcessEnv = process.env): LocalStoreLocation {
+  const port = portFromEnv('DYNAMODB_PORT', DEFAULT_DYNAMODB_PORT, env);
+  const endpoint = env.DYNAMODB_ENDPOINT || undefined;
+  if (endpoint !== undefined && !/^https?:\/\/[^/\s]+/.test(endpoint)) {
+    throw new Error(
+      `DYNAMODB_ENDPOINT=${endpoint} is not a URL: use e.g. http://127.0.0.1:${DEFAULT_DYNAMODB_PORT}.`,
+    );
+  }
+  return endpoint === undefined ? { port } : { endpoint, port };
+}
+
+/** The endpoint a client of the running local store connects to (a tool, as opposed to `npm start`). */
+export function localStoreEndpoint(env: NodeJS.ProcessEnv = process.env): string {
+  const { endpoint, port } = localStoreLocation(env);
+  if (endpoint !== undefined) return endpoint;
+  if (port === 0) {
+    throw new Error(
+      'DYNAMODB_PORT=0 lets npm start pick a free port, which no other process can guess: set DYNAMODB_PORT to the port npm start printed, or DYNAMODB_ENDPOINT to its store URL.',
+    );
+  }
+  return `http://127.0.0.1:${port}`;
 }
 
 /** A low-level client for a local DynamoDB-compatible store (its credentials are not checked). */

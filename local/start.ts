@@ -2,21 +2,11 @@ import path from 'node:path';
 import { issueApiKey } from '../lambda/domain/api-key';
 import { ApiKeyRepository } from '../lambda/store/api-key-repository';
 import { createDocumentClient } from '../lambda/store/dynamodb-client';
-import { LOCAL_TABLE_NAMES } from './local-tables';
+import { LOCAL_TABLE_NAMES, localStoreLocation, portFromEnv } from './local-tables';
 import { startLocalApi } from './server';
 
 /** Name of the key `npm start` issues; the previous one is revoked at each start, so only hashes are ever stored. */
 const DEV_KEY_NAME = 'local development key';
-
-function portFrom(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const port = Number(raw);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) {
-    throw new Error(`${name}=${raw} is not a port number: use an integer from 0 to 65535.`);
-  }
-  return port;
-}
 
 async function issueDevelopmentKey(endpoint: string): Promise<string> {
   const documents = createDocumentClient(endpoint);
@@ -31,11 +21,12 @@ async function issueDevelopmentKey(endpoint: string): Promise<string> {
 }
 
 async function main(): Promise<void> {
+  const store = localStoreLocation();
   const api = await startLocalApi({
-    port: portFrom('PORT', 3000),
-    dynamodbPort: portFrom('DYNAMODB_PORT', 8000),
+    port: portFromEnv('PORT', 3000),
+    dynamodbPort: store.port,
     dataDir: path.resolve(process.env.DATA_DIR || '.data'),
-    ...(process.env.DYNAMODB_ENDPOINT ? { dynamodbEndpoint: process.env.DYNAMODB_ENDPOINT } : {}),
+    ...(store.endpoint ? { dynamodbEndpoint: store.endpoint } : {}),
   });
   const apiKey = await issueDevelopmentKey(api.dynamodbEndpoint);
   console.log(`Animal Store API listening at ${api.baseUrl}`);

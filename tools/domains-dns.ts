@@ -1,4 +1,6 @@
 import { Resolver } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import { UsageError } from './failures';
 
 /** A CAA record: `flags tag "value"`, e.g. `0 issue "amazon.com"`. */
 export interface CaaRecord {
@@ -19,13 +21,30 @@ export interface DnsLookup {
 const NO_ANSWER = new Set(['ENODATA', 'ENOTFOUND', 'NXDOMAIN']);
 
 /**
+ * Checks a DNS server address as node:dns's Resolver takes it: an IP address with an
+ * optional port (`127.0.0.1`, `127.0.0.1:5353`, `::1`, `[::1]:5353`). Host names are
+ * refused: the resolver cannot look up its own address.
+ */
+export function parseResolverAddress(value: string): string {
+  const match = /^\[([^\]]+)\](?::(\d+))?$/.exec(value) ?? /^([^:]+)(?::(\d+))?$/.exec(value);
+  const [host, port] = match ? [match[1] ?? '', match[2]] : [value, undefined];
+  const validPort = port === undefined || (Number(port) >= 1 && Number(port) <= 65535);
+  if (isIP(host) === 0 || !validPort) {
+    throw new UsageError(
+      `--resolver ${JSON.stringify(value)} is not a DNS server address: use an IP address with an optional port, e.g. 127.0.0.1:5353 or [::1]:5353.`,
+    );
+  }
+  return value;
+}
+
+/**
  * A {@link DnsLookup} on node:dns's Resolver: the system's resolvers, or `server`
  * (`host` or `host:port`, e.g. `127.0.0.1:5353`). A fresh resolver per lookup object,
  * so no answer is cached between two runs.
  */
 export function resolverLookup(server?: string, timeoutMs = 2_000): DnsLookup {
   const resolver = new Resolver({ timeout: timeoutMs, tries: 2 });
-  if (server) resolver.setServers([server]);
+  if (server) resolver.setServers([parseResolverAddress(server)]);
   const ask = async <T>(name: string, type: string, query: () => Promise<T[]>): Promise<T[]> => {
     try {
       return await query();

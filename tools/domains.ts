@@ -6,7 +6,6 @@ import {
   ListCertificatesCommand,
 } from '@aws-sdk/client-acm';
 import type { CloudFormationClient } from '@aws-sdk/client-cloudformation';
-import { createDocumentClient } from '../lambda/store/dynamodb-client';
 import {
   allowsCustomDomains,
   cnameTarget,
@@ -24,18 +23,23 @@ import {
 import { type EnvironmentName, environmentConfigs } from '../lib/config/environments';
 import { STACK_OUTPUTS } from '../lib/animal-store-stack';
 import { DOMAIN_ENVIRONMENTS, domainsStackName } from '../lib/domains-stack';
-import { ensureLocalTablesAt, LOCAL_TABLE_NAMES } from '../local/local-tables';
+import { LOCAL_TABLE_NAMES } from '../local/local-tables';
+import { type OptionValues, parseCommandLine, runToolMain, type ToolSpec } from './cli';
 import {
   type DnsExpectation,
   type DnsLookup,
   explainVerdict,
   observe,
+  parseResolverAddress,
   resolverLookup,
   type Verdict,
   verdictOf,
 } from './domains-dns';
 import { type DomainState, type DomainStateRecord, DomainStateStore } from './domains-store';
-import { reason, UsageError, parseCommandLine as parseToolCommandLine } from './failures';
+import { reason, Refusal, UsageError } from './failures';
+
+export { Refusal } from './failures';
+import { localStoreHelp, openLocalTable, toolStoreEndpoint } from './local-store';
 import { connectStageTable, findStack, parseStage, type StageClients } from './stage';
 
 const DEFAULT_CONFIG = 'config/domains.json';
@@ -43,47 +47,115 @@ const DEFAULT_CONFIG = 'config/domains.json';
 /** Minutes after which a pending certificate gets the spec's troubleshooting steps. */
 export const CERTIFICATE_PATIENCE_MINUTES = 30;
 
-const USAGE = `Usage: npm run domains -- <command> [options] [--stage ${DOMAIN_ENVIRONMENTS.join('|')}]
+const OPTIONS = {
+  config: {
+    type: 'string',
+    value: 'FILE',
+    description: `Domains configuration (default ${DEFAULT_CONFIG}, or DOMAINS_CONFIG).`,
+  },
+  zone: {
+    type: 'string',
+    value: 'NAME',
+    description: "The domain's DNS zone (default: guessed from the name).",
+  },
+  'hosted-zone-id': {
+    type: 'string',
+    value: 'ID',
+    description: "The zone's Route 53 hosted zone, when it is there: the deploy then creates the records.",
+  },
+  redirect: {
+    type: 'boolean',
+    description: "Add the domain as a 301 redirect to the project's primary domain.",
+  },
+  resolver: {
+    type: 'string',
+    value: 'IP[:PORT]',
+    description: "DNS server to ask, e.g. 127.0.0.1:5353 (default: the system's resolvers).",
+  },
+  acm: {
+    type: 'boolean',
+    description: "Look the certificate up in ACM (AWS credentials and region of the SDK's chain).",
+  },
+  json: { type: 'boolean', description: 'Print JSON instead of text.' },
+  'to-primary': { type: 'boolean', description: "Redirect to the project's primary domain." },
+  yes: { type: 'boolean', description: 'Remove a domain that still receives traffic.' },
+  stage: {
+    type: 'string',
+    value: 'NAME',
+    description: [
+      `Act on a deployed environment that has custom domains (${DOMAIN_ENVIRONMENTS.join(', ')}): the state`,
+      `lives in its domains table (stack output ${STACK_OUTPUTS.domainsTable}), deployed checks the`,
+      "project's stack in CloudFormation and certificates come from ACM, all with the AWS credentials",
+      "and region of the SDK's default chain (AWS_PROFILE, AWS_REGION, ...). Without it, act on the",
+      'local store.',
+    ].join('\n'),
+  },
+} as const;
 
-Commands:
-  deployed <project>  Record the project's successful deploy (run after cdk deploy; add needs it).
-                      With --stage, only once CloudFormation shows the project's domains stack deployed.
-  add <project> <domain> [--zone NAME] [--hosted-zone-id ID] [--redirect]
-                      Add a custom domain (paid plans only): writes it to the configuration, records it
-                      as pending and prints the DNS record to create and the deploy command.
-  verify <domain> [--resolver HOST:PORT] [--acm] [--json]
-  reverify <domain> [--resolver HOST:PORT] [--acm] [--json]
-                      Check the domain's DNS and print one verdict with its fix, then the certificate.
-  status [<project>] [--json]
-                      Every domain with its state and how long it has been in it.
-  redirect <domain> --to-primary
-                      Make the domain a 301 redirect to its project's primary domain.
-  primary <domain>    Make the domain its project's primary domain.
-  remove <domain> [--yes]
-                      Remove the domain from the configuration (traffic stops on the next deploy).
+const VERIFY_SUMMARY = "Check the domain's DNS and print one verdict with its fix, then the certificate.";
 
-Options:
-  --config FILE       Domains configuration (default ${DEFAULT_CONFIG}, or DOMAINS_CONFIG).
-  --resolver ADDR     DNS server to ask, e.g. 127.0.0.1:5353 (default: the system's resolvers).
-  --acm               Look the certificate up in ACM (AWS credentials and region of the SDK's chain).
-  --stage NAME        Act on a deployed environment that has custom domains (${DOMAIN_ENVIRONMENTS.join(', ')}): the state
-                      lives in its domains table (stack output ${STACK_OUTPUTS.domainsTable}), deployed checks the
-                      project's stack in CloudFormation and certificates come from ACM, all with the AWS
-                      credentials and region of the SDK's default chain (AWS_PROFILE, AWS_REGION, ...).
-                      Without it, act on the local store.
+/** The domains tool, declared once: usage, parsing and checks come from it. */
+export const DOMAINS_TOOL: ToolSpec<typeof OPTIONS> = {
+  name: 'domains',
+  options: OPTIONS,
+  global: ['config', 'stage'],
+  commands: [
+    {
+      name: 'deployed',
+      operands: ['project'],
+      summary: [
+        "Record the project's successful deploy (run after cdk deploy; add needs it).",
+        "With --stage, only once CloudFormation shows the project's domains stack deployed.",
+      ].join('\n'),
+    },
+    {
+      name: 'add',
+      operands: ['project', 'domain'],
+      options: ['zone', 'hosted-zone-id', 'redirect'],
+      summary: [
+        'Add a custom domain (paid plans only): writes it to the configuration, records it',
+        'as pending and prints the DNS record to create and the deploy command.',
+      ].join('\n'),
+    },
+    { name: 'verify', operands: ['domain'], options: ['resolver', 'acm', 'json'], summary: VERIFY_SUMMARY },
+    {
+      name: 'reverify',
+      operands: ['domain'],
+      options: ['resolver', 'acm', 'json'],
+      summary: `${VERIFY_SUMMARY}\nThe same check as verify, after a fix.`,
+    },
+    {
+      name: 'status',
+      operands: ['project?'],
+      options: ['json'],
+      summary: 'Every domain with its state and how long it has been in it.',
+    },
+    {
+      name: 'redirect',
+      operands: ['domain'],
+      options: ['to-primary'],
+      required: ['to-primary'],
+      summary: "Make the domain a 301 redirect to its project's primary domain.",
+    },
+    { name: 'primary', operands: ['domain'], summary: "Make the domain its project's primary domain." },
+    {
+      name: 'remove',
+      operands: ['domain'],
+      options: ['yes'],
+      summary: 'Remove the domain from the configuration (traffic stops on the next deploy).',
+    },
+  ],
+  epilogue: `${localStoreHelp([
+    { variable: 'DOMAINS_TABLE_NAME', what: `Domain state table (default ${LOCAL_TABLE_NAMES.domains}).` },
+  ])}
 
-Environment (without --stage):
-  DYNAMODB_ENDPOINT   Store of the domain state (default http://127.0.0.1:8000, the local mode's).
-  DOMAINS_TABLE_NAME  Domain state table (default ${LOCAL_TABLE_NAMES.domains}).
-
-Exit codes: 0 done (verify: verified); 1 refused, failed or not verified; 2 wrong invocation.`;
-
-/** Raised when the tool declines an action (plan, deploy, traffic): exit code 1, nothing changed. */
-export class Refusal extends Error {}
+Exit codes: 0 done (verify: verified); 1 refused, failed or not verified; 2 wrong invocation.`,
+};
 
 export interface DomainsCommandIo {
   readonly out: (line: string) => void;
-  readonly endpoint: string;
+  /** The local store; by default where npm start runs it (DYNAMODB_PORT, DYNAMODB_ENDPOINT). */
+  readonly endpoint?: string;
   readonly tableName: string;
   readonly configPath: string;
   /** The clock (tests). */
@@ -106,43 +178,10 @@ interface Context {
   readonly io: DomainsCommandIo;
   readonly store: DomainStateStore;
   readonly now: Date;
-  readonly values: ReturnType<typeof parseCommandLine>['values'];
+  readonly values: OptionValues<typeof OPTIONS>;
   /** Set with --stage; without it the tool acts on the local store. */
   readonly stage?: DeployedStage;
   acm(): ACMClient;
-}
-
-const OPTIONS = {
-  config: { type: 'string' },
-  resolver: { type: 'string' },
-  acm: { type: 'boolean' },
-  json: { type: 'boolean' },
-  yes: { type: 'boolean' },
-  zone: { type: 'string' },
-  'hosted-zone-id': { type: 'string' },
-  redirect: { type: 'boolean' },
-  'to-primary': { type: 'boolean' },
-  stage: { type: 'string' },
-} as const;
-
-function parseCommandLine(argv: readonly string[]) {
-  return parseToolCommandLine(argv, OPTIONS, USAGE);
-}
-
-function operands(
-  command: string,
-  rest: readonly string[],
-  names: readonly string[],
-  optional = 0,
-): string[] {
-  if (rest.length > names.length || rest.length < names.length - optional) {
-    const form = [
-      command,
-      ...names.map((name, i) => (i >= names.length - optional ? `[<${name}>]` : `<${name}>`)),
-    ];
-    throw new UsageError(`Wrong arguments for ${command}: npm run domains -- ${form.join(' ')}`);
-  }
-  return [...rest];
 }
 
 /** "3 min", "2 h 5 min", "1 d 4 h". */
@@ -270,12 +309,20 @@ async function certificateOf(
   context: Context,
   record: DomainStateRecord,
 ): Promise<CertificateView | undefined> {
-  const arn =
-    record.certificateArn ??
-    (lookUpCertificates(context) ? await findCertificateArn(context.acm(), record.id) : undefined);
-  if (arn) {
-    const { Certificate } = await context.acm().send(new DescribeCertificateCommand({ CertificateArn: arn }));
-    return fromAcm(Certificate, arn, record.id, context.now);
+  try {
+    const arn =
+      record.certificateArn ??
+      (lookUpCertificates(context) ? await findCertificateArn(context.acm(), record.id) : undefined);
+    if (arn) {
+      const { Certificate } = await context
+        .acm()
+        .send(new DescribeCertificateCommand({ CertificateArn: arn }));
+      return fromAcm(Certificate, arn, record.id, context.now);
+    }
+  } catch (error) {
+    throw new Error(
+      `Could not look up the certificate of ${record.id} in ACM (AWS credentials and region of the SDK's default chain: AWS_PROFILE, AWS_REGION, ...): ${reason(error)}`,
+    );
   }
   if (lookUpCertificates(context)) return undefined;
   return { status: 'ISSUED', since: context.now, source: 'local' };
@@ -696,8 +743,10 @@ async function connect(io: DomainsCommandIo, stage: EnvironmentName | undefined)
       close: () => table.close(),
     };
   }
-  if (io.tableName === LOCAL_TABLE_NAMES.domains) await ensureLocalTablesAt(io.endpoint);
-  const documents = createDocumentClient(io.endpoint);
+  const documents = await openLocalTable(io.endpoint ?? toolStoreEndpoint(), {
+    tableName: io.tableName,
+    variable: 'DOMAINS_TABLE_NAME',
+  });
   return { store: new DomainStateStore(documents, io.tableName), close: () => documents.destroy() };
 }
 
@@ -715,58 +764,57 @@ function parseDomainsStage(value: string | undefined): EnvironmentName | undefin
 
 /** Runs one domains command; resolves to the exit code (verify: 0 verified, 1 not). */
 export async function runDomainsCommand(argv: readonly string[], io: DomainsCommandIo): Promise<number> {
-  const { values, positionals } = parseCommandLine(argv);
-  const [command, ...rest] = positionals;
-  if (values.help || !command) throw new UsageError(USAGE);
+  const line = parseCommandLine(DOMAINS_TOOL, argv);
+  if (line.help !== undefined) {
+    io.out(line.help);
+    return 0;
+  }
+  const { command, values, operands } = line;
   const resolvedIo: DomainsCommandIo = { ...io, configPath: values.config ?? io.configPath };
   // Every usage check comes before any connection, so a typo costs no AWS call.
   const stage = parseDomainsStage(values.stage);
+  if (values.resolver !== undefined) parseResolverAddress(values.resolver);
 
   let run: (context: Context) => Promise<number | void>;
   switch (command) {
     case 'deployed': {
-      const [project = ''] = operands(command, rest, ['project']);
+      const [project = ''] = operands;
       run = (context) => recordDeployed(context, project);
       break;
     }
     case 'add': {
-      const [project = '', domain = ''] = operands(command, rest, ['project', 'domain']);
+      const [project = '', domain = ''] = operands;
       run = (context) => add(context, project, domain);
       break;
     }
     case 'verify':
     case 'reverify': {
-      const [domain = ''] = operands(command, rest, ['domain']);
+      const [domain = ''] = operands;
       run = (context) => verify(context, domain, command === 'reverify');
       break;
     }
     case 'status': {
-      const [project] = operands(command, rest, ['project'], 1);
+      const [project] = operands;
       run = (context) => status(context, project);
       break;
     }
     case 'remove': {
-      const [domain = ''] = operands(command, rest, ['domain']);
+      const [domain = ''] = operands;
       run = (context) => remove(context, domain);
       break;
     }
     case 'redirect': {
-      const [domain = ''] = operands(command, rest, ['domain']);
-      if (!values['to-primary']) {
-        throw new UsageError(
-          `redirect needs --to-primary: npm run domains -- redirect ${domain || '<domain>'} --to-primary`,
-        );
-      }
+      const [domain = ''] = operands;
       run = (context) => setRole(context, domain, 'redirect');
       break;
     }
     case 'primary': {
-      const [domain = ''] = operands(command, rest, ['domain']);
+      const [domain = ''] = operands;
       run = (context) => setRole(context, domain, 'primary');
       break;
     }
     default:
-      throw new UsageError(`Unknown command ${JSON.stringify(command)}.\n\n${USAGE}`);
+      throw new Error(`Command ${command} is declared but not implemented.`);
   }
 
   const connection = await connect(resolvedIo, stage);
@@ -792,21 +840,11 @@ export async function runDomainsCommand(argv: readonly string[], io: DomainsComm
 }
 
 if (require.main === module) {
-  process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-  runDomainsCommand(process.argv.slice(2), {
-    out: (line) => process.stdout.write(`${line}\n`),
-    endpoint: process.env.DYNAMODB_ENDPOINT ?? 'http://127.0.0.1:8000',
-    tableName: process.env.DOMAINS_TABLE_NAME ?? LOCAL_TABLE_NAMES.domains,
-    configPath: process.env.DOMAINS_CONFIG ?? DEFAULT_CONFIG,
-  }).then(
-    (code) => process.exit(code),
-    (error: unknown) => {
-      if (error instanceof UsageError) {
-        process.stderr.write(`${error.message}\n`);
-        process.exit(2);
-      }
-      process.stderr.write(`domains: ${error instanceof Refusal ? error.message : reason(error)}\n`);
-      process.exit(1);
-    },
+  runToolMain(DOMAINS_TOOL, (argv) =>
+    runDomainsCommand(argv, {
+      out: (line) => process.stdout.write(`${line}\n`),
+      tableName: process.env.DOMAINS_TABLE_NAME || LOCAL_TABLE_NAMES.domains,
+      configPath: process.env.DOMAINS_CONFIG || DEFAULT_CONFIG,
+    }),
   );
 }

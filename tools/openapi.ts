@@ -2,6 +2,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
 import * as prettier from 'prettier';
+import { parseSimpleCommandLine, runToolMain, type SimpleToolSpec } from './cli';
+import { Refusal } from './failures';
 import { buildOpenApiDocument } from './openapi-document';
 
 /**
@@ -30,8 +32,30 @@ export async function generatedFiles(): Promise<Map<string, string>> {
   ]);
 }
 
-async function main(): Promise<void> {
-  const check = process.argv.includes('--check');
+const OPTIONS = {
+  check: {
+    type: 'boolean',
+    description: 'Write nothing; fail when a checked-in file differs from what the source generates.',
+  },
+} as const;
+
+export const OPENAPI_TOOL: SimpleToolSpec<typeof OPTIONS> = {
+  name: 'openapi',
+  options: OPTIONS,
+  summary: [
+    'Write the OpenAPI document (openapi.json) and the types the tests are typed with',
+    '(test/support/openapi-types.ts), both generated from the source.',
+  ].join('\n'),
+  epilogue: 'Exit codes: 0 written (--check: up to date); 1 out of date or failed; 2 wrong invocation.',
+};
+
+async function main(argv: readonly string[]): Promise<void> {
+  const line = parseSimpleCommandLine(OPENAPI_TOOL, argv);
+  if (line.help !== undefined) {
+    console.log(line.help);
+    return;
+  }
+  const check = line.values.check === true;
   const stale: string[] = [];
   for (const [file, content] of await generatedFiles()) {
     let current = '';
@@ -45,13 +69,12 @@ async function main(): Promise<void> {
     else writeFileSync(file, content);
   }
   if (stale.length > 0) {
-    console.error(
+    throw new Refusal(
       `Out of date with the source: ${stale.join(', ')}. Run \`npm run openapi\` and commit the result.`,
     );
-    process.exitCode = 1;
-  } else if (!check) {
-    console.log(`Wrote ${path.relative(ROOT, DOCUMENT_FILE)} and ${path.relative(ROOT, TYPES_FILE)}.`);
   }
+  if (!check)
+    console.log(`Wrote ${path.relative(ROOT, DOCUMENT_FILE)} and ${path.relative(ROOT, TYPES_FILE)}.`);
 }
 
-if (require.main === module) void main();
+if (require.main === module) runToolMain(OPENAPI_TOOL, main);

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { contractFetch as fetch } from '../support/contract';
-import { startLocalMode } from '../support/processes';
+import { runTs, startLocalMode } from '../support/processes';
 
 describe('npm start (local mode)', () => {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'animal-store-data-'));
@@ -18,6 +18,19 @@ describe('npm start (local mode)', () => {
     });
     expect(created.status).toBe(201);
     const pet = (await created.json()) as { id: number };
+
+    // The tools find the store where npm start put it, from the same DYNAMODB_PORT.
+    const storePort =
+      /DynamoDB-compatible store at http:\/\/127\.0\.0\.1:(\d+)/.exec(first.output())?.[1] ?? '';
+    const listed = await runTs('tools/keys.ts', ['list', '--json'], {
+      DYNAMODB_PORT: storePort,
+      DYNAMODB_ENDPOINT: '',
+    });
+    expect(listed.code).toBe(0);
+    expect(JSON.parse(listed.stdout)).toEqual([
+      expect.objectContaining({ name: 'local development key', plan: 'business' }),
+    ]);
+
     first.child.kill('SIGTERM');
     expect(await first.exited).toBe(0);
 

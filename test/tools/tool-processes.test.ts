@@ -1,0 +1,112 @@
+import { type AddressInfo, createServer } from 'node:net';
+import { ApiKeyRepository } from '../../lambda/store/api-key-repository';
+import { LOCAL_TABLE_NAMES } from '../../local/local-tables';
+import { startTestStore, type TestStore } from '../support/embedded-store';
+import { runTs } from '../support/processes';
+
+/**
+ * The tools as an operator runs them (`npm run keys -- ...`): exit codes, which stream
+ * gets what, and where the store is found. The parsing itself is tested in process
+ * (cli.test.ts); these run a few real processes.
+ */
+
+/** What an operator must never see: exception names, stack lines, raw socket errors. */
+const DEVELOPER_NOISE = /\b\w*(Error|Exception)\b|\n\s+at |ECONNREFUSED/;
+
+/** The environment of a shell where the store is found through DYNAMODB_PORT alone. */
+const byPort = (port: number) => ({ DYNAMODB_PORT: String(port), DYNAMODB_ENDPOINT: '' });
+
+let t: TestStore;
+beforeAll(async () => {
+  t = await startTestStore();
+});
+afterAll(() => t.close());
+
+describe('help: stdout, exit 0', () => {
+  it.each([
+    ['tools/keys.ts', ['--help'], /^Usage: npm run keys -- <command>/],
+    ['tools/keys.ts', ['create', '--help'], /^Usage: npm run keys -- create /],
+    ['tools/domains.ts', ['-h'], /^Usage: npm run domains -- <command>/],
+    ['tools/domains.ts', ['help', 'verify'], /^Usage: npm run domains -- verify <domain>/],
+    ['tools/openapi.ts', ['help'], /^Usage: npm run openapi -- \[--check\]/],
+  ])(
+    '%s %j',
+    async (script, args, usage) => {
+      // A store that is not there: help needs none.
+      const result = await runTs(script, args, byPort(1));
+      expect(result).toEqual({ code: 0, stdout: expect.stringMatching(usage), stderr: '' });
+    },
+    30_000,
+  );
+});
+
+describe('wrong input: a message on stderr, exit 2', () => {
+  it.each([
+    [
+      'tools/domains.ts',
+      ['verify', 'shop.example.com', '--resolver', 'not-an-address'],
+      /^--resolver "not-an-address" is not a DNS server address: use an IP address with an optional port, e\.g\. 127\.0\.0\.1:5353/,
+    ],
+    ['tools/openapi.ts', ['--bogus'], /^Unknown option --bogus\.\nHelp: npm run openapi -- --help\n$/],
+    ['tools/keys.ts', ['list', '--bogus'], /^Unknown option --bogus\.\nHelp: npm run keys -- list --help\n$/],
+  ])(
+    '%s %j',
+    async (script, args, message) => {
+      const result = await runTs(script, args, byPort(1));
+      expect(result).toEqual({ code: 2, stdout: '', stderr: expect.stringMatching(message) });
+      expect(result.stderr).not.toMatch(DEVELOPER_NOISE);
+    },
+    30_000,
+  );
+
+  it('a DYNAMODB_PORT that is not a port', async () => {
+    const result = await runTs('tools/keys.ts', ['list'], { DYNAMODB_PORT: 'eighty', DYNAMODB_ENDPOINT: '' });
+    expect(result).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: 'DYNAMODB_PORT=eighty is not a port number: use an integer from 0 to 65535.\n',
+    });
+  }, 30_000);
+});
+
+describe('the store, found as npm start finds it', () => {
+  it('keys and domains act on the store at DYNAMODB_PORT', async () => {
+    const env = byPort(t.store.port);
+    const created = await runTs('tools/keys.ts', ['create', '--name', 'by port', '--json'], env);
+    expect(created).toEqual({ code: 0, stdout: expect.any(String), stderr: '' });
+    const { id } = JSON.parse(created.stdout) as { id: string };
+    const stored = await new ApiKeyRepository(t.documents, LOCAL_TABLE_NAMES.apiKeys).get(id);
+    expect(stored?.name).toBe('by port');
+
+    const status = await runTs(
+      'tools/domains.ts',
+      ['status', '--config', 'config/domains.example.json', '--json'],
+      env,
+    );
+    expect(status).toEqual({ code: 0, stdout: expect.stringMatching(/^\[/), stderr: '' });
+  }, 30_000);
+
+  it('a store that cannot be reached: one line naming the endpoint and the variables that set it, exit 1', async () => {
+    // A port that cuts every connection: nothing there answers, and no other process can take it meanwhile.
+    const cutter = createServer((socket) => socket.destroy());
+    await new Promise<void>((resolve) => cutter.listen(0, '127.0.0.1', () => resolve()));
+    const { port } = cutter.address() as AddressInfo;
+    try {
+      const result = await runTs(
+        'tools/domains.ts',
+        ['status', '--config', 'config/domains.example.json'],
+        byPort(port),
+      );
+      expect(result).toEqual({
+        code: 1,
+        stdout: '',
+        stderr:
+          `domains: Cannot reach the local store at http://127.0.0.1:${port}: the connection was cut. ` +
+          'Start it with npm start, or point the tools at it as npm start reads it: ' +
+          'DYNAMODB_PORT (port on 127.0.0.1, default 8000) or DYNAMODB_ENDPOINT (a URL; it overrides DYNAMODB_PORT).\n',
+      });
+    } finally {
+      await new Promise((resolve) => cutter.close(resolve));
+    }
+  }, 30_000);
+});
