@@ -1,11 +1,17 @@
 import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
 import type { Bundle } from './bundles';
 import { type CostModel, OPERATIONS, type OperationName, REQUESTS_PER_KEY_READ, total } from './cost-model';
 import type { Figure } from './figures';
 import { PRICES } from './prices';
 
-export const README_START = '<!-- bench:results:start -->';
-export const README_END = '<!-- bench:results:end -->';
+/** The page whose results block the bench rewrites (between the markers below); nothing else in it is touched. */
+export const RESULTS_DOCUMENT = path.join(__dirname, '..', 'doc', 'performance.md');
+export const RESULTS_START = '<!-- bench:results:start -->';
+export const RESULTS_END = '<!-- bench:results:end -->';
+/** The former names, kept until every caller says RESULTS_*. */
+export const README_START = RESULTS_START;
+export const README_END = RESULTS_END;
 
 /** Everything one run produced: `bench/results.json`. */
 export interface BenchResults {
@@ -151,13 +157,13 @@ function costTables(results: BenchResults): string[] {
   ];
 }
 
-/** The README block: how it was measured, the figures, the dependencies and the cost model. */
-export function readmeBlock(results: BenchResults, bundles: readonly Bundle[]): string {
+/** The results block: how it was measured, the figures, the dependencies and the cost model. */
+export function resultsBlock(results: BenchResults, bundles: readonly Bundle[]): string {
   const { listSizes, limiter, throughputFailures } = results.details;
   const missed = results.figures.filter((figure) => figure.target && !figure.target.met);
   const targets = results.figures.filter((figure) => figure.target);
   return [
-    README_START,
+    RESULTS_START,
     '',
     `Measured by \`npm run bench\` on ${results.generatedAt.slice(0, 10)} (${results.machine.cpus} CPUs, Node.js ${results.machine.node}, ${Math.round(results.seconds)} s); the bench rewrites this block and \`bench/results.json\`.`,
     'Every figure is compared with a baseline measured side by side in the same run, never with a fixed time, so the',
@@ -204,15 +210,19 @@ export function readmeBlock(results: BenchResults, bundles: readonly Bundle[]): 
     '',
     ...costTables(results),
     '',
-    README_END,
+    RESULTS_END,
   ].join('\n');
 }
 
-/** Replaces the block between the markers of a README. */
-export function writeReadmeBlock(file: string, block: string): void {
+/** Replaces the block between the markers of a page (RESULTS_DOCUMENT, or a copy in a test). */
+export function writeResultsBlock(file: string, block: string): void {
   const text = readFileSync(file, 'utf8');
-  const start = text.indexOf(README_START);
-  const end = text.indexOf(README_END);
-  if (start < 0 || end < start) throw new Error(`${file} has no ${README_START} … ${README_END} block`);
-  writeFileSync(file, `${text.slice(0, start)}${block}${text.slice(end + README_END.length)}`);
+  const start = text.indexOf(RESULTS_START);
+  const end = text.indexOf(RESULTS_END);
+  if (start < 0 || end < start) throw new Error(`${file} has no ${RESULTS_START} … ${RESULTS_END} block`);
+  writeFileSync(file, `${text.slice(0, start)}${block}${text.slice(end + RESULTS_END.length)}`);
 }
+
+/** The former names, kept until every caller says results. */
+export const readmeBlock = resultsBlock;
+export const writeReadmeBlock = writeResultsBlock;

@@ -21,7 +21,7 @@ import { deprecationHeaders } from '../lambda/middleware/deprecation';
  * openapi.json; a test keeps the checked-in file equal to this).
  */
 
-/** Version of the published interface (the spec's 1.0.0). */
+/** Version of the published interface (doc/api.md, Versioning). */
 export const INTERFACE_VERSION = '1.0.0';
 
 type Json = Record<string, unknown>;
@@ -39,7 +39,7 @@ interface ErrorResponse {
   readonly headers?: Readonly<Record<string, Json>>;
 }
 
-/** What each operation answers besides its success: the README's error table, per operation. */
+/** What each operation answers besides its success: the error table of doc/api.md, per operation. */
 interface OperationDoc {
   readonly summary: string;
   readonly description: string;
@@ -206,9 +206,9 @@ const OPERATION_DOCS: Readonly<Record<OperationId, OperationDoc>> = {
     errors: {
       400: {
         codes: ['invalid_body', 'malformed_json', 'invalid_parameter'],
-        source: 'service-or-gateway',
+        source: 'service',
         description:
-          'The body is missing, not JSON or not a valid `NewPet` (API Gateway refuses such a body against the same schema before the service runs, with the message `Invalid request body`), or a query parameter was sent.',
+          'The body is missing, not JSON or not a valid `NewPet`, or a query parameter was sent. The message names each problem: every field and the rule it breaks.',
       },
       415: {
         codes: ['unsupported_media_type'],
@@ -271,6 +271,22 @@ function errorSchemaFor(status: number, codes: readonly ErrorCode[]): Json {
   };
 }
 
+/**
+ * An Error response's content: the narrowed schema and an example of its first code. The
+ * rendered page's sample would otherwise show the Error schema's first code and status
+ * (`invalid_body`, 400) under every status.
+ */
+function errorContent(status: number, codes: readonly ErrorCode[]): Json {
+  const [code] = codes as [ErrorCode, ...ErrorCode[]];
+  return {
+    [JSON_MEDIA_TYPE]: {
+      schema: errorSchemaFor(status, codes),
+      // The description as the message, without its Markdown: a sample shows it as plain text.
+      example: { code, message: ERROR_CATALOGUE[code].description.replace(/`/g, ''), status },
+    },
+  };
+}
+
 function deprecationHeaderDocs(route: Route, required: boolean): Record<string, Json> {
   const { deprecation } = route;
   if (!deprecation) return {};
@@ -321,7 +337,7 @@ function responsesOf(route: Route): Json {
         ...(error.source === 'gateway' ? {} : deprecationHeaderDocs(route, always)),
         ...error.headers,
       },
-      content: { [JSON_MEDIA_TYPE]: { schema: errorSchemaFor(status, error.codes) } },
+      content: errorContent(status, error.codes),
     };
   }
   return responses;
@@ -385,8 +401,9 @@ function description(): string {
     `| \`enterprise:<agreement>\` | agreed per customer | agreed per customer |`,
     `| no valid key (per client IP) | ${number(ANONYMOUS_LIMITS.perMinute)} | ${number(ANONYMOUS_LIMITS.perDay)} |`,
   ];
+  // A list, not a table: a narrow table column would wrap the codes mid-word.
   const codes = Object.entries(ERROR_CATALOGUE).map(
-    ([code, { status, description: text }]) => `| \`${code}\` | ${status} | ${text} |`,
+    ([code, { status, description: text }]) => `- \`${code}\` (${status}): ${text}`,
   );
   return [
     'An HTTP/JSON store of animals (pets) for sale.',
@@ -395,10 +412,12 @@ function description(): string {
     'Send your API key as a bearer token: `Authorization: Bearer <API key>`. Without a valid key every operation but `getOpenApi` answers 401.',
     '',
     '## Errors',
-    'Every non-2xx response, whoever produces it, has the body `{"code", "message", "status"}`. A path that does not exist answers 404 `not_found`; a known path called with another method answers 405 `method_not_allowed` with an `Allow` header (see the `NotFound` and `MethodNotAllowed` responses).',
+    'Every non-2xx response, whoever produces it, has the body `{"code", "message", "status"}`. Every request under `/v1` is answered by the service, which names each problem it finds: a path that does not exist answers 404 `not_found`, a known path called with another method answers 405 `method_not_allowed` with an `Allow` header (see the `NotFound` and `MethodNotAllowed` responses), both with the rate-limit headers.',
     '',
-    '| Code | Status | Meaning |',
-    '| --- | --- | --- |',
+    "Only what cannot reach the service is answered before it, without rate-limit headers: a path outside `/v1` (404), the firewall (413 for a body over 8 KiB, 429 for a flood of requests from one address, 403 for its managed rules), the gateway's throttle and daily quota (429), and the gateway's own failures (500, 502, 504). A stage that does not exist and a request that is not valid HTTP are refused by the platform without the Error body.",
+    '',
+    '### Error codes',
+    '',
     ...codes,
     '',
     '## Rate limits',
@@ -421,10 +440,14 @@ function description(): string {
   ].join('\n');
 }
 
+/** The local mode's address (`npm start` with its default PORT). */
+export const LOCAL_SERVER_URL = `http://127.0.0.1:3000${API_VERSION_PREFIX}`;
+
+// Redoc shows server descriptions as plain text: no Markdown in them.
 function serverFor(stage: 'production' | 'staging'): Json {
   return {
     url: `https://{apiId}.execute-api.{region}.amazonaws.com/${stage}${API_VERSION_PREFIX}`,
-    description: `${stage === 'production' ? 'Production' : 'Staging'} (the stack output \`BaseUrl\` of \`AnimalStore-${stage}\`)`,
+    description: `${stage === 'production' ? 'Production' : 'Staging'}: the stack output BaseUrl of AnimalStore-${stage}`,
     variables: {
       apiId: { default: 'a1b2c3d4e5', description: 'Id of the REST API of the stack.' },
       region: { default: 'eu-west-1', description: 'AWS region the stack is deployed in.' },
@@ -450,7 +473,11 @@ export function buildOpenApiDocument(): Json {
       description: description(),
       license: { name: 'MIT', identifier: 'MIT' },
     },
-    servers: [serverFor('production'), serverFor('staging')],
+    servers: [
+      serverFor('production'),
+      serverFor('staging'),
+      { url: LOCAL_SERVER_URL, description: 'Local mode: npm start on this machine (PORT changes the port)' },
+    ],
     security: [{ bearerAuth: [] }],
     tags: [
       { name: 'pets', description: 'The animals of the store.' },
@@ -515,18 +542,19 @@ export function buildOpenApiDocument(): Json {
       responses: {
         NotFound: {
           description:
-            'No such path (an unknown route, or a version prefix other than `/v1`). Answered by API Gateway for any method.',
-          content: { [JSON_MEDIA_TYPE]: { schema: errorSchemaFor(404, ['not_found']) } },
+            'No such path, for any method. Under `/v1` the service answers, with the rate-limit headers; for a path outside `/v1` (another version prefix, or none) API Gateway answers, without them.',
+          headers: rateLimitHeaders(false),
+          content: errorContent(404, ['not_found']),
         },
         MethodNotAllowed: {
           description:
-            'A known path called with a method it does not have. Answered by API Gateway without running the service; `Allow` lists the methods.',
-          headers: { Allow: allowHeader },
-          content: { [JSON_MEDIA_TYPE]: { schema: errorSchemaFor(405, ['method_not_allowed']) } },
+            'A known path called with a method it does not have, answered by the service; `Allow` lists the methods.',
+          headers: { Allow: allowHeader, ...rateLimitHeaders(true) },
+          content: errorContent(405, ['method_not_allowed']),
         },
         PayloadTooLarge: {
           description: `A body over ${MAX_BODY_BYTES} bytes on any path, refused at the edge.`,
-          content: { [JSON_MEDIA_TYPE]: { schema: errorSchemaFor(413, ['payload_too_large']) } },
+          content: errorContent(413, ['payload_too_large']),
         },
       },
     },

@@ -1,21 +1,71 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { chromium } from 'playwright-core';
-import document from '../../openapi.json';
+import { chromium, type Page } from 'playwright-core';
+import openapi from '../../openapi.json';
+import { ERROR_CATALOGUE } from '../../lambda/api/errors';
 import { ROUTES } from '../../lambda/api/routes';
 import { REDOCLY_ENV } from './redocly-env';
 
 /**
  * `npm run docs` renders openapi.json into docs/index.html (a build artifact, not
- * checked in); a headless Chromium must load it and list every operation. Debian's
- * chromium is used; without it the test is skipped locally but fails in CI.
+ * checked in); a headless Chromium must load it, list every operation, and render the
+ * error codes whole inside code spans with no Markdown left as literal backticks.
+ * Screenshots go to test-output/screenshots/ (gitignored) for a person to look at.
+ * Debian's chromium is used; without it the test is skipped locally but fails in CI.
  */
 const CHROMIUM = '/usr/bin/chromium';
 const ROOT = path.join(__dirname, '..', '..');
+const SCREENSHOTS = path.join(ROOT, 'test-output', 'screenshots');
+const CODES = Object.keys(ERROR_CATALOGUE);
+
+/** The few DOM types the page functions below use (the project compiles without the DOM library). */
+interface DomNode {
+  readonly nodeType: number;
+  readonly textContent: string | null;
+  readonly parentElement: DomElement | null;
+  readonly childNodes: ArrayLike<DomNode>;
+}
+interface DomElement extends DomNode {
+  closest(selector: string): DomElement | null;
+  getClientRects(): { readonly length: number };
+  querySelectorAll(selector: string): ArrayLike<DomElement>;
+}
+
+/** Visible text that still holds a backtick: Markdown shown as plain text. */
+function literalBackticks(page: Page): Promise<string[]> {
+  return page.locator('body').evaluate((body: DomElement) => {
+    const TEXT_NODE = 3;
+    const found: string[] = [];
+    const visit = (node: DomNode): void => {
+      if (node.nodeType !== TEXT_NODE) {
+        for (const child of Array.from(node.childNodes)) visit(child);
+        return;
+      }
+      const parent = node.parentElement;
+      const text = node.textContent ?? '';
+      if (!parent || !text.includes('`') || parent.closest('script, style, noscript, template')) return;
+      if (parent.getClientRects().length > 0) found.push(text.trim());
+    };
+    visit(body);
+    return found;
+  });
+}
+
+/** Each error code rendered in a code element, with how many line boxes it takes (1: not split). */
+function codeElements(page: Page, codes: readonly string[]): Promise<[string, number][]> {
+  return page.locator('body').evaluate(
+    (body: DomElement, wanted: string[]) =>
+      Array.from(body.querySelectorAll('code'))
+        .filter((element) => wanted.includes(element.textContent ?? ''))
+        .map((element) => [element.textContent ?? '', element.getClientRects().length] as [string, number]),
+    [...codes],
+  );
+}
+
 const available = existsSync(CHROMIUM);
 const inCi = Boolean(process.env.CI);
 if (!available && !inCi) {
@@ -28,14 +78,16 @@ if (!available && !inCi) {
   const userDataDir = mkdtempSync(path.join(os.tmpdir(), 'animal-store-chromium-'));
   afterAll(() => rmSync(userDataDir, { recursive: true, force: true }));
 
-  it('renders a page that loads in a headless browser and lists the operations', async () => {
+  it('renders a page that loads in a headless browser, lists the operations and renders codes whole', async () => {
     await promisify(execFile)('npm', ['run', '--silent', 'docs'], {
       cwd: ROOT,
       env: { ...process.env, ...REDOCLY_ENV },
     });
+    mkdirSync(SCREENSHOTS, { recursive: true });
     const context = await chromium.launchPersistentContext(userDataDir, {
       executablePath: CHROMIUM,
       headless: true,
+      viewport: { width: 1280, height: 900 },
       args: [
         '--headless',
         '--no-sandbox',
@@ -50,24 +102,63 @@ if (!available && !inCi) {
       const page = await context.newPage();
       const errors: string[] = [];
       page.on('pageerror', (error) => errors.push(error.message));
-      await page.goto(pathToFileURL(path.join(ROOT, 'docs', 'index.html')).href);
+      const url = pathToFileURL(path.join(ROOT, 'docs', 'index.html')).href;
+      await page.goto(url);
       await page
         .getByRole('heading', { name: /Animal Store Service/ })
         .first()
         .waitFor({ timeout: 20_000 });
+
+      // The introduction lists every error code, each in a code element on one line.
+      await page.getByRole('heading', { name: 'Error codes' }).first().scrollIntoViewIfNeeded();
+      await page.screenshot({ path: path.join(SCREENSHOTS, 'api-page-error-codes.png') });
+      const introCodes = await codeElements(page, CODES);
+      expect([...new Set(introCodes.map(([code]) => code))].sort()).toEqual([...CODES].sort());
+      expect(introCodes.filter(([, boxes]) => boxes !== 1)).toEqual([]);
+      const backticks = await literalBackticks(page);
+
       // The sidebar lists each tag's operations once the tag is opened.
-      for (const tag of document.tags) await page.getByText(tag.name, { exact: true }).first().click();
+      for (const tag of openapi.tags) await page.getByText(tag.name, { exact: true }).first().click();
       for (const route of ROUTES) {
         const link = page.locator(`a[href$="/${route.operationId.toLowerCase()}"]`).first();
         await link.waitFor({ state: 'attached', timeout: 10_000 });
       }
       const text = await page.locator('body').innerText();
-      for (const operation of Object.values(document.paths).flatMap((item) => Object.values(item))) {
+      for (const operation of Object.values(openapi.paths).flatMap((item) => Object.values(item))) {
         expect(text).toContain(operation.summary);
       }
+
+      // Each operation with each of its responses open: codes whole, no literal backticks.
+      for (const route of ROUTES) {
+        const link = page.locator(`a[href$="/${route.operationId.toLowerCase()}"]`).first();
+        const section = page.locator(
+          `[id="${((await link.getAttribute('href')) ?? '').replace(/^#\/?/, '')}"]`,
+        );
+        await link.click();
+        // The middle panel's statuses; the right panel follows them with its sample.
+        const tabs = section.getByRole('tablist', { name: 'Response status' }).getByRole('tab');
+        await tabs.first().waitFor({ timeout: 10_000 });
+        for (let i = 0; i < (await tabs.count()); i++) {
+          await tabs.nth(i).click();
+          expect((await codeElements(page, CODES)).filter(([, boxes]) => boxes !== 1)).toEqual([]);
+          backticks.push(...(await literalBackticks(page)));
+        }
+        if (route.operationId === 'createPet') {
+          await section.getByRole('heading', { name: 'Responses' }).first().scrollIntoViewIfNeeded();
+          await page.screenshot({ path: path.join(SCREENSHOTS, 'api-page-createPet.png') });
+        }
+      }
+      expect([...new Set(backticks)]).toEqual([]);
+
+      // A phone's width: the codes still fit on one line each.
+      await page.setViewportSize({ width: 390, height: 844 });
+      await page.goto(url);
+      await page.getByRole('heading', { name: 'Error codes' }).first().scrollIntoViewIfNeeded();
+      await page.screenshot({ path: path.join(SCREENSHOTS, 'api-page-error-codes-narrow.png') });
+      expect((await codeElements(page, CODES)).filter(([, boxes]) => boxes !== 1)).toEqual([]);
       expect(errors).toEqual([]);
     } finally {
       await context.close();
     }
-  }, 60_000);
+  }, 90_000);
 });

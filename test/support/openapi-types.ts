@@ -140,12 +140,29 @@ export interface components {
     };
   };
   responses: {
-    /** @description No such path (an unknown route, or a version prefix other than `/v1`). Answered by API Gateway for any method. */
+    /** @description No such path, for any method. Under `/v1` the service answers, with the rate-limit headers; for a path outside `/v1` (another version prefix, or none) API Gateway answers, without them. */
     NotFound: {
       headers: {
+        /** @description Requests allowed in the window closest to exhaustion (per minute or per day). Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
+        'X-RateLimit-Limit'?: number;
+        /** @description Requests left in that window. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
+        'X-RateLimit-Remaining'?: number;
+        /** @description Unix time (seconds) at which that window resets. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
+        'X-RateLimit-Reset'?: number;
+        /** @description Both windows of the caller's plan (draft-ietf-httpapi-ratelimit-headers), e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
+        'RateLimit-Policy'?: string;
+        /** @description Requests remaining and seconds to reset of both windows, e.g. `"minute";r=59;t=42, "day";r=999;t=41000`. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
+        RateLimit?: string;
         [name: string]: unknown;
       };
       content: {
+        /**
+         * @example {
+         *       "code": "not_found",
+         *       "message": "No such path: unknown route or version prefix (only /v1 exists).",
+         *       "status": 404
+         *     }
+         */
         'application/json': {
           /** @enum {unknown} */
           code?: 'not_found';
@@ -154,14 +171,31 @@ export interface components {
         } & components['schemas']['Error'];
       };
     };
-    /** @description A known path called with a method it does not have. Answered by API Gateway without running the service; `Allow` lists the methods. */
+    /** @description A known path called with a method it does not have, answered by the service; `Allow` lists the methods. */
     MethodNotAllowed: {
       headers: {
         /** @description The methods the path has, e.g. `GET, POST`. */
         Allow: string;
+        /** @description Requests allowed in the window closest to exhaustion (per minute or per day). */
+        'X-RateLimit-Limit': number;
+        /** @description Requests left in that window. */
+        'X-RateLimit-Remaining': number;
+        /** @description Unix time (seconds) at which that window resets. */
+        'X-RateLimit-Reset': number;
+        /** @description Both windows of the caller's plan (draft-ietf-httpapi-ratelimit-headers), e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+        'RateLimit-Policy': string;
+        /** @description Requests remaining and seconds to reset of both windows, e.g. `"minute";r=59;t=42, "day";r=999;t=41000`. */
+        RateLimit: string;
         [name: string]: unknown;
       };
       content: {
+        /**
+         * @example {
+         *       "code": "method_not_allowed",
+         *       "message": "The path exists but not with this method; the Allow header lists the methods it has.",
+         *       "status": 405
+         *     }
+         */
         'application/json': {
           /** @enum {unknown} */
           code?: 'method_not_allowed';
@@ -176,6 +210,13 @@ export interface components {
         [name: string]: unknown;
       };
       content: {
+        /**
+         * @example {
+         *       "code": "payload_too_large",
+         *       "message": "The request body exceeds the documented maximum size.",
+         *       "status": 413
+         *     }
+         */
         'application/json': {
           /** @enum {unknown} */
           code?: 'payload_too_large';
@@ -254,6 +295,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "code": "invalid_parameter",
+           *       "message": "A query or path parameter is invalid, unknown or repeated.",
+           *       "status": 400
+           *     }
+           */
           'application/json': {
             /** @enum {unknown} */
             code?: 'invalid_parameter' | 'invalid_cursor';
@@ -280,6 +328,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "code": "missing_api_key",
+           *       "message": "No Authorization header was sent.",
+           *       "status": 401
+           *     }
+           */
           'application/json': {
             /** @enum {unknown} */
             code?: 'missing_api_key' | 'invalid_authorization' | 'invalid_api_key';
@@ -294,6 +349,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "code": "forbidden",
+           *       "message": "The request was refused by the gateway or the firewall.",
+           *       "status": 403
+           *     }
+           */
           'application/json': {
             /** @enum {unknown} */
             code?: 'forbidden';
@@ -318,6 +380,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "code": "payload_too_large",
+           *       "message": "The request body exceeds the documented maximum size.",
+           *       "status": 413
+           *     }
+           */
           'application/json': {
             /** @enum {unknown} */
             code?: 'payload_too_large';
@@ -344,6 +413,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "code": "rate_limited",
+           *       "message": "Over the per-minute or per-day limit; retry after Retry-After seconds, then back off exponentially.",
+           *       "status": 429
+           *     }
+           */
           'application/json': {
             /** @enum {unknown} */
             code?: 'rate_limited' | 'temporarily_banned';
@@ -368,6 +444,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "code": "internal_error",
+           *       "message": "An unexpected error; nothing about it is revealed. Safe to retry idempotent requests.",
+           *       "status": 500
+           *     }
+           */
           'application/json': {
             /** @enum {unknown} */
             code?: 'internal_error';
@@ -382,6 +465,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "code": "bad_gateway",
+           *       "message": "The gateway could not reach the function behind it.",
+           *       "status": 502
+           *     }
+           */
           'application/json': {
             /** @enum {unknown} */
             code?: 'bad_gateway';
@@ -408,6 +498,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "code": "service_unavailable",
+           *       "message": "A dependency (the data store) is unavailable or throttling; retry after Retry-After.",
+           *       "status": 503
+           *     }
+           */
           'application/json': {
             /** @enum {unknown} */
             code?: 'service_unavailable';
@@ -422,6 +519,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "code": "gateway_timeout",
+           *       "message": "The function behind the gateway did not answer in time.",
+           *       "status": 504
+           *     }
+           */
           'application/json': {
             /** @enum {unknown} */
             code?: 'gateway_timeout';
@@ -467,22 +571,29 @@ export interface operations {
           'application/json': components['schemas']['Pet'];
         };
       };
-      /** @description The body is missing, not JSON or not a valid `NewPet` (API Gateway refuses such a body against the same schema before the service runs, with the message `Invalid request body`), or a query parameter was sent. Codes: `invalid_body`, `malformed_json`, `invalid_parameter`. */
+      /** @description The body is missing, not JSON or not a valid `NewPet`, or a query parameter was sent. The message names each problem: every field and the rule it breaks. Codes: `invalid_body`, `malformed_json`, `invalid_parameter`. */
       400: {
         headers: {
-          /** @description Requests allowed in the window closest to exhaustion (per minute or per day). Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in that window. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Unix time (seconds) at which that window resets. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'X-RateLimit-Reset'?: number;
-          /** @description Both windows of the caller's plan (draft-ietf-httpapi-ratelimit-headers), e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'RateLimit-Policy'?: string;
-          /** @description Requests remaining and seconds to reset of both windows, e.g. `"minute";r=59;t=42, "day";r=999;t=41000`. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          RateLimit?: string;
+          /** @description Requests allowed in the window closest to exhaustion (per minute or per day). */
+          'X-RateLimit-Limit': number;
+          /** @description Requests left in that window. */
+          'X-RateLimit-Remaining': number;
+          /** @description Unix time (seconds) at which that window resets. */
+          'X-RateLimit-Reset': number;
+          /** @description Both windows of the caller's plan (draft-ietf-httpapi-ratelimit-headers), e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+          'RateLimit-Policy': string;
+          /** @description Requests remaining and seconds to reset of both windows, e.g. `"minute";r=59;t=42, "day";r=999;t=41000`. */
+          RateLimit: string;
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "code": "invalid_body",
+           *       "message": "The request body is missing, not a JSON object, or a field is missing, unknown or invalid.",
+           *       "status": 400
+           *     }
+           */
           'application/json': {
             /** @enum {unknown} */
             code?: 'invalid_body' | 'malformed_json' | 'invalid_parameter';
@@ -509,6 +620,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "code": "missing_api_key",
+           *       "message": "No Authorization header was sent.",
+           *       "status": 401
+           *     }
+           */
           'application/json': {
             /** @enum {unknown} */
             code?: 'missing_api_key' | 'invalid_authorization' | 'invalid_api_key';
@@ -523,6 +641,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "code": "forbidden",
+           *       "message": "The request was refused by the gateway or the firewall.",
+           *       "status": 403
+           *     }
+           */
           'application/json': {
             /** @enum {unknown} */
             code?: 'forbidden';
@@ -547,6 +672,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "code": "payload_too_large",
+           *       "message": "The request body exceeds the documented maximum size.",
+           *       "status": 413
+           *     }
+           */
           'application/json': {
             /** @enum {unknown} */
             code?: 'payload_too_large';
@@ -571,6 +703,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "code": "unsupported_media_type",
+           *       "message": "The request body is not sent as application/json (UTF-8).",
+           *       "status": 415
+           *     }
+           */
           'application/json': {
             /** @enum {unknown} */
             code?: 'unsupported_media_type';
@@ -597,6 +736,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "code": "rate_limited",
+           *       "message": "Over the per-minute or per-day limit; retry after Retry-After seconds, then back off exponentially.",
+           *       "status": 429
+           *     }
+           */
           'application/json': {
             /** @enum {unknown} */
             code?: 'rate_limited' | 'temporarily_banned';
@@ -621,6 +767,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "code": "internal_error",
+           *       "message": "An unexpected error; nothing about it is revealed. Safe to retry idempotent requests.",
+           *       "status": 500
+           *     }
+           */
           'application/json': {
             /** @enum {unknown} */
             code?: 'internal_error';
@@ -635,6 +788,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "code": "bad_gateway",
+           *       "message": "The gateway could not reach the function behind it.",
+           *       "status": 502
+           *     }
+           */
           'application/json': {
             /** @enum {unknown} */
             code?: 'bad_gateway';
@@ -661,6 +821,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "code": "service_unavailable",
+           *       "message": "A dependency (the data store) is unavailable or throttling; retry after Retry-After.",
+           *       "status": 503
+           *     }
+           */
           'application/json': {
             /** @enum {unknown} */
             code?: 'service_unavailable';
@@ -675,6 +842,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "code": "gateway_timeout",
+           *       "message": "The function behind the gateway did not answer in time.",
+           *       "status": 504
+           *     }
+           */
           'application/json': {
             /** @enum {unknown} */
             code?: 'gateway_timeout';
@@ -744,6 +918,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "code": "invalid_parameter",
+           *       "message": "A query or path parameter is invalid, unknown or repeated.",
+           *       "status": 400
+           *     }
+           */
           'application/json': {
             /** @enum {unknown} */
             code?: 'invalid_parameter';
@@ -776,6 +957,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "code": "missing_api_key",
+           *       "message": "No Authorization header was sent.",
+           *       "status": 401
+           *     }
+           */
           'application/json': {
             /** @enum {unknown} */
             code?: 'missing_api_key' | 'invalid_authorization' | 'invalid_api_key';
@@ -790,6 +978,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "code": "forbidden",
+           *       "message": "The request was refused by the gateway or the firewall.",
+           *       "status": 403
+           *     }
+           */
           'application/json': {
             /** @enum {unknown} */
             code?: 'forbidden';
@@ -820,6 +1015,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "code": "pet_not_found",
+           *       "message": "No pet has the requested id.",
+           *       "status": 404
+           *     }
+           */
           'application/json': {
             /** @enum {unknown} */
             code?: 'pet_not_found';
@@ -850,6 +1052,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "code": "gone",
+           *       "message": "The operation has reached its sunset date and was removed.",
+           *       "status": 410
+           *     }
+           */
           'application/json': {
             /** @enum {unknown} */
             code?: 'gone';
@@ -880,6 +1089,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "code": "payload_too_large",
+           *       "message": "The request body exceeds the documented maximum size.",
+           *       "status": 413
+           *     }
+           */
           'application/json': {
             /** @enum {unknown} */
             code?: 'payload_too_large';
@@ -912,6 +1128,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "code": "rate_limited",
+           *       "message": "Over the per-minute or per-day limit; retry after Retry-After seconds, then back off exponentially.",
+           *       "status": 429
+           *     }
+           */
           'application/json': {
             /** @enum {unknown} */
             code?: 'rate_limited' | 'temporarily_banned';
@@ -942,6 +1165,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "code": "internal_error",
+           *       "message": "An unexpected error; nothing about it is revealed. Safe to retry idempotent requests.",
+           *       "status": 500
+           *     }
+           */
           'application/json': {
             /** @enum {unknown} */
             code?: 'internal_error';
@@ -956,6 +1186,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "code": "bad_gateway",
+           *       "message": "The gateway could not reach the function behind it.",
+           *       "status": 502
+           *     }
+           */
           'application/json': {
             /** @enum {unknown} */
             code?: 'bad_gateway';
@@ -988,6 +1225,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "code": "service_unavailable",
+           *       "message": "A dependency (the data store) is unavailable or throttling; retry after Retry-After.",
+           *       "status": 503
+           *     }
+           */
           'application/json': {
             /** @enum {unknown} */
             code?: 'service_unavailable';
@@ -1002,6 +1246,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "code": "gateway_timeout",
+           *       "message": "The function behind the gateway did not answer in time.",
+           *       "status": 504
+           *     }
+           */
           'application/json': {
             /** @enum {unknown} */
             code?: 'gateway_timeout';
@@ -1061,6 +1312,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "code": "invalid_parameter",
+           *       "message": "A query or path parameter is invalid, unknown or repeated.",
+           *       "status": 400
+           *     }
+           */
           'application/json': {
             /** @enum {unknown} */
             code?: 'invalid_parameter';
@@ -1075,6 +1333,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "code": "forbidden",
+           *       "message": "The request was refused by the gateway or the firewall.",
+           *       "status": 403
+           *     }
+           */
           'application/json': {
             /** @enum {unknown} */
             code?: 'forbidden';
@@ -1099,6 +1364,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "code": "payload_too_large",
+           *       "message": "The request body exceeds the documented maximum size.",
+           *       "status": 413
+           *     }
+           */
           'application/json': {
             /** @enum {unknown} */
             code?: 'payload_too_large';
@@ -1125,6 +1397,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "code": "rate_limited",
+           *       "message": "Over the per-minute or per-day limit; retry after Retry-After seconds, then back off exponentially.",
+           *       "status": 429
+           *     }
+           */
           'application/json': {
             /** @enum {unknown} */
             code?: 'rate_limited' | 'temporarily_banned';
@@ -1149,6 +1428,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "code": "internal_error",
+           *       "message": "An unexpected error; nothing about it is revealed. Safe to retry idempotent requests.",
+           *       "status": 500
+           *     }
+           */
           'application/json': {
             /** @enum {unknown} */
             code?: 'internal_error';
@@ -1163,6 +1449,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "code": "bad_gateway",
+           *       "message": "The gateway could not reach the function behind it.",
+           *       "status": 502
+           *     }
+           */
           'application/json': {
             /** @enum {unknown} */
             code?: 'bad_gateway';
@@ -1189,6 +1482,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "code": "service_unavailable",
+           *       "message": "A dependency (the data store) is unavailable or throttling; retry after Retry-After.",
+           *       "status": 503
+           *     }
+           */
           'application/json': {
             /** @enum {unknown} */
             code?: 'service_unavailable';
@@ -1203,6 +1503,13 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
+          /**
+           * @example {
+           *       "code": "gateway_timeout",
+           *       "message": "The function behind the gateway did not answer in time.",
+           *       "status": 504
+           *     }
+           */
           'application/json': {
             /** @enum {unknown} */
             code?: 'gateway_timeout';

@@ -1,0 +1,211 @@
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { ERROR_CATALOGUE } from '../lambda/api/errors';
+import { allPlans, ANONYMOUS_LIMITS, ENTERPRISE_AGREEMENTS, STANDARD_PLANS } from '../lambda/api/plans';
+import {
+  ANONYMOUS_GATEWAY_LIMITS,
+  DEFAULT_ACCOUNT_THROTTLE,
+  gatewayLimits,
+} from '../lib/constructs/usage-plans';
+
+/**
+ * `npm run docs:tables`: rewrites the tables of doc/*.md that restate the source, each
+ * between `<!-- generated:<name>:start -->` and `<!-- generated:<name>:end -->`, from the
+ * module that defines it. `--check` writes nothing and fails when a block is out of date
+ * (test/docs/generated-tables.test.ts runs the same comparison).
+ */
+
+const ROOT = path.join(__dirname, '..');
+export const DOC_DIR = path.join(ROOT, 'doc');
+
+const number = (n: number) => n.toLocaleString('en-US');
+const row = (cells: readonly (string | number)[]) => `| ${cells.join(' | ')} |`;
+const table = (head: readonly string[], rows: readonly (readonly (string | number)[])[]) => [
+  row(head),
+  row(head.map(() => '---')),
+  ...rows.map(row),
+];
+
+/** The tables, by block name: each a list of Markdown lines built from its source. */
+export const GENERATED_TABLES: Readonly<Record<string, () => string[]>> = {
+  /** lambda/api/errors.ts */
+  errors: () =>
+    table(
+      ['Code', 'Status', 'When'],
+      Object.entries(ERROR_CATALOGUE).map(([code, { status, description }]) => [
+        `\`${code}\``,
+        status,
+        description,
+      ]),
+    ),
+  /** lambda/api/plans.ts */
+  plans: () =>
+    table(
+      ['Plan', 'Requests per minute', 'Requests per day'],
+      [
+        ...Object.entries(STANDARD_PLANS).map(([plan, { perMinute, perDay }]) => [
+          `\`${plan}\``,
+          number(perMinute),
+          number(perDay),
+        ]),
+        ...ENTERPRISE_AGREEMENTS.map(({ name, perMinute, perDay }) => [
+          `\`enterprise:${name}\` (an agreement)`,
+          number(perMinute),
+          number(perDay),
+        ]),
+        ['no valid key (per client IP)', number(ANONYMOUS_LIMITS.perMinute), number(ANONYMOUS_LIMITS.perDay)],
+      ],
+    ),
+  /** lib/constructs/usage-plans.ts, from the plans of lambda/api/plans.ts */
+  'usage-plans': () => {
+    const clamped = (value: number, limit: number) =>
+      `${number(value)}${value === limit ? ' (clamped)' : ''}`;
+    const rows = [...allPlans()].map(([plan, limits]) => {
+      const gateway = gatewayLimits(limits);
+      return [
+        `\`${plan}\``,
+        clamped(gateway.burstLimit, DEFAULT_ACCOUNT_THROTTLE.burstLimit),
+        clamped(gateway.rateLimit, DEFAULT_ACCOUNT_THROTTLE.rateLimit),
+        number(gateway.quotaPerDay),
+      ];
+    });
+    const anonymous = ANONYMOUS_GATEWAY_LIMITS;
+    return table(
+      ['Usage plan', 'Burst', 'Rate (requests/s)', 'Quota per day'],
+      [
+        ...rows,
+        [
+          '`anonymous` (every keyless caller together)',
+          number(anonymous.burstLimit),
+          number(anonymous.rateLimit),
+          number(anonymous.quotaPerDay),
+        ],
+      ],
+    );
+  },
+};
+
+const START = /<!-- generated:([a-z-]+):start -->/g;
+const endMarker = (name: string) => `<!-- generated:${name}:end -->`;
+
+/** The blocks of a Markdown text, by name: the text between each pair of markers, trimmed. */
+export function generatedBlocks(text: string): Map<string, string> {
+  const blocks = new Map<string, string>();
+  for (const match of text.matchAll(START)) {
+    const name = match[1] as string;
+    const from = (match.index ?? 0) + match[0].length;
+    const to = text.indexOf(endMarker(name), from);
+    if (to < 0) throw new Error(`<!-- generated:${name}:start --> has no ${endMarker(name)}.`);
+    blocks.set(name, text.slice(from, to).trim());
+  }
+  return blocks;
+}
+
+/** The text with every marked block replaced by what its source generates (not yet formatted). */
+export function withGeneratedTables(text: string, file: string): string {
+  return text.replace(/<!-- generated:([a-z-]+):start -->[\s\S]*?<!-- generated:\1:end -->/g, (_, name) => {
+    const generate = GENERATED_TABLES[name as string];
+    if (!generate) {
+      throw new Error(
+        `${file}: no table is called "${name}"; use one of ${Object.keys(GENERATED_TABLES).join(', ')}.`,
+      );
+    }
+    return [`<!-- generated:${name}:start -->`, '', ...generate(), '', endMarker(name)].join('\n');
+  });
+}
+
+/**
+ * A table's content without the padding Prettier adds (cells trimmed, separator cells
+ * reduced to `---`), so a block compares equal to its source however it was aligned.
+ */
+export function normalizedTable(block: string): string {
+  return block
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '')
+    .map((line) =>
+      line
+        .split('|')
+        .map((cell) => cell.trim())
+        .map((cell) => (/^:?-+:?$/.test(cell) ? '---' : cell))
+        .join('|'),
+    )
+    .join('\n');
+}
+
+/** What the block of this name should hold, normalized. */
+export function expectedTable(name: string): string {
+  const generate = GENERATED_TABLES[name];
+  if (!generate) throw new Error(`No table is called "${name}".`);
+  return normalizedTable(generate().join('\n'));
+}
+
+/** Names of the blocks of a text that differ from what their source generates. */
+export function staleBlocks(text: string, file: string): string[] {
+  withGeneratedTables(text, file); // refuses unknown names
+  return [...generatedBlocks(text)]
+    .filter(([name, block]) => normalizedTable(block) !== expectedTable(name))
+    .map(([name]) => name);
+}
+
+/** The Markdown files the tables live in. */
+export function docFiles(): string[] {
+  return readdirSync(DOC_DIR)
+    .filter((name) => name.endsWith('.md'))
+    .sort()
+    .map((name) => path.join(DOC_DIR, name));
+}
+
+/** The file as it should be: its blocks regenerated and formatted as the repository's Prettier settings want. */
+export async function regenerated(file: string): Promise<string> {
+  // Loaded here: Prettier's ES-module internals need a real Node.js loader (not jest's).
+  const prettier = await import('prettier');
+  const text = readFileSync(file, 'utf8');
+  const options = await prettier.resolveConfig(file);
+  return prettier.format(withGeneratedTables(text, path.relative(ROOT, file)), {
+    ...options,
+    filepath: file,
+  });
+}
+
+const USAGE = `Usage: npm run docs:tables [-- --check]
+Rewrites the generated tables of doc/*.md (${Object.keys(GENERATED_TABLES).join(', ')}) from the source.
+  --check   write nothing; exit 1 when a table is out of date`;
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  if (args.includes('--help')) {
+    console.log(USAGE);
+    return;
+  }
+  const unknown = args.filter((arg) => arg !== '--check');
+  if (unknown.length > 0) {
+    console.error(`docs:tables: unknown argument ${unknown.join(' ')}.\n${USAGE}`);
+    process.exitCode = 2;
+    return;
+  }
+  const check = args.includes('--check');
+  const stale: string[] = [];
+  for (const file of docFiles()) {
+    const name = path.relative(ROOT, file);
+    if (staleBlocks(readFileSync(file, 'utf8'), name).length === 0) continue;
+    if (check) stale.push(name);
+    else {
+      writeFileSync(file, await regenerated(file));
+      console.log(`Rewrote the generated tables of ${name}.`);
+    }
+  }
+  if (stale.length > 0) {
+    console.error(
+      `Tables out of date with the source: ${stale.join(', ')}. Run \`npm run docs:tables\` and commit the result.`,
+    );
+    process.exitCode = 1;
+  }
+}
+
+if (require.main === module) {
+  main().catch((error: unknown) => {
+    console.error(error instanceof Error ? error.message : String(error));
+    process.exitCode = 1;
+  });
+}
