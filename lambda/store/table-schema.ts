@@ -57,6 +57,16 @@ export const API_KEYS_TABLE = {
 } as const satisfies TableDefinition;
 
 /**
+ * Projects (tenants): one item per project, keyed by its name (its subdomain). The plan
+ * lives here and nowhere else; the console token only as a hash.
+ */
+export const PROJECTS_TABLE = {
+  logicalName: 'Projects',
+  partitionKey: { name: 'name', type: 'S' },
+  globalIndexes: [],
+} as const satisfies TableDefinition;
+
+/**
  * Rate-limit counters: one item per caller (API key or client IP) per UTC day,
  * holding the day's count and the current minute's count. DynamoDB's TTL deletes
  * items a day after their day ends.

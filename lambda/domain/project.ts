@@ -1,0 +1,120 @@
+import { type PlanLimits, type PlanName, planLimits } from './plans';
+import { hashSecret, newSecret, randomId, SECRET_PATTERN, secretMatches } from './secret';
+
+/**
+ * Projects: the tenant. A project owns its plan, its API keys, its pets and its
+ * addresses. Its name is its subdomain of the platform (`<name>.<platform domain>`).
+ */
+
+/** What a project is, as everyone may see it. */
+export interface Project {
+  /** A DNS label: the project's subdomain. */
+  readonly name: string;
+  readonly plan: PlanName;
+  /** The numbers agreed with the customer, on an agreed plan (Enterprise) only. */
+  readonly agreedLimits?: PlanLimits;
+  readonly createdAt: string;
+}
+
+/** The stored form of a project: never its console token, only the token's hash. */
+export interface ProjectRecord extends Project {
+  /** SHA-256 of the console token's secret, hex. */
+  readonly consoleTokenHash: string;
+  readonly consoleTokenIssuedAt: string;
+  /**
+   * Random value the authorizer hands API Gateway as the usage identifier of every key of
+   * the project (one gateway API key per project, never a secret).
+   */
+  readonly usageId: string;
+}
+
+/** Longest DNS label (RFC 1035). */
+const MAX_LABEL = 63;
+const MIN_NAME = 3;
+const LABEL = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
+
+/**
+ * Why a name cannot be a project's; undefined when it can. The name is its address's
+ * label, so it must be a lower-case DNS label of 3 to 63 characters without a leading or
+ * trailing hyphen, not an IDN (`xn--`, it would display as another name), and not one of
+ * the platform's reserved labels (a specific record there would shadow the wildcard).
+ */
+export function projectNameProblem(name: string, reservedNames: readonly string[]): string | undefined {
+  const shown = JSON.stringify(name);
+  if (name.length < MIN_NAME || name.length > MAX_LABEL) {
+    return `Project name ${shown} must be ${MIN_NAME} to ${MAX_LABEL} characters long.`;
+  }
+  if (!LABEL.test(name)) {
+    return `Project name ${shown} may hold only lower-case letters, digits and hyphens, and may not start or end with a hyphen.`;
+  }
+  if (name.startsWith('xn--'))
+    return `Project name ${shown} may not start with "xn--" (internationalized names).`;
+  if (reservedNames.includes(name))
+    return `Project name ${shown} is reserved by the platform; choose another.`;
+  return undefined;
+}
+
+/** The requests per minute and per day a project may make. */
+export function projectLimits(project: Pick<Project, 'plan' | 'agreedLimits'>): PlanLimits {
+  const limits = planLimits(project.plan, project.agreedLimits);
+  // Tools refuse an agreed plan without numbers; a record that has none anyway gets nothing.
+  return limits ?? { perMinute: 0, perDay: 0 };
+}
+
+const CONSOLE_TOKEN_PREFIX = 'pct_';
+
+export interface ParsedConsoleToken {
+  readonly project: string;
+  readonly secret: string;
+}
+
+/**
+ * A new console token for a project: `pct_<project>_<secret>`, 256 random bits. The token
+ * names its project (a label holds no `_`), so checking it is one read and one
+ * constant-time comparison against the stored hash.
+ */
+export function issueConsoleToken(project: string): { token: string; hash: string } {
+  const secret = newSecret();
+  return { token: `${CONSOLE_TOKEN_PREFIX}${project}_${secret}`, hash: hashSecret(secret) };
+}
+
+export function parseConsoleToken(token: string): ParsedConsoleToken | undefined {
+  if (!token.startsWith(CONSOLE_TOKEN_PREFIX)) return undefined;
+  const rest = token.slice(CONSOLE_TOKEN_PREFIX.length);
+  const split = rest.indexOf('_');
+  if (split < 1) return undefined;
+  const project = rest.slice(0, split);
+  const secret = rest.slice(split + 1);
+  if (!LABEL.test(project) || !SECRET_PATTERN.test(secret)) return undefined;
+  return { project, secret };
+}
+
+export function consoleTokenMatches(
+  record: Pick<ProjectRecord, 'consoleTokenHash'>,
+  secret: string,
+): boolean {
+  return secretMatches(record.consoleTokenHash, secret);
+}
+
+/** A fresh usage identifier for the gateway (random, never derived from a secret). */
+export function newUsageId(): string {
+  return randomId();
+}
+
+/**
+ * The project a request's host names: `acme` for `acme.<platform domain>` (any port, any
+ * case, a trailing dot); undefined for every other host (execute-api, a loopback address),
+ * where any project's key is accepted. A deeper name (`a.acme.<platform domain>`) names no
+ * project: the wildcard covers one label only.
+ */
+export function projectOfHost(
+  host: string | undefined,
+  platformDomain: string | undefined,
+): string | undefined {
+  if (!host || !platformDomain) return undefined;
+  const name = host.replace(/:\d+$/, '').replace(/\.$/, '').toLowerCase();
+  const suffix = `.${platformDomain.toLowerCase()}`;
+  if (!name.endsWith(suffix)) return undefined;
+  const label = name.slice(0, -suffix.length);
+  return label.length > 0 && !label.includes('.') ? label : undefined;
+}

@@ -1,0 +1,120 @@
+import {
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  ScanCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { PlanLimits, PlanName } from '../domain/plans';
+import type { ProjectRecord } from '../domain/project';
+import { isConditionalCheckFailure, StoreUnavailableError, storeCall } from './dynamodb-client';
+
+/** The only code that knows how projects are stored. */
+export class ProjectRepository {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async get(name: string): Promise<ProjectRecord | undefined> {
+    const { Item } = await storeCall(() =>
+      this.client.send(new GetCommand({ TableName: this.tableName, Key: { name }, ConsistentRead: true })),
+    );
+    return Item as ProjectRecord | undefined;
+  }
+
+  /** Stores a new project; false when one of that name exists already. */
+  async create(record: ProjectRecord): Promise<boolean> {
+    try {
+      await this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: record,
+          ConditionExpression: 'attribute_not_exists(#name)',
+          ExpressionAttributeNames: { '#name': 'name' },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailure(error)) return false;
+      throw new StoreUnavailableError(error);
+    }
+  }
+
+  /** Every project, by name (an operator's listing: a full scan is fine at this scale). */
+  async list(): Promise<ProjectRecord[]> {
+    const records: ProjectRecord[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await storeCall(() =>
+        this.client.send(new ScanCommand({ TableName: this.tableName, ExclusiveStartKey: startKey })),
+      );
+      records.push(...((page.Items ?? []) as ProjectRecord[]));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return records.sort((a, b) => a.name.localeCompare(b.name));
+  }
+
+  /** Moves a project to a plan (with its agreed numbers on an agreed plan); false when there is no such project. */
+  async setPlan(name: string, plan: PlanName, agreedLimits?: PlanLimits): Promise<boolean> {
+    return agreedLimits
+      ? this.update(name, 'SET #plan = :plan, agreedLimits = :limits', {
+          ':plan': plan,
+          ':limits': agreedLimits,
+        })
+      : this.update(name, 'SET #plan = :plan REMOVE agreedLimits', { ':plan': plan });
+  }
+
+  /** Replaces the console token's hash (the old token stops working at once). */
+  async setConsoleToken(name: string, hash: string, issuedAt: Date): Promise<boolean> {
+    return this.update(name, 'SET consoleTokenHash = :hash, consoleTokenIssuedAt = :at', {
+      ':hash': hash,
+      ':at': issuedAt.toISOString(),
+    });
+  }
+
+  /** Points the project at another gateway usage identifier (a plan change moves it to another usage plan). */
+  async setUsageId(name: string, usageId: string): Promise<boolean> {
+    return this.update(name, 'SET usageId = :usageId', { ':usageId': usageId });
+  }
+
+  async delete(name: string): Promise<boolean> {
+    try {
+      await this.client.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: { name },
+          ConditionExpression: 'attribute_exists(#name)',
+          ExpressionAttributeNames: { '#name': 'name' },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailure(error)) return false;
+      throw new StoreUnavailableError(error);
+    }
+  }
+
+  private async update(name: string, expression: string, values: Record<string, unknown>): Promise<boolean> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { name },
+          UpdateExpression: expression,
+          ConditionExpression: 'attribute_exists(#name)',
+          ExpressionAttributeNames: {
+            '#name': 'name',
+            ...(expression.includes('#plan') ? { '#plan': 'plan' } : {}),
+          },
+          ExpressionAttributeValues: values,
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailure(error)) return false;
+      throw new StoreUnavailableError(error);
+    }
+  }
+}

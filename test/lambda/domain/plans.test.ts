@@ -1,0 +1,56 @@
+import {
+  isPlanName,
+  PLAN_NAMES,
+  PLANS,
+  planCapacity,
+  planLimits,
+  planNumbersProblems,
+} from '../../../lambda/domain/plans';
+
+describe('the plan table', () => {
+  it("holds the spec's plans with the spec's numbers", () => {
+    expect(PLAN_NAMES).toEqual(['free', 'pro', 'business', 'enterprise']);
+    expect(planLimits('free')).toEqual({ perMinute: 60, perDay: 1_000 });
+    expect(planLimits('pro')).toEqual({ perMinute: 300, perDay: 10_000 });
+    expect(planLimits('business')).toEqual({ perMinute: 1_000, perDay: 100_000 });
+  });
+
+  it('knows its names and nothing else', () => {
+    for (const name of PLAN_NAMES) expect(isPlanName(name)).toBe(true);
+    for (const name of ['Free', 'enterprise:acme', 'toString', '__proto__', ''])
+      expect(isPlanName(name)).toBe(false);
+  });
+
+  it('sizes the gateway from an agreed plan’s ceiling', () => {
+    expect(planCapacity('enterprise')).toEqual(PLANS.enterprise.ceiling);
+    expect(planCapacity('pro')).toEqual(PLANS.pro.limits);
+  });
+});
+
+describe('planNumbersProblems', () => {
+  const { ceiling } = PLANS.enterprise;
+
+  it('takes no numbers on a standard plan', () => {
+    expect(planNumbersProblems('pro', undefined)).toEqual([]);
+    expect(planNumbersProblems('pro', { perMinute: 10 })).toEqual([expect.stringMatching(/fixed numbers/)]);
+  });
+
+  it('needs both numbers on an agreed plan', () => {
+    expect(planNumbersProblems('enterprise', { perMinute: 10 })).toEqual([expect.stringMatching(/per-day/)]);
+  });
+
+  it('accepts agreed numbers up to the ceiling', () => {
+    expect(planNumbersProblems('enterprise', ceiling)).toEqual([]);
+    expect(planNumbersProblems('enterprise', { perMinute: 1, perDay: 1 })).toEqual([]);
+  });
+
+  it.each([
+    [{ perMinute: ceiling.perMinute + 1, perDay: ceiling.perDay }, /Per-minute/],
+    [{ perMinute: 0, perDay: 10 }, /Per-minute/],
+    [{ perMinute: 1.5, perDay: 10 }, /Per-minute/],
+    [{ perMinute: 100, perDay: 99 }, /Per-day/],
+    [{ perMinute: 100, perDay: ceiling.perDay + 1 }, /Per-day/],
+  ])('refuses %j', (numbers, message) => {
+    expect(planNumbersProblems('enterprise', numbers)).toEqual([expect.stringMatching(message)]);
+  });
+});
