@@ -5,7 +5,10 @@ export interface CostInputs {
   /** Memory of every function in production, MB (lib/config/environments.ts). */
   readonly memoryMb: number;
   /** Median warm duration of each function, ms, measured in-process on this machine. */
-  readonly durationMs: Record<'getPet' | 'listPets' | 'createPet' | 'getOpenApi' | 'authorizer', number>;
+  readonly durationMs: Record<
+    'getPet' | 'listPets' | 'createPet' | 'getOpenApi' | 'authorizer' | 'catchAll',
+    number
+  >;
   /** DynamoDB units each operation's own store call consumes. */
   readonly units: {
     readonly getPetReads: number;
@@ -53,8 +56,22 @@ export interface CostLines {
 
 export const total = (lines: CostLines) => Object.values(lines).reduce((sum, value) => sum + value, 0);
 
+/**
+ * What answering junk in the service adds per million over answering it at the gateway:
+ * the two invocations and the limiter's write. The API call itself was billed before for
+ * the 405s (mock methods); whether AWS bills a request refused for want of a resource is
+ * not in this model, so the whole line is the bound.
+ */
+export const junkAdded = (junk: CostLines) => total(junk) - junk.apiGateway;
+
 export interface CostModel {
   readonly perOperation: Record<OperationName, CostLines>;
+  /**
+   * One junk request: an unknown path or method under /v1, sent without a key (scanners
+   * do). It costs an API call, the authorizer (no key to read), the catch-all, and the
+   * limiter's write; {@link junkAdded} is the part a gateway-only refusal did not cost.
+   */
+  readonly junkRequest: CostLines;
   /** Totals per million requests of each operation under each design. */
   readonly alternatives: { name: string; note: string; perOperation: Record<OperationName, number> }[];
 }
@@ -112,8 +129,20 @@ export function costModel(inputs: CostInputs): CostModel {
     operation === 'listPets' || operation === 'listPetsByStatus'
       ? { ...current, dynamodb: dynamodb({ reads: units.scanReads, writes: 0 }) }
       : current;
+  const junkRequest: CostLines = {
+    apiGateway: PRICES.restApiPerMillion,
+    lambdaRequests: 2 * PRICES.lambdaRequestsPerMillion,
+    lambdaDuration:
+      (gbSeconds(durationMs.authorizer) + gbSeconds(durationMs.catchAll)) *
+      PRICES.lambdaArm64PerGbSecond *
+      1e6,
+    dynamodb: 0,
+    authorizerKeyRead: 0,
+    limiter: dynamodb(limiter),
+  };
   return {
     perOperation,
+    junkRequest,
     alternatives: [
       {
         name: 'This design',

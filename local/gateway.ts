@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type {
   APIGatewayAuthorizerResult,
   APIGatewayProxyEvent,
@@ -7,12 +8,11 @@ import type {
   APIGatewayRequestAuthorizerEvent,
   Context,
 } from 'aws-lambda';
-import { gatewayError, methodNotAllowedMessage, statusOf } from '../lambda/api/gateway-errors';
-import { headerValue, jsonResponse } from '../lambda/api/http';
+import { gatewayError } from '../lambda/api/gateway-errors';
 import { MAX_BODY_BYTES } from '../lambda/api/limits';
-import type { OperationId } from '../lambda/api/routes';
+import { CATCH_ALL, type OperationId } from '../lambda/api/routes';
 import { toErrorResponse } from '../lambda/middleware/error-responses';
-import { gatewayAcceptsBody } from './request-validation';
+import { log } from '../lambda/shared/observability';
 import { matchRoute } from './route-matcher';
 
 export type OperationHandler = (
@@ -26,6 +26,8 @@ export type AuthorizerHandler = (
 export interface LocalGatewayOptions {
   /** The exported Lambda handler of each operation. */
   readonly operations: ReadonlyMap<OperationId, OperationHandler>;
+  /** The exported Lambda handler of the catch-all (unknown paths and methods under the prefix). */
+  readonly catchAll: OperationHandler;
   /** The exported Lambda authorizer. */
   readonly authorizer: AuthorizerHandler;
   /** Stage name put into events (the path carries no stage prefix locally, as on a custom domain). */
@@ -35,23 +37,58 @@ export interface LocalGatewayOptions {
 const ACCOUNT_ID = '000000000000';
 const API_ID = 'local';
 
-interface ReadBody {
-  bytes: Buffer;
-  tooLarge: boolean;
+/** The body; or over the limit; or cut off, the connection gone before the body was whole. */
+type ReadBody = { kind: 'read'; bytes: Buffer } | { kind: 'too-large' } | { kind: 'cut-off' };
+
+/**
+ * Reads the body, but never more than the edge accepts: past MAX_BODY_BYTES the edge answers 413
+ * (the WAF rule in AWS), at once when Content-Length announces more, else as soon as the bytes
+ * read pass the limit. The request is never destroyed (that would reset the connection before the
+ * client could read the 413): what the client still sends is dropped as it arrives.
+ */
+function readBody(request: IncomingMessage): Promise<ReadBody> {
+  // Node has already refused a Content-Length that is not one decimal number.
+  if (Number(request.headers['content-length'] ?? 0) > MAX_BODY_BYTES) {
+    return Promise.resolve({ kind: 'too-large' });
+  }
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= MAX_BODY_BYTES) {
+        chunks.push(chunk);
+        return;
+      }
+      // The stream goes on flowing with no listener: the rest is dropped.
+      request.off('data', onData);
+      resolve({ kind: 'too-large' });
+    };
+    request.on('data', onData);
+    request.once('end', () => resolve({ kind: 'read', bytes: Buffer.concat(chunks) }));
+    // The client went away, or sent invalid HTTP (Node answers that itself), or took too long (Node's 408).
+    request.once('error', () => resolve({ kind: 'cut-off' }));
+    request.once('close', () => resolve({ kind: 'cut-off' }));
+  });
 }
 
-/** Reads the body, but never more than the edge accepts: past MAX_BODY_BYTES the edge answers 413 (the WAF rule in AWS). */
-async function readBody(request: IncomingMessage): Promise<ReadBody> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  // Read to the end, keeping nothing past the limit: leaving the loop early would destroy the
-  // request, and with it the connection, before the client could read the 413.
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length;
-    if (size <= MAX_BODY_BYTES) chunks.push(chunk as Buffer);
-  }
-  if (size > MAX_BODY_BYTES) return { bytes: Buffer.alloc(0), tooLarge: true };
-  return { bytes: Buffer.concat(chunks), tooLarge: false };
+/** How long a refused client may go on sending before its connection is dropped anyway. */
+const LINGER_MS = 5_000;
+
+/**
+ * Closes the connection once the answer is out, without resetting it. Node destroys the socket
+ * as soon as a `Connection: close` answer is flushed; a client still sending then gets a reset,
+ * which can reach it before it has read the answer. Instead the socket only half-closes, what
+ * still arrives is dropped, and it closes when the client closes its side (or after LINGER_MS).
+ */
+function closeAfterAnswer(socket: Socket): void {
+  // Node calls destroySoon() once the last answer on the connection is flushed.
+  socket.destroySoon = () => {
+    socket.end();
+    const timer = setTimeout(() => socket.destroy(), LINGER_MS);
+    timer.unref();
+    socket.once('close', () => clearTimeout(timer));
+  };
 }
 
 /** A map from names a client chose: `__proto__` or `constructor` must be plain keys, not Object.prototype's. */
@@ -138,13 +175,14 @@ function isProxyResult(value: unknown): value is APIGatewayProxyResult {
 }
 
 /**
- * An HTTP listener that behaves as the deployed API Gateway stage does: the
- * edge's size limit, 404/405 from the route table, the REQUEST authorizer, the
- * request model, then the operation's Lambda handler with a REST proxy event, and Error bodies for
- * everything the gateway itself answers.
+ * An HTTP listener that behaves as the deployed API Gateway stage does: the edge's size
+ * limit, routing from the route table (an operation, the catch-all for any other path or
+ * method under the prefix, 404 outside it), the REQUEST authorizer, then the Lambda
+ * handler with a REST proxy event, and Error bodies for everything the gateway itself answers.
  */
 export function createGatewayListener({
   operations,
+  catchAll,
   authorizer,
   stage = 'local',
 }: LocalGatewayOptions): RequestListener {
@@ -152,32 +190,33 @@ export function createGatewayListener({
     const requestId = randomUUID();
     const reply = (result: APIGatewayProxyResult) => send(response, result, requestId);
     try {
-      const { bytes, tooLarge } = await readBody(request);
-      if (tooLarge) {
-        reply(toErrorResponse(gatewayError('REQUEST_TOO_LARGE')));
-        request.resume();
+      const body = await readBody(request);
+      if (body.kind === 'cut-off') {
+        // No one is left to answer, and in AWS no function would have run: a line of the request's own.
+        log().info('request cut off before its body arrived', {
+          correlationId: requestId,
+          method: request.method,
+          path: requestUrl(request.url ?? '/')?.pathname,
+        });
         return;
       }
+      if (body.kind === 'too-large') {
+        const refusal = toErrorResponse(gatewayError('REQUEST_TOO_LARGE'));
+        closeAfterAnswer(request.socket);
+        reply({ ...refusal, headers: { ...refusal.headers, Connection: 'close' } });
+        return;
+      }
+      const { bytes } = body;
       const method = (request.method ?? 'GET').toUpperCase();
       const url = requestUrl(request.url ?? '/');
-      const match = url ? matchRoute(method, url.pathname) : ({ kind: 'not-found' } as const);
-      if (!url || match.kind === 'not-found') {
+      const match = url ? matchRoute(method, url.pathname) : ({ kind: 'outside-prefix' } as const);
+      if (!url || match.kind === 'outside-prefix') {
         reply(toErrorResponse(gatewayError('MISSING_AUTHENTICATION_TOKEN')));
         return;
       }
-      if (match.kind === 'method-not-allowed') {
-        // In AWS the ANY mock method of the resource answers this, without any Lambda.
-        const allow = match.allow.join(', ');
-        const body = {
-          code: 'method_not_allowed',
-          message: methodNotAllowedMessage(allow),
-          status: statusOf('method_not_allowed'),
-        };
-        reply(jsonResponse(body.status, body, { Allow: allow }));
-        return;
-      }
-      const operation = operations.get(match.route.operationId);
-      if (!operation) throw new Error(`No handler loaded for ${match.route.operationId}`);
+      const functionName = match.kind === 'route' ? match.route.operationId : CATCH_ALL.name;
+      const operation = match.kind === 'route' ? operations.get(match.route.operationId) : catchAll;
+      if (!operation) throw new Error(`No handler loaded for ${functionName}`);
 
       // API Gateway sets X-Forwarded-Proto itself; a client's own would otherwise win (Location: javascript://…).
       const multiHeaders = multiValueHeaders(request);
@@ -239,13 +278,6 @@ export function createGatewayListener({
         reply(toErrorResponse(gatewayError('ACCESS_DENIED')));
         return;
       }
-      // API Gateway validates the body against the method's model after the authorizer.
-      const { requestBody } = match.route;
-      if (requestBody && !gatewayAcceptsBody(requestBody, headerValue(headers, 'content-type'), bytes)) {
-        reply(toErrorResponse(gatewayError('BAD_REQUEST_BODY')));
-        return;
-      }
-
       const utf8 = bytes.length === 0 ? null : new TextDecoder('utf-8', { fatal: false }).decode(bytes);
       const binary = utf8 !== null && !Buffer.from(utf8, 'utf8').equals(bytes);
       const event = {
@@ -264,7 +296,7 @@ export function createGatewayListener({
 
       let result: unknown;
       try {
-        result = await operation(event, lambdaContext(match.route.operationId, requestId));
+        result = await operation(event, lambdaContext(functionName, requestId));
       } catch {
         result = undefined;
       }

@@ -1,29 +1,40 @@
-import { API_VERSION_PREFIX, methodsByPath, ROUTES, type Route } from '../lambda/api/routes';
+import { API_VERSION_PREFIX, catchAllPaths, ROUTES, type Route } from '../lambda/api/routes';
 
 export type RouteMatch =
   | { kind: 'route'; route: Route; resource: string; pathParameters: Record<string, string> | null }
-  | { kind: 'method-not-allowed'; allow: string[] }
-  | { kind: 'not-found' };
+  /** Under the prefix, but no route has this path and method: the catch-all function answers. */
+  | { kind: 'catch-all'; resource: string; pathParameters: Record<string, string> | null }
+  /** Outside the prefix: no resource, so API Gateway answers itself. */
+  | { kind: 'outside-prefix' };
 
 interface CompiledPath {
   template: string;
   segments: string[];
+  /** Ends in a greedy `{name+}` segment, which matches one or more segments. */
+  greedy: boolean;
 }
 
-const compiled: CompiledPath[] = [...methodsByPath(ROUTES).keys()].map((template) => ({
-  template,
-  segments: `${API_VERSION_PREFIX}${template}`.split('/').slice(1),
-}));
+/** The resources the stack builds: every route's path and every catch-all path; greedy ones last, as API Gateway prefers the others. */
+const compiled: CompiledPath[] = [...new Set([...ROUTES.map((route) => route.path), ...catchAllPaths()])]
+  .map((template) => ({
+    template,
+    segments: `${API_VERSION_PREFIX}${template}`.split('/').slice(1),
+    greedy: /\{\w+\+\}$/.test(template),
+  }))
+  .sort((a, b) => Number(a.greedy) - Number(b.greedy));
 
-function matchSegments(pattern: string[], actual: string[]): Record<string, string> | undefined {
-  if (pattern.length !== actual.length) return undefined;
+function matchSegments(path: CompiledPath, actual: string[]): Record<string, string> | undefined {
+  const { segments: pattern, greedy } = path;
+  if (greedy ? actual.length < pattern.length : pattern.length !== actual.length) return undefined;
   const parameters: Record<string, string> = {};
   for (const [index, part] of pattern.entries()) {
     const value = actual[index] ?? '';
-    const parameter = /^\{(\w+)\}$/.exec(part)?.[1];
-    if (parameter) {
+    const parameter = /^\{(\w+)(\+?)\}$/.exec(part);
+    if (parameter?.[2]) {
+      parameters[parameter[1] ?? ''] = actual.slice(index).join('/');
+    } else if (parameter) {
       if (value === '') return undefined;
-      parameters[parameter] = value;
+      parameters[parameter[1] ?? ''] = value;
     } else if (part !== value) {
       return undefined;
     }
@@ -40,25 +51,23 @@ function decodeSegment(segment: string): string {
 }
 
 /**
- * Matches a request the way API Gateway matches the resources the stack builds
- * from the same route table: an unknown path is not found, a known path with
- * another method is 405.
+ * Matches a request the way API Gateway matches the resources the stack builds from
+ * the same route table: a route's own method goes to its operation; any other path or
+ * method under the prefix goes to the catch-all (ANY on the route paths, the prefix and
+ * the greedy proxy); a path outside the prefix matches no resource.
  */
 export function matchRoute(method: string, pathname: string): RouteMatch {
   const trimmed = pathname.length > 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname;
   const actual = trimmed.split('/').slice(1).map(decodeSegment);
   for (const path of compiled) {
-    const parameters = matchSegments(path.segments, actual);
+    const parameters = matchSegments(path, actual);
     if (!parameters) continue;
-    const routes = ROUTES.filter((route) => route.path === path.template);
-    const route = routes.find((candidate) => candidate.method === method);
-    if (!route) return { kind: 'method-not-allowed', allow: routes.map((candidate) => candidate.method) };
-    return {
-      kind: 'route',
-      route,
-      resource: `${API_VERSION_PREFIX}${path.template}`,
-      pathParameters: Object.keys(parameters).length > 0 ? parameters : null,
-    };
+    const resource = `${API_VERSION_PREFIX}${path.template}`;
+    const pathParameters = Object.keys(parameters).length > 0 ? parameters : null;
+    const route = ROUTES.find((candidate) => candidate.path === path.template && candidate.method === method);
+    return route
+      ? { kind: 'route', route, resource, pathParameters }
+      : { kind: 'catch-all', resource, pathParameters };
   }
-  return { kind: 'not-found' };
+  return { kind: 'outside-prefix' };
 }

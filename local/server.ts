@@ -1,8 +1,15 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
-import { API_VERSION_PREFIX, AUTHORIZER_MODULE, type OperationId, ROUTES } from '../lambda/api/routes';
+import {
+  API_VERSION_PREFIX,
+  AUTHORIZER_MODULE,
+  CATCH_ALL,
+  type OperationId,
+  ROUTES,
+} from '../lambda/api/routes';
 import { now } from '../lambda/shared/clock';
+import { concurrentInvocations } from '../lambda/shared/observability';
 import { RUNTIME_ENV } from '../lambda/shared/runtime-env';
 import { createDocumentClient } from '../lambda/store/dynamodb-client';
 import { type EmbeddedDynamoDb, startEmbeddedDynamoDb } from './embedded-dynamodb';
@@ -11,6 +18,18 @@ import { startExpiredItemSweeper } from './expired-item-sweeper';
 import { ensureLocalTablesAt, LOCAL_TABLE_NAMES, LOCAL_TABLES } from './local-tables';
 
 const HANDLERS_DIR = path.join(__dirname, '..', 'lambda', 'handlers');
+
+/**
+ * How long a client may take to send a request: its headers, then the whole of it (at most
+ * MAX_BODY_BYTES of body; a longer one is refused at once). Node answers a late one itself, with
+ * a bare `408 Request Timeout` and no body, as it does a bare 400 for invalid HTTP; it checks once
+ * a second. Node's defaults (60 s, 5 min, every 30 s) let a slow sender hold a connection for minutes.
+ */
+const SERVER_TIMEOUTS = {
+  headersTimeout: 10_000,
+  requestTimeout: 30_000,
+  connectionsCheckingInterval: 1_000,
+};
 
 export interface LocalApiOptions {
   /** Port of the API on `host`; 0 picks a free one. */
@@ -68,22 +87,25 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
 
     const operations = new Map<OperationId, OperationHandler>();
     for (const route of ROUTES) operations.set(route.operationId, await importHandler(route.handlerModule));
+    const catchAll = await importHandler<OperationHandler>(CATCH_ALL.handlerModule);
     const authorizer = await importHandler<AuthorizerHandler>(AUTHORIZER_MODULE);
 
     // Stands in for DynamoDB TTL, which the embedded store lacks: expired rate-limit counters go hourly.
     const sweeperClient = createDocumentClient(dynamodbEndpoint);
     const stopSweeper = startExpiredItemSweeper(sweeperClient, LOCAL_TABLES, 60 * 60_000, now);
 
-    const listener = createGatewayListener({ operations, authorizer });
+    const listener = createGatewayListener({ operations, catchAll, authorizer });
     // Once closing, every answer closes its connection: server.close() only drops idle ones,
     // and a keep-alive client under load would otherwise hold the server open for ever.
     let closing = false;
     const inFlight = new Set<ServerResponse>();
-    const server: Server = createServer((request, response) => {
+    const asInvocation = concurrentInvocations();
+    const server: Server = createServer(SERVER_TIMEOUTS, (request, response) => {
       if (closing) response.setHeader('Connection', 'close');
       inFlight.add(response);
       response.once('close', () => inFlight.delete(response));
-      listener(request, response);
+      // Each request is an invocation of its own, with its own log context, as in Lambda.
+      asInvocation(() => listener(request, response));
     });
     const host = options.host ?? '127.0.0.1';
     await new Promise<void>((resolve, reject) => {

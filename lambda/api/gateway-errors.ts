@@ -1,10 +1,17 @@
 import { ApiError, ERROR_CATALOGUE, type ErrorBody, type ErrorCode } from './errors';
-import { PET_STATUSES } from '../domain/pet';
-import { MAX_BODY_BYTES, MAX_SAFE_ID, NAME_MAX_LENGTH } from './limits';
+import { MAX_BODY_BYTES } from './limits';
+import { API_VERSION_PREFIX } from './routes';
 
 /**
  * What API Gateway answers when it refuses a request itself, stated once: the CDK
  * stack turns it into gateway responses and the local server answers from it.
+ *
+ * Every request under the version prefix reaches the service (the operations, or the
+ * catch-all for unknown paths and methods), which validates bodies and parameters itself.
+ * Only what cannot reach it is answered here: paths outside the prefix, firewall blocks,
+ * the usage plans' throttle and quota, and the gateway's own failures. (A stage that does
+ * not exist and a request API Gateway cannot parse never get this far either: AWS answers
+ * those itself, without the API's gateway responses.)
  */
 
 /** The HTTP status of an error code, from the catalogue (so body and status cannot disagree). */
@@ -13,17 +20,12 @@ export function statusOf(code: ErrorCode): number {
 }
 
 /**
- * The spec's Error body as JSON text, for responses the gateway, the mock integrations
- * or the firewall produce without running any of our code.
+ * The spec's Error body as JSON text, for responses the gateway or the firewall produce
+ * without running any of our code.
  */
 export function errorBodyJson(code: ErrorCode, message: string): string {
   const body: ErrorBody = { code, message, status: statusOf(code) };
   return JSON.stringify(body);
-}
-
-/** Message of the 405 answer for a known path called with another method. */
-export function methodNotAllowedMessage(allow: string): string {
-  return `Method not allowed: this path accepts ${allow}.`;
 }
 
 /** Every gateway response type API Gateway REST APIs know. */
@@ -72,12 +74,9 @@ export interface GatewayError {
 
 const UNEXPECTED = 'An unexpected error occurred.';
 
-/** What the gateway says when a body fails the operation's request model (gateway-models.ts). */
-export const INVALID_BODY_MESSAGE =
-  'Invalid request body: send a JSON object with name (a string of 1 to ' +
-  `${NAME_MAX_LENGTH} characters, not blank) and categoryId (an integer from 1 to ${MAX_SAFE_ID}), ` +
-  `optionally status (${PET_STATUSES.join(', ')}), and no other fields; see /v1/openapi.json.`;
-const NO_SUCH_PATH = 'No such path: check the path and the version prefix (only /v1 exists).';
+/** What the gateway says for a path outside the version prefix (inside it, the catch-all answers). */
+export const NO_SUCH_PATH = `No such path: every path of this API starts with ${API_VERSION_PREFIX}.`;
+
 const RATE_LIMITED: GatewayError = {
   code: 'rate_limited',
   message: `Too many requests: retry after ${RETRY_AFTER_SECONDS} seconds.`,
@@ -90,9 +89,9 @@ const RATE_LIMITED: GatewayError = {
  * Gateway response templates only substitute variables, and no variable carries the
  * HTTP status: `$context.status` is documented as "for access logging only" (API
  * Gateway developer guide, "$context Variables for access logging only"). So the two
- * catch-alls get a fixed status that matches their body, like every other type here.
+ * defaults get a fixed status that matches their body, like every other type here.
  * DEFAULT_4XX answers 403 `forbidden` ("refused by the gateway") because the catalogue
- * has no generic 400 code; since every type below is set explicitly, the catch-alls
+ * has no generic 400 code; since every type below is set explicitly, the defaults
  * only ever serve types AWS adds later.
  */
 export const GATEWAY_ERRORS: Readonly<Record<GatewayResponseTypeName, GatewayError>> = {
@@ -100,20 +99,21 @@ export const GATEWAY_ERRORS: Readonly<Record<GatewayResponseTypeName, GatewayErr
   API_CONFIGURATION_ERROR: { code: 'internal_error', message: UNEXPECTED },
   AUTHORIZER_CONFIGURATION_ERROR: { code: 'internal_error', message: UNEXPECTED },
   AUTHORIZER_FAILURE: { code: 'internal_error', message: UNEXPECTED },
+  // No method has a request validator (the service validates), so these two never fire;
+  // set like every type so that one added later still answers the Error body.
   BAD_REQUEST_PARAMETERS: { code: 'invalid_parameter', message: GATEWAY_MESSAGE },
-  // API Gateway's own message ("Invalid request body") says nothing; its validation details
-  // cannot be put into JSON safely (no escaping in gateway response templates).
-  BAD_REQUEST_BODY: { code: 'invalid_body', message: INVALID_BODY_MESSAGE },
+  BAD_REQUEST_BODY: { code: 'invalid_body', message: GATEWAY_MESSAGE },
   DEFAULT_4XX: { code: 'forbidden', message: GATEWAY_MESSAGE },
   DEFAULT_5XX: { code: 'internal_error', message: UNEXPECTED },
-  // No method uses SigV4, so signature errors only arise when a path that does not exist
+  // No method uses SigV4, so signature errors only arise when a path outside the prefix
   // is called with a bearer token, which API Gateway then tries to parse as a signature.
   EXPIRED_TOKEN: { code: 'not_found', message: NO_SUCH_PATH },
   INVALID_SIGNATURE: { code: 'not_found', message: NO_SUCH_PATH },
   INTEGRATION_FAILURE: { code: 'bad_gateway', message: 'The service could not be reached.' },
   INTEGRATION_TIMEOUT: { code: 'gateway_timeout', message: 'The service did not answer in time.' },
   INVALID_API_KEY: { code: 'invalid_api_key', message: 'The API key is invalid.' },
-  // What API Gateway says for a path that does not exist.
+  // What API Gateway says for a path without a resource: since the catch-all's `{proxy+}`
+  // takes everything under the prefix, only paths outside it.
   MISSING_AUTHENTICATION_TOKEN: { code: 'not_found', message: NO_SUCH_PATH },
   QUOTA_EXCEEDED: RATE_LIMITED,
   REQUEST_TOO_LARGE: {

@@ -3,8 +3,8 @@ import type { Schema } from './validate';
 
 /**
  * The route table: the one list of operations. The CDK stack builds API Gateway
- * resources, methods and request models from it, the local server routes requests
- * with it, and the OpenAPI document is generated from it.
+ * resources and methods from it, the local server routes requests with it, and the
+ * OpenAPI document is generated from it.
  */
 
 /** Every path of the API lives under this version prefix (the spec's `{base_url}` ends in it). */
@@ -26,7 +26,7 @@ export interface Deprecation {
 
 /** The JSON request body an operation requires. */
 export interface RequestBody {
-  /** Name of the schema: the API Gateway model and the OpenAPI component are called this. */
+  /** Name of the schema: the OpenAPI component is called this. */
   readonly name: string;
   readonly schema: Schema;
 }
@@ -88,7 +88,36 @@ export const ROUTES: readonly Route[] = [
 /** The module of the Lambda authorizer, under `lambda/handlers/`. */
 export const AUTHORIZER_MODULE = 'authorizer';
 
-/** Distinct resource paths with the methods each allows (for 405 answers and the `Allow` header). */
+/**
+ * The catch-all: one function that answers every request under the version prefix that no
+ * route takes, 404 `not_found` or, on a route's path, 405 `method_not_allowed` with `Allow`.
+ * It runs behind the authorizer and the rate limiter like the operations, so junk is
+ * counted and its answers carry the rate-limit headers. Only requests outside the prefix
+ * are left to API Gateway. OPTIONS lands here too (405) until CORS gives it a method of its
+ * own on each path, which then takes precedence over the catch-all's ANY.
+ */
+export const CATCH_ALL = {
+  /** Its name in logs and metrics, where the operations put their operationId. */
+  name: 'catchAll',
+  /** Module under `lambda/handlers/` (without extension) that exports `handler`. */
+  handlerModule: 'catch-all',
+  /** The greedy path (relative to the prefix) that takes every path no resource of a route matches. */
+  proxyPath: '/{proxy+}',
+} as const;
+
+/** The name a function's requests are logged and measured under: its operation, or the catch-all's. */
+export type HandlerName = OperationId | typeof CATCH_ALL.name;
+
+/**
+ * Every path (relative to the prefix, `''` being the prefix itself) whose other methods
+ * the catch-all answers: the prefix, the greedy proxy under it, and each route's path,
+ * where the routes' own methods take precedence. The stack wires ANY on each of these.
+ */
+export function catchAllPaths(routes: readonly Route[] = ROUTES): string[] {
+  return ['', CATCH_ALL.proxyPath, ...methodsByPath(routes).keys()];
+}
+
+/** Distinct resource paths with the methods each allows (for the catch-all's 405 and its `Allow` header). */
 export function methodsByPath(routes: readonly Route[] = ROUTES): Map<string, HttpMethod[]> {
   const byPath = new Map<string, HttpMethod[]>();
   for (const route of routes) {

@@ -4,10 +4,10 @@ import { MAX_SAFE_ID, NAME_MAX_LENGTH, PAGE_LIMIT } from './limits';
 
 /**
  * JSON Schemas of the resources and parameters, stated once. The handlers validate
- * with them (see validate.ts), the API Gateway models are converted from them
- * (gateway-models.ts) and the OpenAPI document is generated from them
- * (tools/openapi-document.ts). They use only the keywords validate.ts knows, plus
- * annotations (`description`, `format`, `default`, `x-…`) that it ignores.
+ * with them (see validate.ts; API Gateway does not) and the OpenAPI document is
+ * generated from them (tools/openapi-document.ts). They use only the keywords
+ * validate.ts knows, plus annotations (`description`, `format`, `default`, `x-…`)
+ * that it ignores.
  */
 
 export const PetStatusSchema = {

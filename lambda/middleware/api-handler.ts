@@ -2,7 +2,7 @@ import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
 import { readQuery } from '../api/query';
-import { type OperationId, routeFor } from '../api/routes';
+import { CATCH_ALL, type HandlerName, type OperationId, routeFor } from '../api/routes';
 import { RateLimiter } from '../domain/rate-limiter';
 import { now } from '../shared/clock';
 import { log } from '../shared/observability';
@@ -48,6 +48,22 @@ function defaultLimiter(): RateLimiter {
   return sharedLimiter;
 }
 
+type Stack = middy.MiddyfiedHandler<APIGatewayProxyEvent, APIGatewayProxyResult>;
+
+/**
+ * What every function that answers requests runs first: the request log, then (after any
+ * deprecation middleware the caller adds) the rate limiter and the Error bodies.
+ */
+function loggedStack(name: HandlerName): Stack {
+  const stack = middy<APIGatewayProxyEvent, APIGatewayProxyResult>();
+  // First in, so that its after/onError run last and log the final response. The event is
+  // never logged (it holds the Authorization header), whatever POWERTOOLS_LOGGER_LOG_EVENT says.
+  // requestLog is typed for operations; the catch-all's name is logged the same way.
+  return stack
+    .use(injectLambdaContext(log(), { resetKeys: true, logEvent: false }))
+    .use(requestLog(name as OperationId));
+}
+
 /**
  * The middleware stack every operation shares, configured by the operation's route
  * (deprecation, public access, query parameters, request body). `before` runs top down; `after`
@@ -60,10 +76,7 @@ export function apiHandler<Body = undefined>(
   options: ApiHandlerOptions = {},
 ): ApiLambdaHandler {
   const route = routeFor(operationId);
-  const stack = middy<APIGatewayProxyEvent, APIGatewayProxyResult>();
-  // First in, so that its after/onError run last and log the final response. The event is
-  // never logged (it holds the Authorization header), whatever POWERTOOLS_LOGGER_LOG_EVENT says.
-  stack.use(injectLambdaContext(log(), { resetKeys: true, logEvent: false })).use(requestLog(operationId));
+  const stack = loggedStack(operationId);
   if (route.deprecation) stack.use(deprecated(route.deprecation));
   // Reads count beside the operation; a write must know it is admitted before it writes.
   stack.use(rateLimit(options.limiter ?? defaultLimiter(), { countBeforeHandler: route.method !== 'GET' }));
@@ -78,4 +91,20 @@ export function apiHandler<Body = undefined>(
   });
   if (route.requestBody) stack.use(jsonBody(route.requestBody.schema));
   return stack.handler((event) => handle(event as ApiEvent<Body>)) as ApiLambdaHandler;
+}
+
+/**
+ * The catch-all's stack: logged and counted like an operation (a valid key against its
+ * plan, anyone else per client IP), and every answer an Error body with the rate-limit
+ * headers. No key is required: a path that does not exist is 404 for everyone.
+ */
+export function catchAllHandler(
+  handle: (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>,
+  options: ApiHandlerOptions = {},
+): ApiLambdaHandler {
+  const stack = loggedStack(CATCH_ALL.name);
+  // Nothing is written: the count may run beside the (instant) answer.
+  stack.use(rateLimit(options.limiter ?? defaultLimiter(), { countBeforeHandler: false }));
+  stack.use(errorResponses());
+  return stack.handler(handle) as ApiLambdaHandler;
 }

@@ -5,27 +5,20 @@ import {
   AuthorizationType,
   type CfnAuthorizer,
   EndpointType,
-  type JsonSchema,
   LambdaIntegration,
-  MockIntegration,
-  Model,
-  PassthroughBehavior,
+  type MethodOptions,
   RequestAuthorizer,
-  RequestValidator,
   type Resource,
   RestApi,
 } from 'aws-cdk-lib/aws-apigateway';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
-import { errorBodyJson, methodNotAllowedMessage } from '../../lambda/api/gateway-errors';
-import { gatewayModel, MODEL_CONTENT_TYPE } from '../../lambda/api/gateway-models';
 import {
   API_VERSION_PREFIX,
   AUTHORIZER_MODULE,
-  type HttpMethod,
-  methodsByPath,
+  CATCH_ALL,
+  catchAllPaths,
   type OperationId,
-  type Route,
   ROUTES,
 } from '../../lambda/api/routes';
 import { ENVIRONMENT_VARIABLE } from '../../lambda/shared/observability';
@@ -89,21 +82,11 @@ function bindRateLimits(fn: ApiFunction, tables: DataTables): void {
 }
 
 /**
- * Content types the 405 mock has a request template for. A mock integration needs its
- * template's `{"statusCode": ...}` output: a passed-through body makes it fail with 500,
- * so unlisted types are refused (415) rather than passed through (see the passthrough
- * behaviour below). Requests without a Content-Type count as application/json.
+ * Concurrent executions reserved for the catch-all, which are also its ceiling: a flood of
+ * unknown paths is throttled there (API Gateway then answers 5xx) and never takes the
+ * concurrency the operations need. The authorizer, which every request runs, is not capped.
  */
-const MOCK_CONTENT_TYPES = [
-  'application/json',
-  'text/plain',
-  'application/x-www-form-urlencoded',
-  'multipart/form-data',
-  'application/octet-stream',
-  'application/xml',
-  'text/xml',
-  'text/html',
-] as const;
+export const CATCH_ALL_RESERVED_CONCURRENCY = 10;
 
 /** Properties of {@link AnimalStoreApi}. */
 export interface AnimalStoreApiProps {
@@ -133,9 +116,10 @@ export interface AnimalStoreApiProps {
 }
 
 /**
- * The REST API: one Lambda-backed method per route of the route table under `/v1`, all
- * behind the API key authorizer, a 405 answer for every other method on a known path,
- * and the spec's Error body for everything API Gateway refuses on its own.
+ * The REST API: one Lambda-backed method per route of the route table under `/v1`, and
+ * the catch-all function for every other path and method under it, all behind the API
+ * key authorizer; the spec's Error body for what API Gateway refuses on its own (only
+ * what cannot reach the service: see lambda/api/gateway-errors.ts).
  */
 export class AnimalStoreApi extends Construct {
   /** The REST API. */
@@ -144,6 +128,8 @@ export class AnimalStoreApi extends Construct {
   public readonly authorizerFunction: ApiFunction;
   /** One function per operation of the route table. */
   public readonly operationFunctions: ReadonlyMap<OperationId, ApiFunction>;
+  /** The function that answers unknown paths (404) and methods (405) under `/v1`. */
+  public readonly catchAllFunction: ApiFunction;
   /** The stage's access and execution logs. */
   public readonly logs: ApiStageLogs;
 
@@ -175,6 +161,13 @@ export class AnimalStoreApi extends Construct {
     // Its default output is the stage root without the version prefix; the stack outputs baseUrl.
     this.restApi.node.tryRemoveChild('Endpoint');
     Validations.of(this.restApi).acknowledge({
+      id: 'AwsSolutions-APIG2',
+      reason:
+        'Every request under /v1 reaches a function that validates its body, parameters and path itself, so that ' +
+        'each 400 names every problem and carries the rate-limit headers; a gateway validator would answer a ' +
+        'fixed message without them. WAF caps the body size before any function runs.',
+    });
+    Validations.of(this.restApi).acknowledge({
       id: 'AwsSolutions-COG4',
       reason:
         'Callers are programs holding API keys, not users: the REQUEST authorizer checks the bearer key against ' +
@@ -205,19 +198,12 @@ export class AnimalStoreApi extends Construct {
     // CDK writes an empty IdentitySource string; leave the property out altogether.
     (authorizer.node.defaultChild as CfnAuthorizer).addPropertyDeletionOverride('IdentitySource');
 
-    // The gateway refuses what it can before a function runs (400 with the Error body, from
-    // the BAD_REQUEST_* gateway responses); the handlers still check everything themselves.
-    const validators = {
-      body: new RequestValidator(this, 'BodyValidator', {
-        restApi: this.restApi,
-        validateRequestBody: true,
-        validateRequestParameters: true,
-      }),
-      parameters: new RequestValidator(this, 'ParameterValidator', {
-        restApi: this.restApi,
-        validateRequestBody: false,
-        validateRequestParameters: true,
-      }),
+    // No request validators or models: the handlers validate every body and parameter, so
+    // each 400 names its problems and carries the rate-limit headers.
+    const protectedMethod: MethodOptions = {
+      authorizer,
+      authorizationType: AuthorizationType.CUSTOM,
+      apiKeyRequired: true,
     };
 
     const context: WiringContext = { tables: props.tables, cursorKey: this.cursorKey() };
@@ -235,24 +221,23 @@ export class AnimalStoreApi extends Construct {
       this.resourceFor(route.path).addMethod(
         route.method,
         new LambdaIntegration(fn, { proxy: true, allowTestInvoke: false }),
-        {
-          operationName: route.operationId,
-          authorizer,
-          authorizationType: AuthorizationType.CUSTOM,
-          apiKeyRequired: true,
-          requestValidator: route.requestBody ? validators.body : validators.parameters,
-          requestParameters: requestParametersOf(route),
-          ...(route.requestBody
-            ? { requestModels: { [MODEL_CONTENT_TYPE]: this.modelFor(route.requestBody) } }
-            : {}),
-        },
+        { ...protectedMethod, operationName: route.operationId },
       );
     }
     this.operationFunctions = functions;
 
-    for (const [path, methods] of methodsByPath(ROUTES)) {
-      this.addMethodNotAllowed(this.resourceFor(path), methods);
-    }
+    // Behind the authorizer like the operations, so that a valid key's junk counts against
+    // its plan (and the usage plans' throttle applies to it too).
+    this.catchAllFunction = new ApiFunction(this, `${pascalCase(CATCH_ALL.name)}Function`, {
+      ...functionDefaults,
+      handlerModule: CATCH_ALL.handlerModule,
+      description: `Any other path or method under ${API_VERSION_PREFIX}: 404 or 405, counted`,
+      environment,
+      reservedConcurrentExecutions: CATCH_ALL_RESERVED_CONCURRENCY,
+    });
+    bindRateLimits(this.catchAllFunction, props.tables);
+    const catchAll = new LambdaIntegration(this.catchAllFunction, { proxy: true, allowTestInvoke: false });
+    for (const path of catchAllPaths()) this.resourceFor(path).addMethod('ANY', catchAll, protectedMethod);
 
     new GatewayErrorResponses(this, 'GatewayResponses', { restApi: this.restApi });
   }
@@ -260,24 +245,6 @@ export class AnimalStoreApi extends Construct {
   /** The spec's base URL of this stage, ending in the version prefix (`.../<stage>/v1`). */
   get baseUrl(): string {
     return this.restApi.urlForPath(API_VERSION_PREFIX);
-  }
-
-  private readonly models = new Map<string, Model>();
-
-  /** The API Gateway model of a request body (draft 4, converted from the shared schema), made once per name. */
-  private modelFor(body: NonNullable<Route['requestBody']>): Model {
-    let model = this.models.get(body.name);
-    if (!model) {
-      model = new Model(this, `${body.name}Model`, {
-        restApi: this.restApi,
-        modelName: body.name,
-        contentType: MODEL_CONTENT_TYPE,
-        // Already JSON Schema as API Gateway reads it (`$schema` and all); CDK passes unknown keys on.
-        schema: gatewayModel(body) as JsonSchema,
-      });
-      this.models.set(body.name, model);
-    }
-    return model;
   }
 
   private resourceFor(path: string): Resource {
@@ -294,58 +261,6 @@ export class AnimalStoreApi extends Construct {
       .update(`${Stack.of(this).stackName}/${this.node.addr}`)
       .digest('hex');
   }
-
-  /** `ANY` on a known path: methods declared on the resource take precedence, the rest get 405. */
-  private addMethodNotAllowed(resource: Resource, methods: readonly HttpMethod[]): void {
-    const allow = methods.join(', ');
-    const body = errorBodyJson('method_not_allowed', methodNotAllowedMessage(allow));
-    const headers = {
-      'method.response.header.Allow': `'${allow}'`,
-      'method.response.header.Content-Type': "'application/json'",
-    };
-    const method = resource.addMethod(
-      'ANY',
-      new MockIntegration({
-        // NEVER, not WHEN_NO_MATCH: a passed-through body is no `{"statusCode": ...}`, so
-        // the mock would fail with a 500; an unlisted content type gets a clean 415 instead.
-        passthroughBehavior: PassthroughBehavior.NEVER,
-        requestTemplates: Object.fromEntries(MOCK_CONTENT_TYPES.map((type) => [type, '{"statusCode": 200}'])),
-        integrationResponses: [
-          { statusCode: '405', responseParameters: headers, responseTemplates: { 'application/json': body } },
-        ],
-      }),
-      {
-        authorizationType: AuthorizationType.NONE,
-        apiKeyRequired: false,
-        methodResponses: [
-          {
-            statusCode: '405',
-            responseParameters: Object.fromEntries(Object.keys(headers).map((name) => [name, true])),
-          },
-        ],
-      },
-    );
-    // The answer is the same fixed 405 for everyone; an authorizer would only add a Lambda
-    // invocation per refused request, and nothing behind the mock reads data.
-    Validations.of(method).acknowledge({
-      id: 'AwsSolutions-APIG4',
-      reason:
-        'Method-not-allowed mock: answers a fixed 405 Error body from API Gateway itself, reaches no function ' +
-        'and no data, so there is nothing to authorize; an authorizer would only add an invocation per refusal.',
-    });
-  }
-}
-
-/**
- * The parameters a method declares: its path parameters (required) and the query
- * parameters of the route table (optional). API Gateway only checks that required ones
- * are present and not blank; what a value may be is checked by the handler.
- */
-function requestParametersOf(route: Route): Record<string, boolean> {
-  const parameters: Record<string, boolean> = {};
-  for (const [, name] of route.path.matchAll(/\{(\w+)\}/g)) parameters[`method.request.path.${name}`] = true;
-  for (const name of route.queryParameters) parameters[`method.request.querystring.${name}`] = false;
-  return parameters;
 }
 
 function pascalCase(name: string): string {

@@ -1,9 +1,9 @@
-import { costModel, OPERATIONS, REQUESTS_PER_KEY_READ, total } from '../../bench/cost-model';
+import { costModel, junkAdded, OPERATIONS, REQUESTS_PER_KEY_READ, total } from '../../bench/cost-model';
 import { PRICES } from '../../bench/prices';
 
 const INPUTS = {
   memoryMb: 1024,
-  durationMs: { getPet: 5.2, listPets: 6.1, createPet: 6.4, getOpenApi: 2.3, authorizer: 0.4 },
+  durationMs: { getPet: 5.2, listPets: 6.1, createPet: 6.4, getOpenApi: 2.3, authorizer: 0.4, catchAll: 1.7 },
   units: {
     getPetReads: 0.5,
     listReads: 0.5,
@@ -46,5 +46,17 @@ describe('cost model', () => {
         total(model.perOperation[op]) - model.perOperation[op].limiter,
       );
     }
+  });
+
+  it('prices a junk request: an API call, the authorizer and the catch-all, and one limiter write', () => {
+    const junk = model.junkRequest;
+    expect(junk.apiGateway).toBe(PRICES.restApiPerMillion);
+    expect(junk.lambdaRequests).toBeCloseTo(2 * PRICES.lambdaRequestsPerMillion);
+    // 1 ms (authorizer, billed at least 1 ms) + 2 ms (catch-all, rounded up) at 1 GB.
+    expect(junk.lambdaDuration).toBeCloseTo(0.003 * PRICES.lambdaArm64PerGbSecond * 1e6);
+    expect(junk.limiter).toBeCloseTo(1.06 * PRICES.dynamodbWritePerMillion);
+    // No key to read, no store call of its own.
+    expect([junk.authorizerKeyRead, junk.dynamodb]).toEqual([0, 0]);
+    expect(junkAdded(junk)).toBeCloseTo(total(junk) - PRICES.restApiPerMillion);
   });
 });

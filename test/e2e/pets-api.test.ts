@@ -1,4 +1,5 @@
-import { INVALID_BODY_MESSAGE } from '../../lambda/api/gateway-errors';
+import { NO_SUCH_PATH } from '../../lambda/api/gateway-errors';
+import { ANONYMOUS_LIMITS, STANDARD_PLANS } from '../../lambda/api/plans';
 import { MAX_BODY_BYTES } from '../../lambda/api/limits';
 import { now, setClock } from '../../lambda/shared/clock';
 import { INVALID_BODIES, MALFORMED_JSON_BODIES } from '../support/invalid-bodies';
@@ -22,11 +23,23 @@ const json = (body: unknown): RequestInit => ({
   body: typeof body === 'string' ? body : JSON.stringify(body),
 });
 
-/** What API Gateway answers for a body that fails the request model: no function ran, so no rate-limit headers. */
-async function expectGatewayRefusedBody(response: Response) {
-  const error = await expectError(response, 400, 'invalid_body');
-  expect(error.message).toBe(INVALID_BODY_MESSAGE);
-  expect(response.headers.get('x-ratelimit-limit')).toBeNull();
+const RATE_LIMIT_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'];
+
+/** An answer of the service (not of the gateway): it carries the rate-limit headers of the caller's plan. */
+function expectServiceAnswer(response: Response, perMinute: number = STANDARD_PLANS.pro.perMinute) {
+  for (const name of RATE_LIMIT_HEADERS) expect([name, response.headers.get(name)]).not.toEqual([name, null]);
+  expect(response.headers.get('x-ratelimit-limit')).toBe(String(perMinute));
+}
+
+/** The service's 400 for a body: the code, a message naming what is wrong, and the rate-limit headers. */
+async function expectRefusedBody(
+  response: Response,
+  code: 'invalid_body' | 'malformed_json',
+  message: RegExp,
+) {
+  const error = await expectError(response, 400, code);
+  expect(error.message).toMatch(message);
+  expectServiceAnswer(response);
 }
 
 async function createPet(body: Record<string, unknown>) {
@@ -81,18 +94,27 @@ describe('POST /pets (createPet)', () => {
     expect((await readJson(response)).name).toBe('Ünïcødé 🐈');
   });
 
+  it('400 invalid_body naming the missing categoryId, with the rate-limit headers', async () => {
+    const response = await t.request('/pets', { ...json('{"name":"x"}'), apiKey });
+    await expectRefusedBody(response, 'invalid_body', /categoryId is required/);
+  });
+
   it.each(INVALID_BODIES)(
-    '400 invalid_body from the gateway (request model), before the service runs: %s',
-    async (_case, body) => {
-      await expectGatewayRefusedBody(await t.request('/pets', { ...json(body), apiKey }));
+    '400 invalid_body from the service, naming each problem: %s',
+    async (_case, body, message) => {
+      await expectRefusedBody(await t.request('/pets', { ...json(body), apiKey }), 'invalid_body', message);
     },
   );
 
-  it.each(MALFORMED_JSON_BODIES)('400 invalid_body from the gateway: malformed JSON %s', async (body) => {
-    await expectGatewayRefusedBody(await t.request('/pets', { ...json(body), apiKey }));
+  it.each(MALFORMED_JSON_BODIES)('400 malformed_json: %s', async (body) => {
+    await expectRefusedBody(
+      await t.request('/pets', { ...json(body), apiKey }),
+      'malformed_json',
+      /not valid JSON/,
+    );
   });
 
-  it('400 invalid_body from the gateway: a body that is not UTF-8', async () => {
+  it('400 malformed_json: a body that is not UTF-8', async () => {
     const body = Buffer.from([0x7b, 0x22, 0x6e, 0xff, 0xfe, 0x22, 0x7d]);
     const response = await t.request('/pets', {
       method: 'POST',
@@ -100,32 +122,31 @@ describe('POST /pets (createPet)', () => {
       body,
       apiKey,
     });
-    await expectGatewayRefusedBody(response);
+    await expectRefusedBody(response, 'malformed_json', /UTF-8/);
   });
 
-  it('400 invalid_body from the gateway: a missing body is validated as {}', async () => {
+  it('400 invalid_body: a missing body', async () => {
     const response = await t.request('/pets', {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
       apiKey,
     });
-    await expectGatewayRefusedBody(response);
+    await expectRefusedBody(response, 'invalid_body', /body is required/);
   });
 
-  it('the gateway validates a body sent without Content-Type as JSON; the service then refuses the media type', async () => {
-    await expectGatewayRefusedBody(
-      await t.request('/pets', { method: 'POST', body: Buffer.from('{}'), apiKey }),
-    );
-    const valid = await t.request('/pets', {
-      method: 'POST', // A Buffer, because fetch labels a string body text/plain.
-      body: Buffer.from('{"name":"Rex","categoryId":1}'),
-      apiKey,
-    });
-    await expectError(valid, 415, 'unsupported_media_type');
+  it('415 unsupported_media_type for a body sent without Content-Type, valid or not', async () => {
+    for (const body of ['{}', '{"name":"Rex","categoryId":1}']) {
+      // A Buffer, because fetch labels a string body text/plain.
+      const response = await t.request('/pets', { method: 'POST', body: Buffer.from(body), apiKey });
+      await expectError(response, 415, 'unsupported_media_type');
+      expectServiceAnswer(response);
+    }
   });
 
-  it('the gateway refuses an invalid body even without a key (it validates after the authorizer, which lets everyone through)', async () => {
-    await expectGatewayRefusedBody(await t.request('/pets', json({ categoryId: 1 })));
+  it('401 before the body is looked at: without a key an invalid body is not validated', async () => {
+    const response = await t.request('/pets', json({ categoryId: 1 }));
+    await expectError(response, 401, 'missing_api_key');
+    expect(response.headers.get('x-ratelimit-limit')).not.toBeNull();
   });
 
   it.each([['text/plain'], ['application/x-www-form-urlencoded'], ['application/json; charset=latin1']])(
@@ -460,12 +481,22 @@ describe('authentication', () => {
   });
 });
 
-describe('gateway behaviour', () => {
-  it.each(['/v2/pets', '/pets', '/', '/v1', '/v1/', '/v1/pets/1/owner', '/v1/animals', '/V1/pets'])(
-    '404 not_found for %s',
+describe('unknown paths and methods', () => {
+  it.each(['/v2/pets', '/pets', '/', '/V1/pets'])(
+    '404 not_found from the gateway for %s, outside /v1: no function runs, so no rate-limit headers',
+    async (path) => {
+      const response = await t.request(`${t.baseUrl.replace(/\/v1$/, '')}${path}`, { apiKey });
+      expect((await expectError(response, 404, 'not_found')).message).toBe(NO_SUCH_PATH);
+      expect(response.headers.get('x-ratelimit-limit')).toBeNull();
+    },
+  );
+
+  it.each(['/v1', '/v1/', '/v1/pets/1/owner', '/v1/animals', '/v1//pets', '/v1/openapi.json/x'])(
+    '404 not_found from the service for %s, with the rate-limit headers',
     async (path) => {
       const response = await t.request(`${t.baseUrl.replace(/\/v1$/, '')}${path}`, { apiKey });
       await expectError(response, 404, 'not_found');
+      expectServiceAnswer(response);
     },
   );
 
@@ -475,10 +506,39 @@ describe('gateway behaviour', () => {
     ['PATCH', '/pets/1', 'GET'],
     ['POST', '/pets/1', 'GET'],
     ['DELETE', '/pets/1', 'GET'],
-  ])('405 method_not_allowed for %s %s, with Allow: %s', async (method, path, allow) => {
-    const response = await t.request(path, { method, apiKey });
-    await expectError(response, 405, 'method_not_allowed');
-    expect(response.headers.get('allow')).toBe(allow);
+    ['OPTIONS', '/pets', 'GET, POST'],
+    ['POST', '/openapi.json', 'GET'],
+  ])(
+    '405 method_not_allowed for %s %s, with Allow: %s and the rate-limit headers',
+    async (method, path, allow) => {
+      const response = await t.request(path, { method, apiKey });
+      await expectError(response, 405, 'method_not_allowed');
+      expect(response.headers.get('allow')).toBe(allow);
+      expectServiceAnswer(response);
+    },
+  );
+
+  it('every one is counted: an unknown path, a wrong method, then an operation each take one request', async () => {
+    const frozen = now();
+    const restore = setClock(() => frozen);
+    try {
+      const answers = [
+        await t.request('/nothing-here', { apiKey }),
+        await t.request('/pets', { method: 'DELETE', apiKey }),
+        await t.request('/pets?limit=1', { apiKey }),
+      ];
+      expect(answers.map((r) => [r.status, r.headers.get('x-ratelimit-remaining')])).toEqual(
+        [404, 405, 200].map((status, index) => [status, String(STANDARD_PLANS.pro.perMinute - 1 - index)]),
+      );
+    } finally {
+      restore();
+    }
+  });
+
+  it('without a key, unknown paths and methods are counted against the anonymous allowance', async () => {
+    const response = await t.request('/nothing-here');
+    await expectError(response, 404, 'not_found');
+    expectServiceAnswer(response, ANONYMOUS_LIMITS.perMinute);
   });
 
   it('413 at the edge for a body far over the limit, on any path', async () => {

@@ -104,7 +104,7 @@ describe('per-minute and per-day limits', () => {
 });
 
 describe('headers on every response the service produces', () => {
-  it('2xx, 400, 404, 410 and 429 carry the key’s limits; 401 carries the anonymous ones', async () => {
+  it('2xx, 400, 404, 405, 410 and 429 carry the key’s limits; 401 carries the anonymous ones', async () => {
     const { apiKey } = await t.issueKey('pro');
     const pro = STANDARD_PLANS.pro.perMinute;
     const created = await t.request('/pets', {
@@ -125,6 +125,22 @@ describe('headers on every response the service produces', () => {
     const missing = await t.request('/pets/1', { apiKey });
     await expectError(missing, 404);
     expectRateHeaders(missing, pro);
+    const badBody = await t.request('/pets', {
+      method: 'POST',
+      apiKey,
+      headers: { 'Content-Type': 'application/json' },
+      body: '{"name":"x"}',
+    });
+    expect((await expectError(badBody, 400, 'invalid_body')).message).toMatch(/categoryId/);
+    expectRateHeaders(badBody, pro);
+    const noSuchPath = await t.request('/nothing/here', { apiKey });
+    await expectError(noSuchPath, 404, 'not_found');
+    expectRateHeaders(noSuchPath, pro);
+    const wrongMethod = await t.request('/pets/1', { method: 'PUT', apiKey });
+    await expectError(wrongMethod, 405, 'method_not_allowed');
+    expectRateHeaders(wrongMethod, pro);
+    // Every one of them was counted.
+    expect(wrongMethod.headers.get('x-ratelimit-remaining')).toBe(String(pro - 7));
 
     const unauthenticated = await list();
     await expectError(unauthenticated, 401);
@@ -157,6 +173,17 @@ describe('callers without a valid key', () => {
     expect(statuses.every((status) => status === 401)).toBe(true);
     const refused = await list();
     expect((await expectError(refused, 429, 'rate_limited')).message).toMatch(/without a valid API key/);
+  });
+
+  it('spend the same allowance on unknown paths and methods as on operations', async () => {
+    for (let index = 0; index < ANONYMOUS_LIMITS.perMinute; index++) {
+      const response = await t.request(index % 2 ? '/pets' : '/no/such/path', { method: 'DELETE' });
+      expect(response.status).toBe(index % 2 ? 405 : 404);
+      expect(response.headers.get('x-ratelimit-remaining')).toBe(
+        String(ANONYMOUS_LIMITS.perMinute - index - 1),
+      );
+    }
+    await expectError(await list(), 429, 'rate_limited');
   });
 });
 

@@ -506,6 +506,8 @@ describe('hostile input over HTTP', () => {
           expect(JSON.parse(response.text)).toEqual({ id: expect.any(Number), ...pet });
         } else {
           expect(response.status).toBe(400);
+          // The service's 400 (API Gateway validates nothing), with its rate-limit headers.
+          expect(response.headers['x-ratelimit-limit']).toBeDefined();
         }
       }),
       { numRuns: 500 },
@@ -777,7 +779,7 @@ describe('hostile input over HTTP', () => {
     );
   }, 60_000);
 
-  it('methods: a known path with another method is 405 with Allow; an unknown path is 404', async () => {
+  it('methods: a known path with another method is 405 with Allow; an unknown path is 404; under /v1 both are counted', async () => {
     // Every method Node's HTTP parser accepts (it answers any other itself, before the gateway runs).
     const methods = METHODS.filter((method) => method !== 'CONNECT');
     const PATHS: Record<string, string[] | undefined> = {
@@ -805,11 +807,15 @@ describe('hostile input over HTTP', () => {
             ...(body !== undefined ? { body } : {}),
           });
           const allowed = PATHS[path];
+          // Under /v1 the service answers (counted, with its headers); outside it only the gateway.
+          const underPrefix = path === '/v1' || path.startsWith('/v1/');
           if (!allowed) {
             expect(response.status).toBe(404);
+            expect(response.headers['x-ratelimit-limit'] !== undefined).toBe(underPrefix);
           } else if (!allowed.includes(method)) {
             expect(response.status).toBe(405);
             expect(response.headers.allow).toBe(allowed.join(', '));
+            expect(response.headers['x-ratelimit-limit']).toBeDefined();
           } else {
             expect(response.status).not.toBe(405);
             if (!withKey && path !== '/v1/openapi.json') expect([400, 401]).toContain(response.status);

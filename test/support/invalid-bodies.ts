@@ -1,9 +1,8 @@
 import { NAME_MAX_LENGTH } from '../../lambda/api/limits';
 
 /**
- * Request bodies `createPet` refuses, with what the handler says about each. In the
- * deployed stack (and locally) API Gateway refuses them first against the request
- * model; the handler, which still checks everything, is tested with them directly.
+ * Request bodies `createPet` refuses, with what the handler says about each: it is the
+ * only place a body is validated, in the deployed stack and locally alike.
  */
 export const INVALID_BODIES: [name: string, body: unknown, message: RegExp][] = [
   ['name missing', { categoryId: 1 }, /name is required/],

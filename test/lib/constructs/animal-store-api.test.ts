@@ -1,11 +1,17 @@
 import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
-import { gatewayModel } from '../../../lambda/api/gateway-models';
-import { API_VERSION_PREFIX, methodsByPath, type OperationId, ROUTES } from '../../../lambda/api/routes';
+import {
+  API_VERSION_PREFIX,
+  CATCH_ALL,
+  catchAllPaths,
+  type OperationId,
+  ROUTES,
+} from '../../../lambda/api/routes';
 import { ENVIRONMENT_VARIABLE } from '../../../lambda/shared/observability';
 import { RUNTIME_ENV } from '../../../lambda/shared/runtime-env';
 import { PETS_TABLE } from '../../../lambda/store/table-schema';
 import { AnimalStoreStack } from '../../../lib/animal-store-stack';
+import { CATCH_ALL_RESERVED_CONCURRENCY } from '../../../lib/constructs/animal-store-api';
 import { environmentConfigs } from '../../../lib/config/environments';
 import { synthEnvironment } from '../../support/synth';
 import {
@@ -13,9 +19,9 @@ import {
   apiMethods,
   authorizerFunctionId,
   environmentOf,
+  invokedFunctionId,
   operationFunctionId,
   resourcesOfType,
-  roleIdOfFunction,
   statementsOfFunction,
   tableIdFromOutput,
 } from '../template-queries';
@@ -26,12 +32,13 @@ const apiKeysTable = tableIdFromOutput(template, 'ApiKeysTableName');
 const rateLimitsTable = tableIdFromOutput(template, 'RateLimitsTableName');
 const authorizerId = Object.keys(resourcesOfType(template, 'AWS::ApiGateway::Authorizer'))[0];
 const operationMethods = apiMethods(template).filter((method) => method.props.HttpMethod !== 'ANY');
+const anyMethods = apiMethods(template).filter((method) => method.props.HttpMethod === 'ANY');
 
-interface IntegrationResponse {
-  StatusCode: string;
-  SelectionPattern?: string;
-  ResponseParameters: Record<string, string>;
-  ResponseTemplates: Record<string, string>;
+/** Logical id of the catch-all's function, from the greedy proxy's method. */
+function catchAllFunctionId(): string {
+  const proxy = anyMethods.find((m) => m.path === `${API_VERSION_PREFIX}${CATCH_ALL.proxyPath}`);
+  if (!proxy) throw new Error('No ANY method on the greedy proxy');
+  return invokedFunctionId((proxy.props.Integration as { Uri: unknown }).Uri);
 }
 
 const tableArn = (tableId: string) => ({ 'Fn::GetAtt': [tableId, 'Arn'] });
@@ -70,113 +77,77 @@ describe('routes', () => {
 
   test('nothing is served outside the version prefix', () => {
     for (const method of apiMethods(template)) {
-      expect(method.path.startsWith(`${API_VERSION_PREFIX}/`)).toBe(true);
-    }
-  });
-});
-
-describe('405 for other methods on a known path', () => {
-  const anyMethods = apiMethods(template).filter((method) => method.props.HttpMethod === 'ANY');
-
-  test('there is one ANY method per distinct path', () => {
-    expect(anyMethods).toHaveLength(methodsByPath(ROUTES).size);
-  });
-
-  test.each([...methodsByPath(ROUTES)])('%s answers 405 with Allow: its methods', (path, methods) => {
-    const method = anyMethods.find((candidate) => candidate.path === `${API_VERSION_PREFIX}${path}`);
-    expect(method?.props).toMatchObject({
-      AuthorizationType: 'NONE',
-      ApiKeyRequired: false,
-      MethodResponses: [{ StatusCode: '405' }],
-      Integration: { Type: 'MOCK', PassthroughBehavior: 'NEVER' },
-    });
-    const integration = method?.props.Integration as { IntegrationResponses: IntegrationResponse[] };
-    expect(integration.IntegrationResponses).toHaveLength(1);
-    const response = integration.IntegrationResponses[0] as IntegrationResponse;
-    expect(response.SelectionPattern).toBeUndefined();
-    expect(response.StatusCode).toBe('405');
-    expect(response.ResponseParameters).toEqual({
-      'method.response.header.Allow': `'${methods.join(', ')}'`,
-      'method.response.header.Content-Type': "'application/json'",
-    });
-    expect(JSON.parse(response.ResponseTemplates['application/json'] ?? '')).toEqual({
-      code: 'method_not_allowed',
-      message: expect.stringContaining('not allowed'),
-      status: 405,
-    });
-  });
-
-  test('the mock has a request template for JSON and common other content types', () => {
-    for (const method of anyMethods) {
-      const templates = (method.props.Integration as { RequestTemplates: Record<string, string> })
-        .RequestTemplates;
-      expect(Object.keys(templates)).toEqual(
-        expect.arrayContaining(['application/json', 'text/plain', 'application/x-www-form-urlencoded']),
+      expect(method.path === API_VERSION_PREFIX || method.path.startsWith(`${API_VERSION_PREFIX}/`)).toBe(
+        true,
       );
-      for (const requestTemplate of Object.values(templates)) {
-        expect(JSON.parse(requestTemplate)).toEqual({ statusCode: 200 });
-      }
     }
   });
 });
 
-describe('request validation at the gateway', () => {
-  const validators = resourcesOfType(template, 'AWS::ApiGateway::RequestValidator');
-  const validatorId = (validateRequestBody: boolean) => {
-    const found = Object.entries(validators).find(
-      ([, v]) => v.Properties.ValidateRequestBody === validateRequestBody,
+describe('the catch-all answers every other path and method under the prefix', () => {
+  test('ANY on the prefix, on the greedy proxy under it, and on every route path; nowhere else', () => {
+    expect(anyMethods.map((method) => method.path).sort()).toEqual(
+      catchAllPaths()
+        .map((path) => `${API_VERSION_PREFIX}${path}`)
+        .sort(),
     );
-    if (!found) throw new Error(`No validator with ValidateRequestBody ${validateRequestBody}`);
-    return found[0];
-  };
+    expect(anyMethods.map((method) => method.path)).toEqual(
+      expect.arrayContaining([API_VERSION_PREFIX, `${API_VERSION_PREFIX}/{proxy+}`]),
+    );
+  });
 
-  test('there are two validators: body and parameters, and parameters only', () => {
-    expect(Object.values(validators).map((v) => v.Properties)).toEqual(
-      expect.arrayContaining([
-        expect.objectContaining({ ValidateRequestBody: true, ValidateRequestParameters: true }),
-        expect.objectContaining({ ValidateRequestBody: false, ValidateRequestParameters: true }),
-      ]),
-    );
-    expect(Object.keys(validators)).toHaveLength(2);
+  test('each ANY method invokes the catch-all function behind the authorizer, with a key required', () => {
+    for (const method of anyMethods) {
+      expect(method.props).toMatchObject({
+        ApiKeyRequired: true,
+        AuthorizationType: 'CUSTOM',
+        AuthorizerId: { Ref: authorizerId },
+        Integration: { Type: 'AWS_PROXY', IntegrationHttpMethod: 'POST' },
+      });
+      expect(invokedFunctionId((method.props.Integration as { Uri: unknown }).Uri)).toBe(
+        catchAllFunctionId(),
+      );
+    }
+  });
+
+  test('the catch-all is a function of its own', () => {
+    const others = [
+      ...ROUTES.map((route) => operationFunctionId(template, route.operationId)),
+      authorizerFunctionId(template),
+    ];
+    expect(others).not.toContain(catchAllFunctionId());
+  });
+
+  test('no method is answered by a mock: every answer under the prefix comes from a function', () => {
+    for (const method of apiMethods(template)) {
+      expect((method.props.Integration as { Type: string }).Type).toBe('AWS_PROXY');
+    }
+  });
+
+  test(`the catch-all has ${CATCH_ALL_RESERVED_CONCURRENCY} reserved concurrent executions, and only it`, () => {
+    const reserved = Object.entries(resourcesOfType(template, 'AWS::Lambda::Function'))
+      .filter(([, fn]) => fn.Properties.ReservedConcurrentExecutions !== undefined)
+      .map(([id, fn]) => [id, fn.Properties.ReservedConcurrentExecutions]);
+    expect(reserved).toEqual([[catchAllFunctionId(), CATCH_ALL_RESERVED_CONCURRENCY]]);
+  });
+});
+
+describe('no request validation at the gateway: the service validates', () => {
+  test('there are no request validators and no models', () => {
+    template.resourceCountIs('AWS::ApiGateway::RequestValidator', 0);
+    template.resourceCountIs('AWS::ApiGateway::Model', 0);
   });
 
   test.each(ROUTES.map((route) => [route.operationId, route] as const))(
-    '%s has its request validator, its declared parameters and, with a body, its model',
+    '%s has no validator, model or declared parameters',
     (_, route) => {
       const method = operationMethods.find((m) => m.props.OperationName === route.operationId);
-      expect(method?.props.RequestValidatorId).toEqual({ Ref: validatorId(Boolean(route.requestBody)) });
-      const expected: Record<string, boolean> = {};
-      if (route.path.includes('{petId}')) expected['method.request.path.petId'] = true;
-      for (const name of route.queryParameters) expected[`method.request.querystring.${name}`] = false;
-      expect(method?.props.RequestParameters ?? {}).toEqual(expected);
-      if (route.requestBody) {
-        const models = method?.props.RequestModels as Record<string, { Ref: string }>;
-        expect(Object.keys(models)).toEqual(['application/json']);
-        const model = resourcesOfType(template, 'AWS::ApiGateway::Model')[
-          models['application/json']?.Ref ?? ''
-        ];
-        expect(model?.Properties).toMatchObject({
-          Name: route.requestBody.name,
-          ContentType: 'application/json',
-          Schema: gatewayModel(route.requestBody),
-        });
-      } else {
-        expect(method?.props.RequestModels).toBeUndefined();
+      expect(method).toBeDefined();
+      for (const property of ['RequestValidatorId', 'RequestModels', 'RequestParameters']) {
+        expect([property, method?.props[property]]).toEqual([property, undefined]);
       }
     },
   );
-
-  test('the createPet model is draft 4, converted from the NewPet schema', () => {
-    template.resourceCountIs('AWS::ApiGateway::Model', 1);
-    template.hasResourceProperties('AWS::ApiGateway::Model', {
-      Name: 'NewPet',
-      Schema: Match.objectLike({
-        $schema: 'http://json-schema.org/draft-04/schema#',
-        required: ['name', 'categoryId'],
-        additionalProperties: false,
-      }),
-    });
-  });
 });
 
 describe('authorizer', () => {
@@ -235,6 +206,8 @@ describe('least privilege', () => {
       [['dynamodb:PutItem', tableArn(petsTable)], ...rateLimitGrants],
     ],
     ['getOpenApi', () => operationFunctionId(template, 'getOpenApi'), rateLimitGrants],
+    // Its only table is the rate-limit table: junk reaches no data.
+    [CATCH_ALL.name, catchAllFunctionId, rateLimitGrants],
     ['authorizer', () => authorizerFunctionId(template), [['dynamodb:GetItem', tableArn(apiKeysTable)]]],
   ];
 
@@ -256,7 +229,9 @@ describe('least privilege', () => {
     grants.map(([action, resource]) => `Allow ${action} on ${JSON.stringify(resource)}`).sort();
 
   test('every route is covered by the expectations below', () => {
-    const operations = expected.map(([name]) => name).filter((name) => name !== 'authorizer');
+    const operations = expected
+      .map(([name]) => name)
+      .filter((name) => name !== 'authorizer' && name !== CATCH_ALL.name);
     expect(operations.sort()).toEqual(ROUTES.map((route) => route.operationId as string).sort());
   });
 
@@ -278,19 +253,16 @@ describe('least privilege', () => {
         entry.resources.push(resource);
         resourcesByActions.set(key, entry);
       }
+      // Compared as sets: CDK may sort a statement's actions and resources (minimizePolicies).
+      const sorted = (values: unknown[]) => values.map((value) => JSON.stringify(value)).sort();
+      const granted = statementsOfFunction(template, functionId())
+        .filter((statement) => statement.Effect === 'Allow')
+        .map((statement) => ({
+          actions: sorted(actionsOf(statement)),
+          resources: sorted([statement.Resource].flat()),
+        }));
       for (const { actions, resources } of resourcesByActions.values()) {
-        template.hasResourceProperties('AWS::IAM::Policy', {
-          Roles: [{ Ref: roleIdOfFunction(template, functionId()) }],
-          PolicyDocument: {
-            Statement: Match.arrayWith([
-              Match.objectLike({
-                Effect: 'Allow',
-                Action: actions.length === 1 ? actions[0] : actions,
-                Resource: resources.length === 1 ? resources[0] : resources,
-              }),
-            ]),
-          },
-        });
+        expect(granted).toContainEqual({ actions: sorted(actions), resources: sorted(resources) });
       }
     },
   );
@@ -348,6 +320,13 @@ describe('environment variables', () => {
     for (const route of ROUTES) {
       expect(fn(route.operationId)[RUNTIME_ENV.rateLimitsTable]).toEqual({ Ref: rateLimitsTable });
     }
+  });
+
+  test('the catch-all learns the rate-limit table and its environment, nothing else', () => {
+    expect(environmentOf(template, catchAllFunctionId())).toEqual({
+      [RUNTIME_ENV.rateLimitsTable]: { Ref: rateLimitsTable },
+      [ENVIRONMENT_VARIABLE]: 'staging',
+    });
   });
 
   test('listPets gets a 256-bit hex cursor key; the other operations get none', () => {

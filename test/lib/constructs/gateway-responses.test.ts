@@ -1,5 +1,5 @@
 import { ERROR_CATALOGUE } from '../../../lambda/api/errors';
-import { INVALID_BODY_MESSAGE, RETRY_AFTER_SECONDS } from '../../../lambda/api/gateway-errors';
+import { NO_SUCH_PATH, RETRY_AFTER_SECONDS } from '../../../lambda/api/gateway-errors';
 import { synthEnvironment } from '../../support/synth';
 import { resourcesOfType } from '../template-queries';
 
@@ -83,12 +83,17 @@ describe('gateway responses', () => {
     expect(Object.keys(responses.get(type)?.ResponseTemplates ?? {})).toEqual(['application/json']);
   });
 
-  test('an unknown path (MISSING_AUTHENTICATION_TOKEN) is 404 not_found, never 403', () => {
+  test('a path outside /v1 (MISSING_AUTHENTICATION_TOKEN) is 404 not_found, never 403', () => {
     expect(responses.get('MISSING_AUTHENTICATION_TOKEN')?.StatusCode).toBe('404');
-    expect(bodyOf('MISSING_AUTHENTICATION_TOKEN')).toMatchObject({ code: 'not_found', status: 404 });
+    expect(bodyOf('MISSING_AUTHENTICATION_TOKEN')).toEqual({
+      code: 'not_found',
+      message: NO_SUCH_PATH,
+      status: 404,
+    });
+    expect(NO_SUCH_PATH).toContain('/v1');
   });
 
-  test('a bearer token on an unknown path (parsed as a SigV4 signature) is 404 too', () => {
+  test('a bearer token on a path outside /v1 (parsed as a SigV4 signature) is 404 too', () => {
     for (const type of ['INVALID_SIGNATURE', 'EXPIRED_TOKEN']) {
       expect(bodyOf(type)).toMatchObject({ code: 'not_found', status: 404 });
     }
@@ -127,13 +132,9 @@ describe('gateway responses', () => {
     expect(bodyOf('BAD_REQUEST_PARAMETERS').message).toBe('Gateway says "no" \\ here');
   });
 
-  test('a body that fails the request model is 400 invalid_body, pointing at the published schema', () => {
-    expect(bodyOf('BAD_REQUEST_BODY')).toEqual({
-      code: 'invalid_body',
-      message: INVALID_BODY_MESSAGE,
-      status: 400,
-    });
-    expect(INVALID_BODY_MESSAGE).toContain('/v1/openapi.json');
+  test('the validation types, which no method triggers (the service validates), still answer 400 Error bodies', () => {
+    expect(bodyOf('BAD_REQUEST_BODY')).toMatchObject({ code: 'invalid_body', status: 400 });
+    expect(bodyOf('BAD_REQUEST_PARAMETERS')).toMatchObject({ code: 'invalid_parameter', status: 400 });
   });
 
   test('invalid keys are 401, oversize bodies 413, unsupported media 415', () => {

@@ -1,0 +1,124 @@
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { ANONYMOUS_LIMITS, STANDARD_PLANS } from '../../../lambda/api/plans';
+import type { Principal } from '../../../lambda/api/principal';
+import { API_VERSION_PREFIX, CATCH_ALL, catchAllPaths, methodsByPath } from '../../../lambda/api/routes';
+import { LOCAL_TABLE_NAMES } from '../../../local/local-tables';
+import { startTestStore, type TestStore } from '../../support/embedded-store';
+import { lambdaContext, proxyEvent } from '../../support/events';
+import { fakeClock } from '../../support/fake-clock';
+
+type ProxyHandler = (
+  event: APIGatewayProxyEvent,
+  context: typeof lambdaContext,
+) => Promise<APIGatewayProxyResult>;
+
+let store: TestStore;
+let handler: ProxyHandler;
+let clock: ReturnType<typeof fakeClock>;
+/** Each test counts in a UTC day of its own, so no two share a rate-limit window. */
+let day = 0;
+
+beforeAll(async () => {
+  store = await startTestStore();
+  process.env.DYNAMODB_ENDPOINT = store.store.endpoint;
+  process.env.RATE_LIMITS_TABLE_NAME = LOCAL_TABLE_NAMES.rateLimits;
+  // Loaded here, not isolated, so that it reads the clock the test moves.
+  handler = (require(`../../../lambda/handlers/${CATCH_ALL.handlerModule}`) as { handler: ProxyHandler })
+    .handler;
+});
+afterAll(() => store.close());
+beforeEach(() => {
+  day += 1;
+  clock = fakeClock(Date.UTC(2028, 0, 1) + day * 86_400_000 + 10_000);
+});
+afterEach(() => clock.restore());
+
+const anonymous: Principal = { authenticated: false, failure: 'missing_api_key' };
+const pro: Principal = { authenticated: true, keyId: 'catchalltests000', plan: 'pro' };
+
+/** A request API Gateway routed to the catch-all's ANY method on `resource`. */
+function call(
+  resource: string,
+  path: string,
+  {
+    method = 'GET',
+    principal = anonymous,
+    ip = '198.51.100.7',
+  }: { method?: string; principal?: Principal; ip?: string } = {},
+) {
+  const event = proxyEvent({ resource, path, httpMethod: method, principal });
+  (event.requestContext.identity as { sourceIp: string }).sourceIp = ip;
+  return handler(event, lambdaContext);
+}
+
+function errorOf(result: APIGatewayProxyResult) {
+  return JSON.parse(result.body) as { code: string; message: string; status: number };
+}
+
+describe('catch-all handler', () => {
+  it('answers 404 not_found for the greedy proxy and for the prefix itself, with the rate-limit headers', async () => {
+    for (const [resource, path] of [
+      [`${API_VERSION_PREFIX}${CATCH_ALL.proxyPath}`, '/v1/wp-login.php'],
+      [API_VERSION_PREFIX, '/v1'],
+    ] as const) {
+      const result = await call(resource, path);
+      expect(result.statusCode).toBe(404);
+      expect(errorOf(result)).toEqual({
+        code: 'not_found',
+        message: expect.stringContaining('/v1/openapi.json'),
+        status: 404,
+      });
+      expect(result.headers?.['Content-Type']).toMatch(/^application\/json/);
+      expect(result.headers?.['X-RateLimit-Limit']).toBe(String(ANONYMOUS_LIMITS.perMinute));
+      expect(result.headers?.Allow).toBeUndefined();
+    }
+  });
+
+  it.each([...methodsByPath()])('answers 405 on %s with Allow: its methods', async (path, methods) => {
+    const result = await call(`${API_VERSION_PREFIX}${path}`, `${API_VERSION_PREFIX}${path}`, {
+      method: 'DELETE',
+    });
+    expect(result.statusCode).toBe(405);
+    expect(errorOf(result)).toMatchObject({ code: 'method_not_allowed', status: 405 });
+    expect(errorOf(result).message).toContain(methods.join(', '));
+    expect(result.headers?.Allow).toBe(methods.join(', '));
+    expect(result.headers?.['X-RateLimit-Remaining']).toBeDefined();
+  });
+
+  it('answers 405 to OPTIONS as to any other method (no CORS yet)', async () => {
+    const result = await call('/v1/pets/{petId}', '/v1/pets/1', { method: 'OPTIONS' });
+    expect([result.statusCode, result.headers?.Allow]).toEqual([405, 'GET']);
+  });
+
+  it('every catch-all path answers 404 or 405, never anything else', async () => {
+    for (const path of catchAllPaths()) {
+      const result = await call(`${API_VERSION_PREFIX}${path}`, `${API_VERSION_PREFIX}/x`, {
+        method: 'PATCH',
+      });
+      expect([404, 405]).toContain(result.statusCode);
+    }
+  });
+
+  it('counts a valid key against its plan', async () => {
+    const first = await call('/v1/{proxy+}', '/v1/nope', { principal: pro });
+    const second = await call('/v1/pets', '/v1/pets', { principal: pro, method: 'PUT' });
+    expect(first.headers?.['X-RateLimit-Limit']).toBe(String(STANDARD_PLANS.pro.perMinute));
+    expect(first.headers?.['X-RateLimit-Remaining']).toBe(String(STANDARD_PLANS.pro.perMinute - 1));
+    expect(second.headers?.['X-RateLimit-Remaining']).toBe(String(STANDARD_PLANS.pro.perMinute - 2));
+  });
+
+  it('counts anyone else per client IP, and refuses with 429 once the allowance is spent', async () => {
+    for (let sent = 1; sent <= ANONYMOUS_LIMITS.perMinute; sent++) {
+      const result = await call('/v1/{proxy+}', '/v1/.env');
+      expect([result.statusCode, result.headers?.['X-RateLimit-Remaining']]).toEqual([
+        404,
+        String(ANONYMOUS_LIMITS.perMinute - sent),
+      ]);
+    }
+    const refused = await call('/v1/{proxy+}', '/v1/.env');
+    expect([refused.statusCode, errorOf(refused).code]).toEqual([429, 'rate_limited']);
+    expect(refused.headers?.['Retry-After']).toBeDefined();
+    // Another address has an allowance of its own.
+    expect((await call('/v1/{proxy+}', '/v1/.env', { ip: '198.51.100.8' })).statusCode).toBe(404);
+  });
+});
