@@ -2,6 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { build, type Metafile } from 'esbuild';
 import { AUTHORIZER_MODULE, ROUTES } from '../lambda/api/routes';
+import { BUNDLE_OPTIONS } from '../lib/constructs/api-function';
 import { figure, type Figure } from './figures';
 
 export const REPO_ROOT = path.resolve(__dirname, '..');
@@ -48,9 +49,8 @@ function bytesByPackage(metafile: Metafile, output: string): Record<string, numb
 }
 
 /**
- * Builds every function with exactly the esbuild options the CDK stack gives
- * NodejsFunction (lib/constructs/api-function.ts: minified CommonJS for Node.js 22,
- * platform node, AWS SDK bundled, nothing external); the metafile only reports.
+ * Builds every function with exactly the esbuild options the CDK stack bundles it with
+ * (BUNDLE_OPTIONS of lib/constructs/api-function.ts); the metafile only reports.
  */
 export async function buildBundles(outDir: string): Promise<Bundle[]> {
   const bundles: Bundle[] = [];
@@ -62,14 +62,10 @@ export async function buildBundles(outDir: string): Promise<Bundle[]> {
     }
     const outfile = path.join(outDir, name, 'index.js');
     const { metafile } = await build({
+      ...BUNDLE_OPTIONS,
+      external: [...BUNDLE_OPTIONS.external],
       entryPoints: [entry],
       outfile,
-      bundle: true,
-      platform: 'node',
-      target: 'node22',
-      format: 'cjs',
-      minify: true,
-      external: [],
       metafile: true,
       logLevel: 'warning',
       absWorkingDir: REPO_ROOT,

@@ -16,7 +16,8 @@ import { measureLimiterCost } from './limiter-cost';
 import { measureListCost, scanReadUnits } from './list-cost';
 import { issueKeys, loadPets, petItemTemplate, type ServerChild, startServerChild } from './local-stack';
 import { PRICES } from './prices';
-import { type BenchResults, figuresTable, readmeBlock, writeReadmeBlock } from './report';
+import { type BenchResults, figuresTable, RESULTS_DOCUMENT, resultsBlock, writeResultsBlock } from './report';
+import { measureSynth } from './synth';
 import { CONNECTIONS, measureThroughput } from './throughput';
 import { measureItemUnits } from './units';
 
@@ -29,6 +30,7 @@ const PLANS = {
     throughput: { rounds: 3, seconds: 5, warmUpSeconds: 1 },
     listSizes: { small: 1_000, large: 100_000 },
     listIterations: 200,
+    synthRounds: 5,
   },
   quick: {
     coldStartProcesses: 1,
@@ -37,21 +39,22 @@ const PLANS = {
     throughput: { rounds: 1, seconds: 1, warmUpSeconds: 0 },
     listSizes: { small: 100, large: 1_000 },
     listIterations: 5,
+    synthRounds: 1,
   },
 } as const;
 
-const USAGE = `Usage: npm run bench [-- --quick] [--out FILE] [--readme FILE | --no-readme]
+const USAGE = `Usage: npm run bench [-- --quick] [--out FILE] [--doc FILE | --no-doc]
   --quick      small sizes and few repetitions (checks that every figure is produced)
   --out        where to write the results (default bench/results.json; with --quick, the OS temp folder)
-  --readme     README whose bench block to rewrite (default README.md; with --quick, none)`;
+  --doc        page whose results block to rewrite (default doc/performance.md; with --quick, none)`;
 
 function options() {
   const { values } = parseArgs({
     options: {
       quick: { type: 'boolean', default: false },
       out: { type: 'string' },
-      readme: { type: 'string' },
-      'no-readme': { type: 'boolean', default: false },
+      doc: { type: 'string' },
+      'no-doc': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   });
@@ -62,9 +65,7 @@ function options() {
   const quick = values.quick ?? false;
   // Bundles and event files go to a temp folder outside the tree, removed at the end.
   const workDir = mkdtempSync(path.join(os.tmpdir(), 'animal-store-bench-'));
-  const readme = values['no-readme']
-    ? undefined
-    : (values.readme ?? (quick ? undefined : path.join(REPO_ROOT, 'README.md')));
+  const doc = values['no-doc'] ? undefined : (values.doc ?? (quick ? undefined : RESULTS_DOCUMENT));
   return {
     quick,
     workDir,
@@ -73,7 +74,7 @@ function options() {
       (quick
         ? path.join(os.tmpdir(), 'animal-store-bench-quick.json')
         : path.join(REPO_ROOT, 'bench', 'results.json')),
-    readme,
+    doc,
   };
 }
 
@@ -84,7 +85,7 @@ const log = (message: string) =>
 async function main(): Promise<void> {
   // Lambda runs Node.js 22; the SDK's notice about older Node.js versions is noise here (and in every child).
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-  const { quick, workDir, out, readme } = options();
+  const { quick, workDir, out, doc } = options();
   const plan = quick ? PLANS.quick : PLANS.full;
   const started = process.hrtime.bigint();
   const figures: Figure[] = [];
@@ -94,6 +95,11 @@ async function main(): Promise<void> {
     log('bundling the functions as the stack does');
     const bundles = await buildBundles(path.join(workDir, 'bundles'));
     figures.push(...bundleFigures(bundles));
+
+    // Before any server starts: synth is CPU-bound and compared with a baseline run alongside.
+    log(`cdk synth of the whole app and of the one-function baseline, alternately, ${plan.synthRounds}×`);
+    const synth = await measureSynth(plan.synthRounds, workDir);
+    figures.push(...synth.figures);
 
     const [key] = await issueKeys(store.documents, 1);
     if (!key) throw new Error('no key issued');
@@ -236,13 +242,13 @@ async function main(): Promise<void> {
       },
     };
     writeFileSync(out, `${JSON.stringify(results, null, 2)}\n`);
-    if (readme) writeReadmeBlock(readme, readmeBlock(results, bundles));
+    if (doc) writeResultsBlock(doc, resultsBlock(results, bundles));
     console.log(figuresTable(figures).join('\n'));
     const missed = figures.filter((entry) => entry.target && !entry.target.met);
     console.log(
       `\n${figures.length} figures in ${results.seconds.toFixed(0)} s; targets missed: ${missed.length ? missed.map((entry) => entry.name).join(', ') : 'none'}`,
     );
-    console.log(`results: ${out}${readme ? `; README block: ${readme}` : ''}`);
+    console.log(`results: ${out}${doc ? `; results block: ${doc}` : ''}`);
   } finally {
     closeConnections();
     await Promise.all(children.map((child) => child.close()));

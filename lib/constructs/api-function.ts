@@ -1,15 +1,103 @@
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { Duration, RemovalPolicy, Validations } from 'aws-cdk-lib';
+import {
+  AssetHashType,
+  DockerImage,
+  Duration,
+  type ILocalBundling,
+  RemovalPolicy,
+  Validations,
+} from 'aws-cdk-lib';
 import type { ITable } from 'aws-cdk-lib/aws-dynamodb';
 import { PolicyDocument, PolicyStatement, Role, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Architecture, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
-import { NodejsFunction, OutputFormat } from 'aws-cdk-lib/aws-lambda-nodejs';
+import { Architecture, Code, Function as LambdaFunction, Runtime, Tracing } from 'aws-cdk-lib/aws-lambda';
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
+import { type BuildOptions, buildSync } from 'esbuild';
 import type { RuntimeEnvName } from '../../lambda/shared/runtime-env';
 
 const REPO_ROOT = path.join(__dirname, '..', '..');
 const HANDLERS_DIR = path.join(REPO_ROOT, 'lambda', 'handlers');
+
+/**
+ * How every function is bundled (and the bench measures it): minified CommonJS for Node.js 22,
+ * with the AWS SDK inside, since a pinned, tree-shaken client starts faster than the runtime's copy.
+ */
+export const BUNDLE_OPTIONS = {
+  bundle: true,
+  platform: 'node',
+  target: 'node22',
+  format: 'cjs',
+  minify: true,
+  external: [],
+} as const satisfies BuildOptions;
+
+/** Where the bundles of {@link bundleHandlers} would go; nothing is written there. */
+const VIRTUAL_OUT_DIR = path.join(REPO_ROOT, 'cdk.out', 'handler-bundles');
+
+let handlerBundles: ReadonlyMap<string, Uint8Array> | undefined;
+
+/**
+ * Every module under `lambda/handlers/`, bundled once per process in one esbuild call, in memory:
+ * the modules share most of their code (the SDK above all), which one call parses once. Each
+ * output is byte for byte what a build of that entry alone gives.
+ */
+function bundleHandlers(): ReadonlyMap<string, Uint8Array> {
+  if (handlerBundles) return handlerBundles;
+  const entries = readdirSync(HANDLERS_DIR)
+    .filter((name) => name.endsWith('.ts'))
+    .map((name) => ({ in: path.join(HANDLERS_DIR, name), out: path.basename(name, '.ts') }));
+  const { outputFiles } = buildSync({
+    ...BUNDLE_OPTIONS,
+    external: [...BUNDLE_OPTIONS.external],
+    entryPoints: entries,
+    outdir: VIRTUAL_OUT_DIR,
+    write: false,
+    absWorkingDir: REPO_ROOT,
+    logLevel: 'warning',
+  });
+  const byPath = new Map(outputFiles.map((file) => [file.path, file.contents]));
+  handlerBundles = new Map(
+    entries.map((entry) => [
+      entry.in,
+      byPath.get(path.join(VIRTUAL_OUT_DIR, `${entry.out}.js`)) ?? new Uint8Array(),
+    ]),
+  );
+  return handlerBundles;
+}
+
+/**
+ * Local bundling of one handler with esbuild's JS API, inside the synth process: no process per
+ * function, never Docker. Its field is part of the CDK asset cache key, so each entry is staged
+ * once per synth and every stack that uses it shares the asset.
+ */
+class HandlerBundling implements ILocalBundling {
+  constructor(readonly entry: string) {}
+
+  tryBundle(outputDir: string): boolean {
+    const bundle = bundleHandlers().get(this.entry);
+    if (!bundle?.length)
+      throw new Error(`esbuild produced no bundle for ${path.relative(REPO_ROOT, this.entry)}`);
+    writeFileSync(path.join(outputDir, 'index.js'), bundle);
+    return true;
+  }
+}
+
+/**
+ * A log group for functions' logs with the house defaults (a month, kept when it leaves the
+ * stack): each {@link ApiFunction}'s, and the Provider framework's, which would otherwise get
+ * CDK's own (two years) or Lambda's implicit one (never expiring).
+ */
+export function functionLogGroup(
+  scope: Construct,
+  id: string,
+  props: Pick<ApiFunctionProps, 'logRetention' | 'logRemovalPolicy'>,
+): LogGroup {
+  return new LogGroup(scope, id, {
+    retention: props.logRetention ?? RetentionDays.ONE_MONTH,
+    removalPolicy: props.logRemovalPolicy ?? RemovalPolicy.RETAIN,
+  });
+}
 
 /** The DynamoDB actions a function can be granted: exactly the ones the repositories issue. */
 export type TableAction = 'dynamodb:GetItem' | 'dynamodb:PutItem' | 'dynamodb:Query' | 'dynamodb:UpdateItem';
@@ -68,22 +156,24 @@ export interface ApiFunctionProps {
    * @default none
    */
   readonly description?: string;
+  /**
+   * Concurrent executions reserved for the function, which are also its ceiling.
+   * @default none (the account's unreserved pool)
+   */
+  readonly reservedConcurrentExecutions?: number;
 }
 
 /**
- * A Lambda function with the house defaults: Node.js 22 on ARM64, bundled by the local
+ * A Lambda function with the house defaults: Node.js 22 on ARM64, bundled in-process by
  * esbuild (never Docker) into minified CommonJS with the AWS SDK inside, X-Ray tracing,
  * a 10 s timeout by default, an explicit log group with a retention, and a role that may write to
  * that log group only (instead of the managed AWSLambdaBasicExecutionRole, which allows
  * every log group of the account).
  */
-export class ApiFunction extends NodejsFunction {
+export class ApiFunction extends LambdaFunction {
   constructor(scope: Construct, id: string, props: ApiFunctionProps) {
     // Siblings, not children: the log group and the role must exist before super() runs.
-    const logGroup = new LogGroup(scope, `${id}Logs`, {
-      retention: props.logRetention ?? RetentionDays.ONE_MONTH,
-      removalPolicy: props.logRemovalPolicy ?? RemovalPolicy.RETAIN,
-    });
+    const logGroup = functionLogGroup(scope, `${id}Logs`, props);
     const role = new Role(scope, `${id}Role`, {
       assumedBy: new ServicePrincipal('lambda.amazonaws.com'),
       description: `Execution role of ${id}`,
@@ -99,12 +189,24 @@ export class ApiFunction extends NodejsFunction {
         }),
       },
     });
+    const entry = path.join(HANDLERS_DIR, `${props.handlerModule}.ts`);
+    if (!existsSync(entry)) {
+      throw new Error(
+        `ApiFunction ${id}: ${path.relative(REPO_ROOT, entry)} does not exist; write the handler module.`,
+      );
+    }
     super(scope, id, {
       role,
-      entry: path.join(HANDLERS_DIR, `${props.handlerModule}.ts`),
-      handler: props.handlerName ?? 'handler',
-      projectRoot: REPO_ROOT,
-      depsLockFilePath: path.join(REPO_ROOT, 'package-lock.json'),
+      code: Code.fromAsset(REPO_ROOT, {
+        // The hash of the bundle, not of the repository: a stack changes only when its code does.
+        assetHashType: AssetHashType.OUTPUT,
+        bundling: {
+          local: new HandlerBundling(entry),
+          // Required by the type and never used: local bundling either succeeds or fails synth.
+          image: DockerImage.fromRegistry('unused-local-bundling-only'),
+        },
+      }),
+      handler: `index.${props.handlerName ?? 'handler'}`,
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,
@@ -113,14 +215,7 @@ export class ApiFunction extends NodejsFunction {
       logGroup,
       description: props.description,
       environment: props.environment,
-      bundling: {
-        forceDockerBundling: false,
-        minify: true,
-        target: 'node22',
-        format: OutputFormat.CJS,
-        // Bundle the SDK too: a pinned, tree-shaken client starts faster than the runtime's copy.
-        externalModules: [],
-      },
+      reservedConcurrentExecutions: props.reservedConcurrentExecutions,
     });
     Validations.of(role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',

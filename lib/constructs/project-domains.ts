@@ -36,7 +36,7 @@ import {
   TENANT_RECORD_TTL_SECONDS,
   tenantDnsRecord,
 } from '../config/domains';
-import { ApiFunction } from './api-function';
+import { ApiFunction, functionLogGroup } from './api-function';
 import { ApiStageLogs } from './api-stage-logs';
 import { acknowledgeProviderFramework, certificateArnParameter } from './tenant-certificates';
 
@@ -282,6 +282,7 @@ export class ProjectDomains extends Construct {
       queryInterval: Duration.minutes(1),
       // The Provider framework's limit: a tenant who needs longer deploys again once the record is in.
       totalTimeout: Duration.hours(1),
+      logGroup: functionLogGroup(this, 'CertificateWaiterLogs', this.logProps),
     });
     acknowledgeProviderFramework(provider);
     this.waiter = { provider, isComplete };

@@ -15,7 +15,7 @@ import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import { Provider } from 'aws-cdk-lib/custom-resources';
 import { Construct } from 'constructs';
 import { type CustomDomainConfig, TENANT_RECORD_TTL_SECONDS } from '../config/domains';
-import { ApiFunction } from './api-function';
+import { ApiFunction, functionLogGroup } from './api-function';
 
 /**
  * SSM parameter holding the ARN of a tenant certificate: how the domain's stack finds the
@@ -146,7 +146,10 @@ export class TenantCertificates extends Construct {
         'they are named by the account-and-region certificate ARN pattern (acm:RequestCertificate, which has ' +
         "no resource before the request, is limited by acm:DomainNames to this project's domains).",
     });
-    const provider = new Provider(this, 'Provider', { onEventHandler: requestFunction });
+    const provider = new Provider(this, 'Provider', {
+      onEventHandler: requestFunction,
+      logGroup: functionLogGroup(this, 'ProviderLogs', props),
+    });
     acknowledgeProviderFramework(provider);
 
     const requests = new Map<string, CustomResource>();

@@ -48,6 +48,28 @@ export function referencedId(value: unknown): string {
   return id;
 }
 
+/**
+ * Logical id of the log group a destination ARN names. The ARN is built from the group's name,
+ * without the `:*` of its Arn attribute, which API Gateway drops (so drift detection stays quiet).
+ */
+export function logGroupIdOfArn(value: unknown): string {
+  const join = (value as { 'Fn::Join'?: [string, unknown[]] })['Fn::Join'];
+  const parts = join?.[1] ?? [];
+  const expected = [
+    'arn:',
+    { Ref: 'AWS::Partition' },
+    ':logs:',
+    { Ref: 'AWS::Region' },
+    ':',
+    { Ref: 'AWS::AccountId' },
+    ':log-group:',
+  ];
+  if (join?.[0] !== '' || JSON.stringify(parts.slice(0, -1)) !== JSON.stringify(expected)) {
+    throw new Error(`Not a log group ARN built from its name: ${JSON.stringify(value)}`);
+  }
+  return referencedId(parts.at(-1));
+}
+
 /** Logical id of the table whose name an output carries (`PetsTableName`, `ApiKeysTableName`). */
 export function tableIdFromOutput(template: Template, outputName: string): string {
   const output = templateJson(template).Outputs[outputName];

@@ -1,11 +1,12 @@
 import path from 'node:path';
-import { App, Validations } from 'aws-cdk-lib';
+import { type App, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { addAnimalStoreStacks } from '../../lib/animal-store-app';
 import { readDomainsConfig } from '../../lib/config/domains';
 import { ENVIRONMENT_NAMES, environmentConfigs } from '../../lib/config/environments';
 import { REPO_ROOT } from './processes';
+import { testApp } from './synth';
 
 /** Stack that adds the optional alarm topic, so the checks see it although no environment configures one. */
 export const NAG_ALARM_EMAIL_STACK = 'AnimalStore-nag-alarm-email';
@@ -50,7 +51,7 @@ function acknowledgementsOf(root: IConstruct): NagAcknowledgement[] {
  * synthesized tree, so a failure lists each one.
  */
 export function runNag(): NagRun {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const app = testApp();
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   const configs = environmentConfigs({});
   addAnimalStoreStacks(app, {

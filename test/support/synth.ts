@@ -1,21 +1,35 @@
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AnimalStoreStack } from '../../lib/animal-store-stack';
 import { type EnvironmentName, environmentConfigs } from '../../lib/config/environments';
+import { REPO_ROOT } from './processes';
+
+/** The context `cdk synth` gives the app from cdk.json: the feature flags above all. */
+export const CDK_JSON_CONTEXT = (
+  JSON.parse(readFileSync(path.join(REPO_ROOT, 'cdk.json'), 'utf8')) as { context: Record<string, unknown> }
+).context;
+
+/**
+ * An app as `cdk synth` makes it (cdk.json's context, so templates under test are those
+ * deployed), without running esbuild (`aws:cdk:bundling-stacks` empty) so tests stay fast.
+ */
+export function testApp(context: Record<string, unknown> = {}): App {
+  return new App({ context: { ...CDK_JSON_CONTEXT, 'aws:cdk:bundling-stacks': [], ...context } });
+}
 
 const templates = new Map<EnvironmentName, Template>();
 
 /**
- * Synthesizes one environment's stack, environment-agnostic whatever the shell sets,
- * without running esbuild (`aws:cdk:bundling-stacks` empty) so template tests stay fast.
- * Templates are immutable, so each environment is synthesized once per test file.
+ * Synthesizes one environment's stack in a {@link testApp}, environment-agnostic whatever the
+ * shell sets. Templates are immutable, so each environment is synthesized once per test file.
  */
 export function synthEnvironment(name: EnvironmentName): Template {
   const cached = templates.get(name);
   if (cached) return cached;
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
   const config = environmentConfigs({})[name];
-  const template = Template.fromStack(new AnimalStoreStack(app, config.stackName, { config }));
+  const template = Template.fromStack(new AnimalStoreStack(testApp(), config.stackName, { config }));
   templates.set(name, template);
   return template;
 }

@@ -1,19 +1,26 @@
-import { App, Stack } from 'aws-cdk-lib';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
 import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
+import { buildSync } from 'esbuild';
 import { ROUTES } from '../../../lambda/api/routes';
 import { RUNTIME_ENV } from '../../../lambda/shared/runtime-env';
-import { ApiFunction } from '../../../lib/constructs/api-function';
-import { synthEnvironment } from '../../support/synth';
+import { ApiFunction, BUNDLE_OPTIONS } from '../../../lib/constructs/api-function';
+import { REPO_ROOT } from '../../support/processes';
+import { synthEnvironment, testApp } from '../../support/synth';
 import { referencedId, resource, resourcesOfType, roleIdOfFunction } from '../template-queries';
 
 describe('API functions', () => {
   const staging = synthEnvironment('staging');
   const production = synthEnvironment('production');
   const functions = Object.values(resourcesOfType(staging, 'AWS::Lambda::Function'));
+  // One per route, the authorizer and the catch-all.
+  const functionCount = ROUTES.length + 2;
 
-  test('there is one function per route plus the authorizer', () => {
-    expect(functions).toHaveLength(ROUTES.length + 1);
-    expect(functions).toHaveLength(5);
+  test('there is one function per route plus the authorizer and the catch-all', () => {
+    expect(functions).toHaveLength(functionCount);
+    expect(functions).toHaveLength(6);
   });
 
   test('every function runs Node.js 22 on ARM64 with handler `handler`', () => {
@@ -45,7 +52,7 @@ describe('API functions', () => {
     const groups = Object.values(resourcesOfType(template, 'AWS::Lambda::Function')).map((fn) =>
       referencedId((fn.Properties.LoggingConfig as { LogGroup: unknown }).LogGroup),
     );
-    expect(new Set(groups).size).toBe(ROUTES.length + 1);
+    expect(new Set(groups).size).toBe(functionCount);
     for (const group of groups) {
       const logGroup = resource(template, group);
       expect(logGroup.Type).toBe('AWS::Logs::LogGroup');
@@ -81,8 +88,34 @@ describe('API functions', () => {
     },
   );
 
+  test('bundles in the synth process, byte for byte what esbuild gives the entry alone', () => {
+    const app = testApp({ 'aws:cdk:bundling-stacks': ['**'] });
+    const stack = new Stack(app, 'Bundled');
+    new ApiFunction(stack, 'Fn', { handlerModule: 'get-pet' });
+    const assembly = app.synth();
+    const [fn] = Object.values(resourcesOfType(Template.fromStack(stack), 'AWS::Lambda::Function'));
+    const hash = String((fn?.Properties.Code as { S3Key: string }).S3Key).replace(/\.zip$/, '');
+    const { outputFiles } = buildSync({
+      ...BUNDLE_OPTIONS,
+      external: [],
+      entryPoints: [path.join(REPO_ROOT, 'lambda', 'handlers', 'get-pet.ts')],
+      outfile: path.join(REPO_ROOT, 'cdk.out', 'alone', 'index.js'),
+      write: false,
+      absWorkingDir: REPO_ROOT,
+    });
+    const staged = readFileSync(path.join(assembly.directory, `asset.${hash}`, 'index.js'));
+    expect(staged.equals(Buffer.from(outputFiles[0]?.contents ?? []))).toBe(true);
+  });
+
+  test('a handler module that does not exist fails synth, naming the file', () => {
+    const stack = new Stack(testApp(), 'Test');
+    expect(() => new ApiFunction(stack, 'Fn', { handlerModule: 'no-such-handler' })).toThrow(
+      'ApiFunction Fn: lambda/handlers/no-such-handler.ts does not exist; write the handler module.',
+    );
+  });
+
   test('binding indexes without naming one fails, naming the variable and the fix', () => {
-    const stack = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Test');
+    const stack = new Stack(testApp(), 'Test');
     const fn = new ApiFunction(stack, 'Fn', { handlerModule: 'list-pets' });
     const table = new Table(stack, 'Table', { partitionKey: { name: 'id', type: AttributeType.STRING } });
     expect(() =>
@@ -96,7 +129,7 @@ describe('API functions', () => {
   });
 
   test('binding a table with an action listed twice fails, naming the variable and the fix', () => {
-    const stack = new Stack(new App({ context: { 'aws:cdk:bundling-stacks': [] } }), 'Test');
+    const stack = new Stack(testApp(), 'Test');
     const fn = new ApiFunction(stack, 'Fn', { handlerModule: 'get-pet' });
     const table = new Table(stack, 'Table', { partitionKey: { name: 'id', type: AttributeType.STRING } });
     expect(() =>

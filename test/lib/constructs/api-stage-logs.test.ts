@@ -1,6 +1,6 @@
 import { ACCESS_LOG_FIELDS, accessLogTemplate } from '../../../lib/constructs/api-stage-logs';
 import { synthEnvironment } from '../../support/synth';
-import { referencedId, resource, resourcesOfType } from '../template-queries';
+import { logGroupIdOfArn, referencedId, resource, resourcesOfType } from '../template-queries';
 
 /** The template as a log line: every placeholder replaced by a value as API Gateway would write it. */
 function sampleLine(template: string): Record<string, unknown> {
@@ -71,14 +71,14 @@ describe('API access and execution logs', () => {
 
     test(`writes the JSON access log to a log group of its own kept ${days} days`, () => {
       expect(settings.Format).toBe(template);
-      const group = resource(stack, referencedId(settings.DestinationArn));
+      const group = resource(stack, logGroupIdOfArn(settings.DestinationArn));
       expect(group.Type).toBe('AWS::Logs::LogGroup');
       expect(group.Properties.RetentionInDays).toBe(days);
       expect(group.DeletionPolicy).toBe(deletionPolicy);
       const functionGroups = Object.values(resourcesOfType(stack, 'AWS::Lambda::Function')).map((fn) =>
         referencedId((fn.Properties.LoggingConfig as { LogGroup: unknown }).LogGroup),
       );
-      expect(functionGroups).not.toContain(referencedId(settings.DestinationArn));
+      expect(functionGroups).not.toContain(logGroupIdOfArn(settings.DestinationArn));
     });
 
     test('logs execution errors only, never request or response data', () => {

@@ -1,17 +1,16 @@
-import { App } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { ROUTES } from '../../../lambda/api/routes';
 import { TABLES } from '../../../lambda/store/table-schema';
 import { AnimalStoreStack } from '../../../lib/animal-store-stack';
 import { type EnvironmentConfig, environmentConfigs } from '../../../lib/config/environments';
 import { ALARM_THRESHOLDS } from '../../../lib/constructs/observability';
-import { synthEnvironment } from '../../support/synth';
+import { synthEnvironment, testApp } from '../../support/synth';
 import { resourcesOfType } from '../template-queries';
 
 const TOPIC_ARN = 'arn:aws:sns:eu-west-1:123456789012:animal-store-alarms';
 
 function synthWith(changes: Partial<EnvironmentConfig>): Template {
-  const app = new App({ context: { 'aws:cdk:bundling-stacks': [] } });
+  const app = testApp();
   const config = { ...environmentConfigs({}).staging, ...changes };
   return Template.fromStack(new AnimalStoreStack(app, config.stackName, { config }));
 }

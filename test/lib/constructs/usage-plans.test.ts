@@ -1,4 +1,4 @@
-import { App, Stack } from 'aws-cdk-lib';
+import { Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { MockIntegration, RestApi } from 'aws-cdk-lib/aws-apigateway';
 import {
@@ -14,7 +14,7 @@ import {
 import { RUNTIME_ENV } from '../../../lambda/shared/runtime-env';
 import { ENVIRONMENT_NAMES, environmentConfigs } from '../../../lib/config/environments';
 import { UsagePlans, type UsagePlansProps } from '../../../lib/constructs/usage-plans';
-import { synthEnvironment } from '../../support/synth';
+import { synthEnvironment, testApp } from '../../support/synth';
 import { authorizerFunctionId, type CfnResource, environmentOf, resourcesOfType } from '../template-queries';
 
 /** API Gateway's default account-level throttle, stated here independently of lib/. */
@@ -51,7 +51,7 @@ function anonymousKey(template: Template): { id: string; key: CfnResource } {
 
 /** UsagePlans on a bare REST API stage, for what the shipped configuration cannot show. */
 function plansStack(props: Partial<UsagePlansProps> = {}): Template {
-  const stack = new Stack(new App(), 'AnimalStore-test');
+  const stack = new Stack(testApp(), 'AnimalStore-test');
   const api = new RestApi(stack, 'Api');
   api.root.addMethod('GET', new MockIntegration());
   new UsagePlans(stack, 'UsagePlans', { stage: api.deploymentStage, ...props });
