@@ -1,19 +1,29 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
+import { CATCH_ALL } from '../lambda/api/routes';
 import { RUNTIME_ENV } from '../lambda/shared/runtime-env';
-import { type EnvironmentConfig, validateEnvironmentConfig } from './config/environments';
+import { type EnvironmentConfig, PLATFORM_ENVIRONMENTS, validateEnvironmentConfig } from './config/environments';
 import { AnimalStoreApi } from './constructs/animal-store-api';
 import { DataTables } from './constructs/data-tables';
 import { EdgeFirewall } from './constructs/edge-firewall';
 import { Observability } from './constructs/observability';
+import { ProjectAddresses } from './constructs/project-addresses';
 import { UsagePlans } from './constructs/usage-plans';
-import { DOMAIN_ENVIRONMENTS } from './domains-stack';
 
-/** Outputs of the stack that the operator tools read (tools/stage.ts) to find its tables. */
+/**
+ * Outputs of the stack that the operator tools read (tools/stage.ts) to find its tables and
+ * addresses. `platformDomain` is present where projects have addresses
+ * (`https://<project>.<platform domain>/v1`).
+ */
 export const STACK_OUTPUTS = {
+  baseUrl: 'BaseUrl',
   apiKeysTable: 'ApiKeysTableName',
+  projectsTable: 'ProjectsTableName',
+  petsTable: 'PetsTableName',
   domainsTable: 'DomainsTableName',
+  rateLimitsTable: 'RateLimitsTableName',
+  platformDomain: 'PlatformDomain',
 } as const;
 
 /** Name of an output in {@link STACK_OUTPUTS}. */
@@ -37,6 +47,8 @@ export class AnimalStoreStack extends Stack {
   public readonly firewall: EdgeFirewall;
   /** Alarms, dashboard and the optional notification topic. */
   public readonly observability: Observability;
+  /** Every project's address under the platform domain, where the environment has one. */
+  public readonly projectAddresses?: ProjectAddresses;
 
   constructor(scope: Construct, id: string, props: AnimalStoreStackProps) {
     const { config } = props;
@@ -51,13 +63,15 @@ export class AnimalStoreStack extends Stack {
     this.tables = new DataTables(this, 'Data', {
       removalPolicy: config.removalPolicy,
       deletionProtection: config.deletionProtection,
-      domains: DOMAIN_ENVIRONMENTS.includes(config.name),
+      domains: PLATFORM_ENVIRONMENTS.includes(config.name),
+      petsUpgradeStep: config.petsUpgradeStep,
     });
     this.api = new AnimalStoreApi(this, 'Api', {
       stageName: config.stageName,
       environmentName: config.name,
       tables: this.tables,
       apiKeyCacheSeconds: config.apiKeyCacheSeconds,
+      platformDomain: config.platformAddress?.domain,
       lambdaMemoryMb: config.lambdaMemoryMb,
       logRetention: config.logRetention,
       logRemovalPolicy: config.removalPolicy,
@@ -69,12 +83,20 @@ export class AnimalStoreStack extends Stack {
       RUNTIME_ENV.anonymousUsageId,
       this.usagePlans.anonymousUsageId,
     );
+    if (config.platformAddress) {
+      this.projectAddresses = new ProjectAddresses(this, 'ProjectAddresses', {
+        platform: config.platformAddress,
+        restApi: this.api.restApi,
+      });
+    }
     this.firewall = new EdgeFirewall(this, 'Firewall', { stage: this.api.restApi.deploymentStage });
     this.observability = new Observability(this, 'Observability', {
       environmentName: config.name,
       stage: this.api.restApi.deploymentStage,
       operations: this.api.operationFunctions,
       otherFunctions: new Map([['authorizer', this.api.authorizerFunction]]),
+      // Capped by its reserved concurrency, it is throttled under junk floods by design.
+      errorOnlyFunctions: new Map([[CATCH_ALL.name, this.api.catchAllFunction]]),
       tables: this.tables.all,
       alarmEmail: config.alarmEmail,
       alarmTopic:
@@ -84,18 +106,25 @@ export class AnimalStoreStack extends Stack {
       removalPolicy: config.removalPolicy,
     });
 
-    new CfnOutput(this, 'BaseUrl', {
+    new CfnOutput(this, STACK_OUTPUTS.baseUrl, {
       description: `Base URL of the ${config.name} API (the spec's ${config.name === 'production' ? '{base_url}' : '{staging_base_url}'})`,
       value: this.api.baseUrl,
     });
-    new CfnOutput(this, 'PetsTableName', { value: this.tables.pets.tableName });
+    new CfnOutput(this, STACK_OUTPUTS.petsTable, { value: this.tables.pets.tableName });
     new CfnOutput(this, STACK_OUTPUTS.apiKeysTable, { value: this.tables.apiKeys.tableName });
+    new CfnOutput(this, STACK_OUTPUTS.projectsTable, { value: this.tables.projects.tableName });
     if (this.tables.domains) {
       new CfnOutput(this, STACK_OUTPUTS.domainsTable, {
         description: 'Custom domain state of the domains tool (npm run domains -- --stage)',
         value: this.tables.domains.tableName,
       });
     }
-    new CfnOutput(this, 'RateLimitsTableName', { value: this.tables.rateLimits.tableName });
+    new CfnOutput(this, STACK_OUTPUTS.rateLimitsTable, { value: this.tables.rateLimits.tableName });
+    if (config.platformAddress) {
+      new CfnOutput(this, STACK_OUTPUTS.platformDomain, {
+        description: 'Platform domain: each project is served at https://<project>.<this domain>/v1',
+        value: config.platformAddress.domain,
+      });
+    }
   }
 }

@@ -1,6 +1,5 @@
 import {
   CreateTableCommand,
-  type CreateTableCommandInput,
   DescribeTableCommand,
   DynamoDBClient,
   ResourceInUseException,
@@ -9,16 +8,21 @@ import {
 import {
   API_KEYS_TABLE,
   DOMAINS_TABLE,
-  keyAttributes,
   PETS_TABLE,
+  PROJECTS_TABLE,
   RATE_LIMITS_TABLE,
   type TableDefinition,
 } from '../lambda/store/table-schema';
+import { createTableInput } from './table-input';
+import { upgradeLocalTable } from './table-upgrade';
+
+export { createTableInput };
 
 /** Names of the tables in local mode. */
 export const LOCAL_TABLE_NAMES = {
   pets: 'animal-store-pets',
   apiKeys: 'animal-store-api-keys',
+  projects: 'animal-store-projects',
   rateLimits: 'animal-store-rate-limits',
   domains: 'animal-store-domains',
 } as const;
@@ -26,37 +30,10 @@ export const LOCAL_TABLE_NAMES = {
 export const LOCAL_TABLES: readonly [TableDefinition, string][] = [
   [PETS_TABLE, LOCAL_TABLE_NAMES.pets],
   [API_KEYS_TABLE, LOCAL_TABLE_NAMES.apiKeys],
+  [PROJECTS_TABLE, LOCAL_TABLE_NAMES.projects],
   [RATE_LIMITS_TABLE, LOCAL_TABLE_NAMES.rateLimits],
   [DOMAINS_TABLE, LOCAL_TABLE_NAMES.domains],
 ];
-
-/** CreateTable input for a table definition: the same keys and indexes the CDK stack deploys. */
-export function createTableInput(table: TableDefinition, tableName: string): CreateTableCommandInput {
-  return {
-    TableName: tableName,
-    BillingMode: 'PAY_PER_REQUEST',
-    AttributeDefinitions: keyAttributes(table).map(({ name, type }) => ({
-      AttributeName: name,
-      AttributeType: type,
-    })),
-    KeySchema: [
-      { AttributeName: table.partitionKey.name, KeyType: 'HASH' },
-      ...(table.sortKey ? [{ AttributeName: table.sortKey.name, KeyType: 'RANGE' as const }] : []),
-    ],
-    ...(table.globalIndexes.length > 0
-      ? {
-          GlobalSecondaryIndexes: table.globalIndexes.map((index) => ({
-            IndexName: index.indexName,
-            KeySchema: [
-              { AttributeName: index.partitionKey.name, KeyType: 'HASH' },
-              { AttributeName: index.sortKey.name, KeyType: 'RANGE' },
-            ],
-            Projection: { ProjectionType: 'ALL' },
-          })),
-        }
-      : {}),
-  };
-}
 
 /** How often, and how long at most, to ask whether a new table is ACTIVE. */
 const ACTIVE_POLL_MS = 25;
@@ -85,6 +62,8 @@ async function tableStatus(client: DynamoDBClient, tableName: string): Promise<s
 export async function ensureLocalTables(client: DynamoDBClient): Promise<void> {
   const waiting: string[] = [];
   for (const [table, tableName] of LOCAL_TABLES) {
+    // Data from an older release: its tables are rebuilt to today's indexes, items kept.
+    await upgradeLocalTable(client, table, tableName);
     const status = await tableStatus(client, tableName);
     if (status === 'ACTIVE') continue;
     waiting.push(tableName);

@@ -19,6 +19,9 @@ import { ensureLocalTablesAt, LOCAL_TABLE_NAMES, LOCAL_TABLES } from './local-ta
 
 const HANDLERS_DIR = path.join(__dirname, '..', 'lambda', 'handlers');
 
+/** Local mode's platform domain: project `acme` is served at `http://acme.localhost:<port>/v1`. */
+export const LOCAL_PLATFORM_DOMAIN = 'localhost';
+
 /**
  * How long a client may take to send a request: its headers, then the whole of it (at most
  * MAX_BODY_BYTES of body; a longer one is refused at once). Node answers a late one itself, with
@@ -76,6 +79,9 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     process.env[RUNTIME_ENV.dynamodbEndpoint] = dynamodbEndpoint;
     process.env[RUNTIME_ENV.petsTable] = LOCAL_TABLE_NAMES.pets;
     process.env[RUNTIME_ENV.apiKeysTable] = LOCAL_TABLE_NAMES.apiKeys;
+    process.env[RUNTIME_ENV.projectsTable] = LOCAL_TABLE_NAMES.projects;
+    // Every `<project>.localhost` is a project address (browsers and curl resolve it to loopback).
+    process.env[RUNTIME_ENV.platformDomain] = LOCAL_PLATFORM_DOMAIN;
     process.env[RUNTIME_ENV.rateLimitsTable] = LOCAL_TABLE_NAMES.rateLimits;
     process.env[RUNTIME_ENV.cursorKey] ??= 'local-cursor-key';
     process.env[RUNTIME_ENV.apiKeyCacheSeconds] = String(options.apiKeyCacheSeconds ?? 30);

@@ -1,23 +1,77 @@
 import path from 'node:path';
 import { issueApiKey } from '../lambda/domain/api-key';
+import { isAgreedPlan, isPlanName, PLAN_NAMES, type PlanName, PLANS } from '../lambda/domain/plans';
+import { issueConsoleToken, newUsageId } from '../lambda/domain/project';
 import { ApiKeyRepository } from '../lambda/store/api-key-repository';
 import { createDocumentClient } from '../lambda/store/dynamodb-client';
+import { PetRepository } from '../lambda/store/pet-repository';
+import { ProjectRepository } from '../lambda/store/project-repository';
+import { describeMigration, migrateToProjects } from '../tools/project-migration';
 import { LOCAL_TABLE_NAMES, localStoreLocation, portFromEnv } from './local-tables';
 import { startLocalApi } from './server';
 
 /** Name of the key `npm start` issues; the previous one is revoked at each start, so only hashes are ever stored. */
 const DEV_KEY_NAME = 'local development key';
+/** The project `npm start` serves (at `http://dev.localhost:<port>/v1` too). */
+const DEV_PROJECT = 'dev';
 
-async function issueDevelopmentKey(endpoint: string): Promise<string> {
-  const documents = createDocumentClient(endpoint);
-  const keys = new ApiKeyRepository(documents, LOCAL_TABLE_NAMES.apiKeys);
-  for (const record of await keys.list()) {
-    if (record.name === DEV_KEY_NAME && !record.revokedAt) await keys.revoke(record.keyId, new Date());
+/** The development project's plan: DEV_PROJECT_PLAN, a standard plan (default pro). */
+function devProjectPlan(env: NodeJS.ProcessEnv = process.env): PlanName {
+  const plan = env.DEV_PROJECT_PLAN || 'pro';
+  const standard = PLAN_NAMES.filter((name) => !isAgreedPlan(PLANS[name]));
+  if (!isPlanName(plan) || isAgreedPlan(PLANS[plan])) {
+    throw new Error(
+      `DEV_PROJECT_PLAN=${plan} is not a standard plan: use one of ${standard.join(', ')} (an agreed plan needs numbers: npm run projects -- set-plan).`,
+    );
   }
-  const { apiKey, record } = issueApiKey('business', DEV_KEY_NAME, new Date());
-  await keys.put(record);
-  documents.destroy();
-  return apiKey;
+  return plan;
+}
+
+interface DevelopmentAccess {
+  readonly apiKey: string;
+  readonly consoleToken: string;
+  readonly plan: PlanName;
+  /** What the upgrade of data from before projects did, if anything. */
+  readonly migration?: string;
+}
+
+/**
+ * Prepares the development project: moves data from before projects into `legacy`, makes
+ * project `dev` on DEV_PROJECT_PLAN, and issues a new key and console token (the previous
+ * ones stop working: only hashes are stored, so they could not be shown again).
+ */
+async function prepareDevelopmentProject(endpoint: string): Promise<DevelopmentAccess> {
+  const documents = createDocumentClient(endpoint);
+  try {
+    const keys = new ApiKeyRepository(documents, LOCAL_TABLE_NAMES.apiKeys);
+    const projects = new ProjectRepository(documents, LOCAL_TABLE_NAMES.projects);
+    const pets = new PetRepository(documents, LOCAL_TABLE_NAMES.pets);
+    const migration = describeMigration(await migrateToProjects({ keys, projects, pets }));
+
+    const plan = devProjectPlan();
+    const { token: consoleToken, hash } = issueConsoleToken(DEV_PROJECT);
+    const now = new Date();
+    const created = await projects.create({
+      name: DEV_PROJECT,
+      plan,
+      createdAt: now.toISOString(),
+      consoleTokenHash: hash,
+      consoleTokenIssuedAt: now.toISOString(),
+      usageId: newUsageId(),
+    });
+    if (!created) {
+      await projects.setPlan(DEV_PROJECT, plan);
+      await projects.setConsoleToken(DEV_PROJECT, hash, now);
+    }
+    for (const record of await keys.listByProject(DEV_PROJECT)) {
+      if (record.name === DEV_KEY_NAME && !record.revokedAt) await keys.revoke(record.keyId, now);
+    }
+    const { apiKey, record } = issueApiKey(DEV_PROJECT, DEV_KEY_NAME, now);
+    await keys.put(record);
+    return { apiKey, consoleToken, plan, ...(migration ? { migration } : {}) };
+  } finally {
+    documents.destroy();
+  }
 }
 
 async function main(): Promise<void> {
@@ -28,13 +82,17 @@ async function main(): Promise<void> {
     dataDir: path.resolve(process.env.DATA_DIR || '.data'),
     ...(store.endpoint ? { dynamodbEndpoint: store.endpoint } : {}),
   });
-  const apiKey = await issueDevelopmentKey(api.dynamodbEndpoint);
+  const access = await prepareDevelopmentProject(api.dynamodbEndpoint);
+  if (access.migration) console.log(access.migration);
   console.log(`Animal Store API listening at ${api.baseUrl}`);
   console.log(
     `DynamoDB-compatible store at ${api.dynamodbEndpoint}${api.store ? ` (embedded, data in ${process.env.DATA_DIR || '.data'})` : ''}`,
   );
-  console.log(`Development API key (valid until the next start): ${apiKey}`);
-  console.log(`Try: curl -H "Authorization: Bearer ${apiKey}" ${api.baseUrl}/pets`);
+  const projectUrl = api.baseUrl.replace('//127.0.0.1:', `//${DEV_PROJECT}.localhost:`);
+  console.log(`Project ${DEV_PROJECT} (${access.plan} plan) at ${projectUrl}`);
+  console.log(`Development API key of project ${DEV_PROJECT} (valid until the next start): ${access.apiKey}`);
+  console.log(`Console token of project ${DEV_PROJECT} (valid until the next start): ${access.consoleToken}`);
+  console.log(`Try: curl -H "Authorization: Bearer ${access.apiKey}" ${projectUrl}/pets`);
 
   let stopping = false;
   const stop = (signal: string) => {
@@ -44,7 +102,7 @@ async function main(): Promise<void> {
     api.close().then(
       () => process.exit(0),
       (error: unknown) => {
-        console.error('Shutdown failed:', error);
+        console.error(`Shutdown failed: ${error instanceof Error ? error.message : String(error)}`);
         process.exit(1);
       },
     );

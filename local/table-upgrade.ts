@@ -7,7 +7,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, DynamoDBDocumentClient, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import type { TableDefinition } from '../lambda/store/table-schema';
-import { createTableInput } from './local-tables';
+import { createTableInput } from './table-input';
 
 /**
  * Brings a local table whose indexes differ from its definition (data written by an older

@@ -1,39 +1,41 @@
 import {
   type APIGatewayClient,
-  ConflictException,
   CreateApiKeyCommand,
   CreateUsagePlanKeyCommand,
   DeleteApiKeyCommand,
-  DeleteUsagePlanKeyCommand,
   GetApiKeysCommand,
   GetUsagePlansCommand,
+  LimitExceededException,
   NotFoundException,
 } from '@aws-sdk/client-api-gateway';
-import { type PlanName, usagePlanName } from '../lambda/api/plans';
-import type { ApiKeyRecord } from '../lambda/domain/api-key';
-import { reason } from './failures';
+import type { PlanName } from '../lambda/domain/plans';
+import { reason, Refusal } from './failures';
+import type { ProjectGateway } from './project-admin';
+import { projectKeyName, usagePlanName } from './usage-plan-names';
 
-/**
- * What the keys tool needs of the gateway of a deployed stage: every key the
- * service issues has an API Gateway key (named by its key id, valued by its usage
- * identifier) in the usage plan of its plan, so the gateway meters it.
- */
-export interface KeyGateway {
-  /** Where the gateway keys live, for messages, e.g. `API Gateway of AnimalStore-staging`. */
-  readonly description: string;
-  /** Creates the gateway key of a record in its plan's usage plan; leaves nothing behind when it fails. */
-  createKey(record: ApiKeyRecord): Promise<void>;
-  /** Deletes the gateway key of a key id (none is fine); resolves to how many were deleted. */
-  deleteKey(keyId: string): Promise<number>;
-  /** Moves a key to another plan's usage plan; leaves it where it was when it fails. */
-  moveKey(keyId: string, from: PlanName, to: PlanName): Promise<void>;
-}
+/** API Gateway's quota of API keys per account and region (not raisable). */
+export const GATEWAY_KEY_QUOTA = 10_000;
 
 /** Most items API Gateway returns per page. */
 const PAGE_LIMIT = 500;
 
-/** {@link KeyGateway} over the API Gateway of one stack, whose usage plans are named by {@link usagePlanName}. */
-export class ApiGatewayKeys implements KeyGateway {
+/** Why no project can be created while the account holds its most gateway keys. */
+export function gatewayKeyQuotaMessage(stackName: string): string {
+  return (
+    `API Gateway holds its most API keys: ${GATEWAY_KEY_QUOTA.toLocaleString('en-US')} per account and region, ` +
+    `shared by every environment of the account (${stackName} among them), and AWS does not raise it. ` +
+    'Delete projects that are no longer used (npm run projects -- delete), or serve more projects from another account or region.'
+  );
+}
+
+/**
+ * {@link ProjectGateway} over the API Gateway of one stack. Each project has one API key,
+ * named by {@link projectKeyName} and valued by the project's usage identifier, in the
+ * usage plan of its plan (found by {@link usagePlanName}); the authorizer hands that value
+ * to the gateway, which meters the project with it. During a plan change a project has two
+ * keys, told apart by their values.
+ */
+export class ApiGatewayProjectKeys implements ProjectGateway {
   readonly description: string;
   private planIds: Promise<Map<string, string>> | undefined;
 
@@ -44,94 +46,57 @@ export class ApiGatewayKeys implements KeyGateway {
     this.description = `API Gateway of ${stackName}`;
   }
 
-  async createKey(record: ApiKeyRecord): Promise<void> {
-    const usagePlanId = await this.usagePlanId(record.plan);
-    const { id } = await this.client.send(
-      new CreateApiKeyCommand({ name: record.keyId, value: record.usageId, enabled: true }),
-    );
-    if (!id) throw new Error(`API Gateway returned no id for the new key ${record.keyId}`);
+  async createKey(project: string, usageId: string, plan: PlanName): Promise<void> {
+    // The usage plan is checked first, so a missing one leaves no key behind.
+    const usagePlanId = await this.usagePlanId(plan);
+    let id: string | undefined;
+    try {
+      ({ id } = await this.client.send(
+        new CreateApiKeyCommand({
+          name: projectKeyName(this.stackName, project),
+          description: `Usage identifier of project ${project} (npm run projects); not a secret`,
+          value: usageId,
+          enabled: true,
+        }),
+      ));
+    } catch (error) {
+      if (error instanceof LimitExceededException) throw new Refusal(gatewayKeyQuotaMessage(this.stackName));
+      throw error;
+    }
+    if (!id) throw new Error(`API Gateway returned no id for the new key of project ${project}`);
     try {
       await this.client.send(new CreateUsagePlanKeyCommand({ usagePlanId, keyId: id, keyType: 'API_KEY' }));
     } catch (error) {
+      const label = usagePlanName(this.stackName, plan);
       try {
         await this.client.send(new DeleteApiKeyCommand({ apiKey: id }));
       } catch (undoError) {
         throw new Error(
-          `could not add it to usage plan ${this.planLabel(record.plan)} (${reason(error)}), ` +
+          `could not add it to usage plan ${label} (${reason(error)}), ` +
             `nor delete the API Gateway key ${id} again (${reason(undoError)}): delete it in the console`,
         );
       }
-      throw new Error(`could not add it to usage plan ${this.planLabel(record.plan)} (${reason(error)})`);
+      throw new Error(`could not add it to usage plan ${label} (${reason(error)})`);
     }
   }
 
-  async deleteKey(keyId: string): Promise<number> {
-    const ids = await this.apiKeyIds(keyId);
-    for (const apiKey of ids) {
+  async deleteKey(project: string, usageId: string): Promise<void> {
+    for (const apiKey of await this.apiKeyIds(project, usageId)) {
       try {
         await this.client.send(new DeleteApiKeyCommand({ apiKey }));
       } catch (error) {
+        // Gone already: what was asked for (a re-run after a partial failure).
         if (!(error instanceof NotFoundException)) throw error;
       }
     }
-    return ids.length;
-  }
-
-  async moveKey(keyId: string, from: PlanName, to: PlanName): Promise<void> {
-    const [apiKeyId, ...others] = await this.apiKeyIds(keyId);
-    if (!apiKeyId || others.length > 0) {
-      throw new Error(
-        `expected one API Gateway key named ${keyId} in ${this.stackName}, found ${others.length + (apiKeyId ? 1 : 0)}`,
-      );
-    }
-    const toPlanId = await this.usagePlanId(to);
-    // An ended agreement's usage plan may be gone, and the key's membership with it.
-    const fromPlanId = (await this.usagePlans()).get(usagePlanName(this.stackName, from));
-    // A key may be in only one usage plan per API stage, so it leaves the old one first.
-    if (fromPlanId) {
-      try {
-        await this.client.send(new DeleteUsagePlanKeyCommand({ usagePlanId: fromPlanId, keyId: apiKeyId }));
-      } catch (error) {
-        if (!(error instanceof NotFoundException)) throw error;
-      }
-    }
-    try {
-      await this.addToPlan(toPlanId, apiKeyId);
-    } catch (error) {
-      if (!fromPlanId) throw error;
-      try {
-        await this.addToPlan(fromPlanId, apiKeyId);
-      } catch (undoError) {
-        throw new Error(
-          `could not add key ${keyId} to usage plan ${this.planLabel(to)} (${reason(error)}), ` +
-            `nor put it back into ${this.planLabel(from)} (${reason(undoError)})`,
-        );
-      }
-      throw error;
-    }
-  }
-
-  private async addToPlan(usagePlanId: string, apiKeyId: string): Promise<void> {
-    try {
-      await this.client.send(
-        new CreateUsagePlanKeyCommand({ usagePlanId, keyId: apiKeyId, keyType: 'API_KEY' }),
-      );
-    } catch (error) {
-      // Already a member: what was asked for (a re-run after a partial failure).
-      if (!(error instanceof ConflictException)) throw error;
-    }
-  }
-
-  private planLabel(plan: PlanName): string {
-    return usagePlanName(this.stackName, plan);
   }
 
   private async usagePlanId(plan: PlanName): Promise<string> {
-    const name = this.planLabel(plan);
+    const name = usagePlanName(this.stackName, plan);
     const id = (await this.usagePlans()).get(name);
     if (!id) {
       throw new Error(
-        `${this.stackName} has no usage plan named ${name}: deploy the stack with plan ${plan} (lambda/api/plans.ts) first`,
+        `${this.stackName} has no usage plan named ${name}: deploy the current version of the stack first`,
       );
     }
     return id;
@@ -152,15 +117,22 @@ export class ApiGatewayKeys implements KeyGateway {
     return this.planIds;
   }
 
-  /** Ids of the gateway keys named by a key id (the name query matches prefixes, so names are compared). */
-  private async apiKeyIds(keyId: string): Promise<string[]> {
+  /**
+   * Ids of the project's gateway keys valued `usageId`. The name query matches prefixes
+   * (`acme` finds `acme-corp`), so names are compared whole; values are usage
+   * identifiers, never secrets.
+   */
+  private async apiKeyIds(project: string, usageId: string): Promise<string[]> {
+    const name = projectKeyName(this.stackName, project);
     const ids: string[] = [];
     let position: string | undefined;
     do {
       const page = await this.client.send(
-        new GetApiKeysCommand({ nameQuery: keyId, includeValues: false, position, limit: PAGE_LIMIT }),
+        new GetApiKeysCommand({ nameQuery: name, includeValues: true, position, limit: PAGE_LIMIT }),
       );
-      for (const { id, name } of page.items ?? []) if (id && name === keyId) ids.push(id);
+      for (const item of page.items ?? []) {
+        if (item.id && item.name === name && item.value === usageId) ids.push(item.id);
+      }
       position = page.position;
     } while (position);
     return ids;

@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { ERROR_CATALOGUE } from '../lambda/api/errors';
-import { allPlans, ANONYMOUS_LIMITS, ENTERPRISE_AGREEMENTS, STANDARD_PLANS } from '../lambda/api/plans';
+import { PLAN_NAMES, planCapacity } from '../lambda/domain/plans';
+import { planTableRows } from './plan-table';
 import {
   ANONYMOUS_GATEWAY_LIMITS,
   DEFAULT_ACCOUNT_THROTTLE,
@@ -38,30 +39,14 @@ export const GENERATED_TABLES: Readonly<Record<string, () => string[]>> = {
         description,
       ]),
     ),
-  /** lambda/api/plans.ts */
-  plans: () =>
-    table(
-      ['Plan', 'Requests per minute', 'Requests per day'],
-      [
-        ...Object.entries(STANDARD_PLANS).map(([plan, { perMinute, perDay }]) => [
-          `\`${plan}\``,
-          number(perMinute),
-          number(perDay),
-        ]),
-        ...ENTERPRISE_AGREEMENTS.map(({ name, perMinute, perDay }) => [
-          `\`enterprise:${name}\` (an agreement)`,
-          number(perMinute),
-          number(perDay),
-        ]),
-        ['no valid key (per client IP)', number(ANONYMOUS_LIMITS.perMinute), number(ANONYMOUS_LIMITS.perDay)],
-      ],
-    ),
-  /** lib/constructs/usage-plans.ts, from the plans of lambda/api/plans.ts */
+  /** lambda/domain/plans.ts */
+  plans: () => table(['Plan', 'Requests per minute', 'Requests per day'], planTableRows()),
+  /** lib/constructs/usage-plans.ts, from the plan table (an agreed plan's usage plan is sized by its ceiling) */
   'usage-plans': () => {
     const clamped = (value: number, limit: number) =>
       `${number(value)}${value === limit ? ' (clamped)' : ''}`;
-    const rows = [...allPlans()].map(([plan, limits]) => {
-      const gateway = gatewayLimits(limits);
+    const rows = PLAN_NAMES.map((plan) => {
+      const gateway = gatewayLimits(planCapacity(plan));
       return [
         `\`${plan}\``,
         clamped(gateway.burstLimit, DEFAULT_ACCOUNT_THROTTLE.burstLimit),

@@ -1,19 +1,19 @@
 import type { ApiKeyRecord } from '../lambda/domain/api-key';
-import { ApiKeyRepository } from '../lambda/store/api-key-repository';
 import { ENVIRONMENT_NAMES } from '../lib/config/environments';
-import { LOCAL_TABLE_NAMES } from '../local/local-tables';
 import { parseCommandLine, runToolMain, type ToolSpec } from './cli';
-import { configuredPlans, KeyAdmin, parsePlan } from './key-admin';
-import { localStoreHelp, openLocalTable, toolStoreEndpoint } from './local-store';
+import type { ToolConnection } from './connection';
+import { UsageError } from './failures';
+import { KeyAdmin } from './key-admin';
+import { connectLocal, localStoreHelp, type ToolTable, toolTableNames, toolTablesHelp } from './local-store';
 import { connectStage, parseStage, type StageClients } from './stage';
 
 export { UsageError } from './failures';
 
 const OPTIONS = {
-  plan: {
+  project: {
     type: 'string',
-    value: 'PLAN',
-    description: `Plan of the new key (default free): ${configuredPlans().join(', ')}.`,
+    value: 'NAME',
+    description: 'The project the key acts for (npm run projects -- list).',
   },
   name: { type: 'string', value: 'TEXT', description: 'Name of the new key, to tell keys apart in list.' },
   json: { type: 'boolean', description: 'Print JSON instead of text.' },
@@ -21,12 +21,15 @@ const OPTIONS = {
     type: 'string',
     value: 'NAME',
     description: [
-      `Act on a deployed environment (${ENVIRONMENT_NAMES.join(', ')}): its keys table (from the`,
-      'stack outputs) and its API Gateway usage plans, with the AWS credentials and region of the',
-      "SDK's default chain (AWS_PROFILE, AWS_REGION, ...). Without it, act on the local store.",
+      `Act on a deployed environment (${ENVIRONMENT_NAMES.join(', ')}): its keys and projects tables`,
+      "(from the stack outputs), with the AWS credentials and region of the SDK's default chain",
+      '(AWS_PROFILE, AWS_REGION, ...). Without it, act on the local store.',
     ].join('\n'),
   },
 } as const;
+
+/** The tables the keys tool reads in local mode. */
+const TABLES: readonly ToolTable[] = ['apiKeys', 'projects'];
 
 /** The keys tool, declared once: usage, parsing and checks come from it. */
 export const KEYS_TOOL: ToolSpec<typeof OPTIONS> = {
@@ -36,10 +39,15 @@ export const KEYS_TOOL: ToolSpec<typeof OPTIONS> = {
   commands: [
     {
       name: 'create',
-      options: ['plan', 'name', 'json'],
-      summary: 'Issue a key (plan defaults to free). The key is printed once and stored only as a hash.',
+      options: ['project', 'name', 'json'],
+      required: ['project'],
+      summary: 'Issue a key of a project. The key is printed once and stored only as a hash.',
     },
-    { name: 'list', options: ['json'], summary: 'List keys (never their secrets).' },
+    {
+      name: 'list',
+      options: ['project', 'json'],
+      summary: "List keys, or a project's (never their secrets).",
+    },
     {
       name: 'revoke',
       operands: ['id'],
@@ -50,48 +58,62 @@ export const KEYS_TOOL: ToolSpec<typeof OPTIONS> = {
       operands: ['id'],
       options: ['json'],
       summary: [
-        'Replace a key by a new one with the same plan and name (printed once); the old',
+        'Replace a key by a new one of the same project and name (printed once); the old',
         'key is revoked and stops working within 30 s.',
       ].join('\n'),
     },
     {
-      name: 'set-plan',
-      operands: ['id', 'plan'],
-      options: ['json'],
-      summary: 'Move an active key to another plan.',
+      name: 'move',
+      operands: ['id'],
+      options: ['project', 'json'],
+      required: ['project'],
+      summary: [
+        'Move an active key to another project: its plan, pets and address, within 30 s.',
+        'Keys from before projects are in project legacy.',
+      ].join('\n'),
     },
   ],
-  epilogue: `${localStoreHelp([
-    { variable: 'API_KEYS_TABLE_NAME', what: `Keys table (default ${LOCAL_TABLE_NAMES.apiKeys}).` },
-  ])}
+  epilogue: `${localStoreHelp(toolTablesHelp(TABLES))}
+
+Keys have no plan: a project has one (npm run projects -- set-plan).
 
 Exit codes: 0 done; 2 wrong invocation; 1 failed (the message says what was done and what was undone).`,
 };
+
+/** Commands and options of earlier releases, with where their job went. */
+const PLAN_MOVED =
+  'Keys have no plan any more: their project has one. Change it with npm run projects -- set-plan <project> <plan>.';
+
+function refuseRemoved(argv: readonly string[]): void {
+  const command = argv.find((arg) => !arg.startsWith('-'));
+  if (command === 'set-plan') throw new UsageError(PLAN_MOVED);
+  if (argv.some((arg) => arg === '--plan' || arg.startsWith('--plan='))) {
+    throw new UsageError(`${PLAN_MOVED} Create a key with npm run keys -- create --project <project>.`);
+  }
+}
 
 export interface KeysCommandIo {
   readonly out: (line: string) => void;
   /** The local store; by default where npm start runs it (DYNAMODB_PORT, DYNAMODB_ENDPOINT). */
   readonly endpoint?: string;
-  readonly tableName: string;
+  /** Local table names; by default from the environment (API_KEYS_TABLE_NAME, ...). */
+  readonly tables?: Partial<Record<ToolTable, string>>;
   /** AWS clients to use with --stage instead of the default ones (tests). */
   readonly stageClients?: StageClients;
 }
 
 function describeKey(record: ApiKeyRecord): string {
   const state = record.revokedAt ? `revoked ${record.revokedAt}` : 'active';
-  return `${record.keyId}  ${record.plan.padEnd(10)}  ${state.padEnd(8)}  created ${record.createdAt}  ${record.name}`;
+  return `${record.keyId}  ${(record.project ?? '-').padEnd(20)}  ${state.padEnd(8)}  created ${record.createdAt}  ${record.name}`;
 }
 
-async function connectLocal(io: KeysCommandIo): Promise<{ keys: ApiKeyRepository; close(): void }> {
-  const documents = await openLocalTable(io.endpoint ?? toolStoreEndpoint(), {
-    tableName: io.tableName,
-    variable: 'API_KEYS_TABLE_NAME',
-  });
-  return { keys: new ApiKeyRepository(documents, io.tableName), close: () => documents.destroy() };
+function keyJson({ keyId, project, name, createdAt, revokedAt }: ApiKeyRecord) {
+  return { id: keyId, project, name, createdAt, revokedAt };
 }
 
 /** Runs one keys command against the local store at `io.endpoint`, or against `--stage`. */
 export async function runKeysCommand(argv: readonly string[], io: KeysCommandIo): Promise<void> {
+  refuseRemoved(argv);
   const line = parseCommandLine(KEYS_TOOL, argv);
   if (line.help !== undefined) {
     io.out(line.help);
@@ -101,101 +123,74 @@ export async function runKeysCommand(argv: readonly string[], io: KeysCommandIo)
 
   // Every usage check comes before any connection, so a typo costs no AWS call.
   const stage = values.stage === undefined ? undefined : parseStage(values.stage);
+  const [keyId = ''] = operands;
   let run: (admin: KeyAdmin) => Promise<void>;
   switch (command) {
-    case 'create': {
-      const plan = parsePlan(values.plan ?? 'free');
+    case 'create':
       run = async (admin) => {
-        const { apiKey, record } = await admin.create(plan, values.name ?? '');
-        if (values.json) io.out(JSON.stringify({ id: record.keyId, apiKey, plan: record.plan }));
+        const { apiKey, record } = await admin.create(values.project ?? '', values.name ?? '');
+        if (values.json) io.out(JSON.stringify({ id: record.keyId, apiKey, project: record.project }));
         else {
-          io.out(`Created key ${record.keyId} on plan ${record.plan}.`);
+          io.out(`Created key ${record.keyId} of project ${record.project}.`);
           io.out(`API key (shown once, store it now): ${apiKey}`);
         }
       };
       break;
-    }
-    case 'list': {
+    case 'list':
       run = async (admin) => {
-        const records = await admin.list();
-        if (values.json) {
-          io.out(
-            JSON.stringify(
-              records.map(({ keyId, plan, name, createdAt, revokedAt }) => ({
-                id: keyId,
-                plan,
-                name,
-                createdAt,
-                revokedAt,
-              })),
-            ),
-          );
-        } else if (records.length === 0) io.out('No keys.');
+        const records = await admin.list(values.project);
+        if (values.json) io.out(JSON.stringify(records.map(keyJson)));
+        else if (records.length === 0) io.out('No keys.');
         else for (const record of records) io.out(describeKey(record));
       };
       break;
-    }
-    case 'revoke': {
-      const [keyId = ''] = operands;
+    case 'revoke':
       run = async (admin) => {
-        const { incomplete } = await admin.revoke(keyId);
-        if (incomplete) throw new Error(incomplete);
+        await admin.revoke(keyId);
         io.out(`Revoked key ${keyId}; it stops working within 30 seconds.`);
       };
       break;
-    }
-    case 'rotate': {
-      const [keyId = ''] = operands;
+    case 'rotate':
       run = async (admin) => {
-        const { apiKey, record, replaces, incomplete } = await admin.rotate(keyId);
-        if (values.json) io.out(JSON.stringify({ id: record.keyId, apiKey, plan: record.plan, replaces }));
+        const { apiKey, record, replaces } = await admin.rotate(keyId);
+        if (values.json)
+          io.out(JSON.stringify({ id: record.keyId, apiKey, project: record.project, replaces }));
         else {
-          io.out(`Rotated key ${replaces}: new key ${record.keyId} on plan ${record.plan}.`);
+          io.out(`Rotated key ${replaces}: new key ${record.keyId} of project ${record.project}.`);
           io.out(`API key (shown once, store it now): ${apiKey}`);
           io.out(`Key ${replaces} is revoked; it stops working within 30 seconds.`);
         }
-        // The new key is printed first: its secret exists nowhere else.
-        if (incomplete) throw new Error(incomplete);
       };
       break;
-    }
-    case 'set-plan': {
-      const [keyId = '', planText = ''] = operands;
-      const plan = parsePlan(planText);
+    case 'move':
       run = async (admin) => {
-        const { from, to } = await admin.setPlan(keyId, plan);
-        if (values.json) io.out(JSON.stringify({ id: keyId, plan: to, previousPlan: from }));
-        else if (from === to) io.out(`Key ${keyId} is already on plan ${to}.`);
-        else io.out(`Moved key ${keyId} from plan ${from} to plan ${to}.`);
+        const { from, to } = await admin.move(keyId, values.project ?? '');
+        if (values.json) io.out(JSON.stringify({ id: keyId, project: to, previousProject: from ?? null }));
+        else if (from === to) io.out(`Key ${keyId} is already in project ${to}.`);
+        else {
+          io.out(
+            `Moved key ${keyId} from ${from ? `project ${from}` : 'no project'} to project ${to}; ` +
+              'it acts for its new project within 30 seconds.',
+          );
+        }
       };
       break;
-    }
     default:
       throw new Error(`Command ${command} is declared but not implemented.`);
   }
 
-  if (stage) {
-    const deployed = await connectStage(stage, io.stageClients);
-    try {
-      await run(new KeyAdmin({ keys: deployed.keys, gateway: deployed.gateway }));
-    } finally {
-      deployed.close();
-    }
-  } else {
-    const local = await connectLocal(io);
-    try {
-      await run(new KeyAdmin({ keys: local.keys }));
-    } finally {
-      local.close();
-    }
+  const connection: ToolConnection = stage
+    ? await connectStage(stage, io.stageClients)
+    : await connectLocal(io.endpoint, { ...toolTableNames(), ...io.tables });
+  try {
+    await run(new KeyAdmin({ keys: connection.keys, projects: connection.projects }));
+  } finally {
+    connection.close();
   }
 }
 
 if (require.main === module) {
   runToolMain(KEYS_TOOL, (argv) =>
-    runKeysCommand(argv, {
-      out: (line) => process.stdout.write(`${line}\n`),
-      tableName: process.env.API_KEYS_TABLE_NAME || LOCAL_TABLE_NAMES.apiKeys,
-    }),
+    runKeysCommand(argv, { out: (line) => process.stdout.write(`${line}\n`) }),
   );
 }

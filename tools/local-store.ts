@@ -8,7 +8,13 @@ import {
   LOCAL_TABLE_NAMES,
   localStoreClient,
   localStoreEndpoint,
+  portFromEnv,
 } from '../local/local-tables';
+import { ApiKeyRepository } from '../lambda/store/api-key-repository';
+import { PetRepository } from '../lambda/store/pet-repository';
+import { ProjectRepository } from '../lambda/store/project-repository';
+import { domainCounter, type ToolConnection } from './connection';
+import { DomainStateStore } from './domains-store';
 import { reason, UsageError } from './failures';
 
 /** Failures of a store that cannot be reached at all, in words: the error code is a developer's. */
@@ -65,22 +71,27 @@ export function localStoreHelp(tables: readonly { variable: string; what: string
 }
 
 /**
- * Connects a tool to a table of the local store at `endpoint`. The store is asked first,
+ * Connects a tool to tables of the local store at `endpoint`. The store is asked first,
  * so that a store that is not running, or a table that is not there, gets one message
- * that says what to set. A local table (the default names) is created when missing, and
- * is ACTIVE when this resolves, so the first call on an empty store works.
+ * that says what to set. Local tables (the default names) are created when missing, and
+ * are ACTIVE when this resolves, so the first call on an empty store works.
  */
-export async function openLocalTable(endpoint: string, table: LocalTable): Promise<DynamoDBDocumentClient> {
-  const isLocal = (Object.values(LOCAL_TABLE_NAMES) as string[]).includes(table.tableName);
+export async function openLocalTables(
+  endpoint: string,
+  tables: readonly LocalTable[],
+): Promise<DynamoDBDocumentClient> {
+  const localNames = Object.values(LOCAL_TABLE_NAMES) as string[];
+  let table: LocalTable | undefined;
   try {
-    if (isLocal) await ensureLocalTablesAt(endpoint);
-    else {
-      const admin = localStoreClient(endpoint);
-      try {
+    if (tables.some((candidate) => localNames.includes(candidate.tableName)))
+      await ensureLocalTablesAt(endpoint);
+    const admin = localStoreClient(endpoint);
+    try {
+      for (table of tables.filter((candidate) => !localNames.includes(candidate.tableName))) {
         await admin.send(new DescribeTableCommand({ TableName: table.tableName }));
-      } finally {
-        admin.destroy();
       }
+    } finally {
+      admin.destroy();
     }
   } catch (error) {
     const code = networkCode(error);
@@ -89,7 +100,7 @@ export async function openLocalTable(endpoint: string, table: LocalTable): Promi
         `Cannot reach the local store at ${endpoint}: ${UNREACHABLE[code]}. Start it with npm start, or point the tools at it as npm start reads it: ${LOCAL_STORE_VARIABLES}.`,
       );
     }
-    if (error instanceof ResourceNotFoundException) {
+    if (error instanceof ResourceNotFoundException && table) {
       throw new Error(
         `The store at ${endpoint} has no table ${table.tableName} (${table.variable}): create it, or unset ${table.variable} to use the local table.`,
       );
@@ -97,4 +108,80 @@ export async function openLocalTable(endpoint: string, table: LocalTable): Promi
     throw new Error(`The store at ${endpoint} did not answer as DynamoDB does: ${reason(error)}`);
   }
   return createDocumentClient(endpoint);
+}
+
+/** Connects a tool to one table of the local store at `endpoint` (see {@link openLocalTables}). */
+export function openLocalTable(endpoint: string, table: LocalTable): Promise<DynamoDBDocumentClient> {
+  return openLocalTables(endpoint, [table]);
+}
+
+/** The tables the keys and projects tools use, each renamed by a variable. */
+export const TOOL_TABLES = {
+  apiKeys: { variable: 'API_KEYS_TABLE_NAME', what: 'Keys table' },
+  projects: { variable: 'PROJECTS_TABLE_NAME', what: 'Projects table' },
+  pets: { variable: 'PETS_TABLE_NAME', what: 'Pets table' },
+  domains: { variable: 'DOMAINS_TABLE_NAME', what: 'Domain state table' },
+} as const satisfies Partial<Record<keyof typeof LOCAL_TABLE_NAMES, { variable: string; what: string }>>;
+
+export type ToolTable = keyof typeof TOOL_TABLES;
+
+/** The local table names the tools use: each variable, or the name npm start uses. */
+export function toolTableNames(env: NodeJS.ProcessEnv = process.env): Record<ToolTable, string> {
+  const names = {} as Record<ToolTable, string>;
+  for (const [table, { variable }] of Object.entries(TOOL_TABLES) as [ToolTable, { variable: string }][]) {
+    names[table] = env[variable] || LOCAL_TABLE_NAMES[table];
+  }
+  return names;
+}
+
+/** The Environment rows of the tables a tool uses. */
+export function toolTablesHelp(tables: readonly ToolTable[]): { variable: string; what: string }[] {
+  return tables.map((table) => ({
+    variable: TOOL_TABLES[table].variable,
+    what: `${TOOL_TABLES[table].what} (default ${LOCAL_TABLE_NAMES[table]}).`,
+  }));
+}
+
+/** Where the local API is when a tool names a project's address: PORT, as npm start reads it. */
+export const LOCAL_API_PORT_VARIABLE = 'PORT';
+/** The port of `npm start` when PORT is unset. */
+export const DEFAULT_LOCAL_API_PORT = 3000;
+
+/** The local address of a project: `http://<project>.localhost:<PORT>/v1` (`*.localhost` is loopback). */
+export function localProjectAddress(project: string, env: NodeJS.ProcessEnv = process.env): string {
+  let port: number;
+  try {
+    port = portFromEnv(LOCAL_API_PORT_VARIABLE, DEFAULT_LOCAL_API_PORT, env);
+  } catch (error) {
+    throw new UsageError(reason(error));
+  }
+  // PORT=0: npm start picked a free port that only its output tells.
+  return `http://${project}.localhost:${port === 0 ? '<port npm start printed>' : port}/v1`;
+}
+
+/**
+ * Connects the keys and projects tools to the local store at `endpoint` (by default where
+ * npm start runs it): its keys, projects, pets and domain state tables.
+ */
+export async function connectLocal(
+  endpoint: string = toolStoreEndpoint(),
+  names: Record<ToolTable, string> = toolTableNames(),
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<ToolConnection> {
+  const documents = await openLocalTables(
+    endpoint,
+    (Object.keys(TOOL_TABLES) as ToolTable[]).map((table) => ({
+      tableName: names[table],
+      variable: TOOL_TABLES[table].variable,
+    })),
+  );
+  const domains = new DomainStateStore(documents, names.domains);
+  return {
+    keys: new ApiKeyRepository(documents, names.apiKeys),
+    projects: new ProjectRepository(documents, names.projects),
+    pets: new PetRepository(documents, names.pets),
+    domainsOf: domainCounter(() => domains.all()),
+    addressOf: (project) => localProjectAddress(project, env),
+    close: () => documents.destroy(),
+  };
 }

@@ -1,7 +1,7 @@
 import { ERROR_CATALOGUE, type ErrorCode } from '../lambda/api/errors';
 import { RETRY_AFTER_SECONDS } from '../lambda/api/gateway-errors';
 import { MAX_BODY_BYTES, NAME_MAX_LENGTH, PAGE_LIMIT } from '../lambda/api/limits';
-import { ANONYMOUS_LIMITS, ENTERPRISE_AGREEMENTS, STANDARD_PLANS } from '../lambda/api/plans';
+import { planTableRows } from './plan-table';
 import { API_VERSION_PREFIX, type OperationId, ROUTES, type Route } from '../lambda/api/routes';
 import {
   ErrorSchema,
@@ -391,16 +391,8 @@ function pathsOf(): Json {
   return paths;
 }
 
-const number = (n: number) => n.toLocaleString('en-US');
-
 function description(): string {
-  const plans = [
-    ...Object.entries(STANDARD_PLANS).map(
-      ([plan, { perMinute, perDay }]) => `| \`${plan}\` | ${number(perMinute)} | ${number(perDay)} |`,
-    ),
-    `| \`enterprise:<agreement>\` | agreed per customer | agreed per customer |`,
-    `| no valid key (per client IP) | ${number(ANONYMOUS_LIMITS.perMinute)} | ${number(ANONYMOUS_LIMITS.perDay)} |`,
-  ];
+  const plans = planTableRows().map((row) => `| ${row.join(' | ')} |`);
   // A list, not a table: a narrow table column would wrap the codes mid-word.
   const codes = Object.entries(ERROR_CATALOGUE).map(
     ([code, { status, description: text }]) => `- \`${code}\` (${status}): ${text}`,
@@ -410,6 +402,9 @@ function description(): string {
     '',
     '## Authentication',
     'Send your API key as a bearer token: `Authorization: Bearer <API key>`. Without a valid key every operation but `getOpenApi` answers 401.',
+    '',
+    '## Projects',
+    "Every API key belongs to a project, which owns its plan and its pets: a key lists and reads only its own project's pets (another project's pet id answers 404, exactly as a missing one), and every pet it creates belongs to its project. Each project is also served at its own address, `https://<project>.<platform domain>/v1`, where only that project's keys are valid (any other key answers 401 `invalid_api_key`) and an address without a project answers 404 `not_found`. The base URLs below accept any project's key.",
     '',
     '## Errors',
     'Every non-2xx response, whoever produces it, has the body `{"code", "message", "status"}`. Every request under `/v1` is answered by the service, which names each problem it finds: a path that does not exist answers 404 `not_found`, a known path called with another method answers 405 `method_not_allowed` with an `Allow` header (see the `NotFound` and `MethodNotAllowed` responses), both with the rate-limit headers.',
@@ -421,13 +416,11 @@ function description(): string {
     ...codes,
     '',
     '## Rate limits',
-    'Per API key, in fixed UTC minute and day windows; requests without a valid key are counted per client IP. Every response the service produces carries `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset`, `RateLimit-Policy` and `RateLimit`; a 429 carries `Retry-After`. Refused requests do not count; calling on while limited leads to a temporary ban.',
+    "Per project (all of a project's API keys together), in fixed UTC minute and day windows; requests without a valid key are counted per client IP. Every response the service produces carries `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset`, `RateLimit-Policy` and `RateLimit`; a 429 carries `Retry-After`. Refused requests do not count; calling on while limited leads to a temporary ban.",
     '',
     '| Plan | Requests per minute | Requests per day |',
     '| --- | --- | --- |',
     ...plans,
-    '',
-    `Enterprise agreements in force: ${ENTERPRISE_AGREEMENTS.length}.`,
     '',
     '## Limits',
     `- \`limit\` of \`listPets\`: ${PAGE_LIMIT.min} to ${PAGE_LIMIT.max}, default ${PAGE_LIMIT.default}.`,

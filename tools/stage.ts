@@ -5,8 +5,13 @@ import { ENVIRONMENT_NAMES, type EnvironmentName, environmentConfigs } from '../
 import { STACK_OUTPUTS, type StackOutputName } from '../lib/animal-store-stack';
 import { ApiKeyRepository } from '../lambda/store/api-key-repository';
 import { createDocumentClient } from '../lambda/store/dynamodb-client';
-import { ApiGatewayKeys } from './api-gateway-keys';
+import { PetRepository } from '../lambda/store/pet-repository';
+import { ProjectRepository } from '../lambda/store/project-repository';
+import { ApiGatewayProjectKeys } from './api-gateway-keys';
+import { domainCounter, type ToolConnection } from './connection';
+import { DomainStateStore } from './domains-store';
 import { reason, UsageError } from './failures';
+import type { ProjectGateway } from './project-admin';
 
 /** Clients to use instead of the default ones (tests); the caller keeps ownership of them. */
 export interface StageClients {
@@ -28,15 +33,23 @@ export interface StageTable {
   close(): void;
 }
 
-/** The keys table and gateway of a deployed environment. */
-export interface StageConnection {
+/** A deployed environment as the keys and projects tools see it. */
+export interface StageConnection extends ToolConnection {
   readonly stackName: string;
+  /** The keys table's name (from the stack's outputs). */
   readonly tableName: string;
-  readonly keys: ApiKeyRepository;
-  readonly gateway: ApiGatewayKeys;
-  /** Releases the clients this connection made. */
-  close(): void;
+  readonly gateway: ProjectGateway;
+  readonly waitForKeyCaches: () => Promise<void>;
 }
+
+/** How to connect to a stage besides its clients (tests). */
+export interface StageOptions {
+  /** @default waits the environment's authorizer key-cache time, plus {@link KEY_CACHE_MARGIN_MS} */
+  readonly waitForKeyCaches?: () => Promise<void>;
+}
+
+/** Added to the authorizer's key-cache time: a request authorized just before it ran out still reaches the gateway after. */
+export const KEY_CACHE_MARGIN_MS = 5_000;
 
 export function parseStage(value: string): EnvironmentName {
   if (!(ENVIRONMENT_NAMES as readonly string[]).includes(value)) {
@@ -128,23 +141,78 @@ export async function connectStageTable(
 }
 
 /**
- * Connects to the keys of a deployed environment: its keys table from the stack's
- * outputs, its gateway by the stack's usage plan names.
+ * Connects to a deployed environment: its keys, projects, pets and domain state tables
+ * from the stack's outputs, its gateway by the stack's usage plan names, and project
+ * addresses under the platform domain (or the stack's base URL where it has none).
  */
 export async function connectStage(
   stage: EnvironmentName,
   clients: StageClients = {},
+  options: StageOptions = {},
 ): Promise<StageConnection> {
-  const table = await connectStageTable(stage, STACK_OUTPUTS.apiKeysTable, clients);
+  const config = environmentConfigs()[stage];
+  const { stackName } = config;
+  const cloudFormation = clients.cloudFormation ?? new CloudFormationClient({});
   const apiGateway = clients.apiGateway ?? new APIGatewayClient({});
+  const closeAws = () => {
+    if (!clients.cloudFormation) cloudFormation.destroy();
+    if (!clients.apiGateway) apiGateway.destroy();
+  };
+  let outputs: Map<string, string>;
+  try {
+    const stack = await findStack(cloudFormation, stackName);
+    if (!stack) throw new Error(missingStack(stackName));
+    outputs = new Map(
+      (stack.Outputs ?? []).flatMap(({ OutputKey, OutputValue }) =>
+        OutputKey && OutputValue ? [[OutputKey, OutputValue] as const] : [],
+      ),
+    );
+  } catch (error) {
+    closeAws();
+    throw error;
+  }
+  const output = (name: StackOutputName): string => {
+    const value = outputs.get(name);
+    if (!value)
+      throw new Error(`Stack ${stackName} has no output ${name}: deploy the current version of it.`);
+    return value;
+  };
+  let tableName: string;
+  let projectsTable: string;
+  let petsTable: string;
+  try {
+    tableName = output(STACK_OUTPUTS.apiKeysTable);
+    projectsTable = output(STACK_OUTPUTS.projectsTable);
+    petsTable = output(STACK_OUTPUTS.petsTable);
+  } catch (error) {
+    closeAws();
+    throw error;
+  }
+  const domainsTable = outputs.get(STACK_OUTPUTS.domainsTable);
+  const platformDomain = outputs.get(STACK_OUTPUTS.platformDomain);
+  const baseUrl = outputs.get(STACK_OUTPUTS.baseUrl);
+  // No endpoint: the real DynamoDB of the SDK's region, whatever DYNAMODB_ENDPOINT says.
+  const documents = clients.documents ?? createDocumentClient();
+  const domains = domainsTable ? new DomainStateStore(documents, domainsTable) : undefined;
+  const cacheMs = config.apiKeyCacheSeconds * 1000 + KEY_CACHE_MARGIN_MS;
   return {
-    stackName: table.stackName,
-    tableName: table.tableName,
-    keys: new ApiKeyRepository(table.documents, table.tableName),
-    gateway: new ApiGatewayKeys(apiGateway, table.stackName),
+    stackName,
+    tableName,
+    keys: new ApiKeyRepository(documents, tableName),
+    projects: new ProjectRepository(documents, projectsTable),
+    pets: new PetRepository(documents, petsTable),
+    gateway: new ApiGatewayProjectKeys(apiGateway, stackName),
+    domainsOf: domains ? domainCounter(() => domains.all()) : async () => 0,
+    waitForKeyCaches:
+      options.waitForKeyCaches ?? (() => new Promise((resolve) => setTimeout(resolve, cacheMs))),
+    // Without a platform domain, the execute-api base URL serves every project (the key names it).
+    addressOf: (project) =>
+      platformDomain
+        ? `https://${project}.${platformDomain}/v1`
+        : (baseUrl ?? `(${stackName} has no address output)`),
     close: () => {
-      if (!clients.apiGateway) apiGateway.destroy();
-      table.close();
+      if (!clients.documents) documents.destroy();
+      closeAws();
     },
   };
 }

@@ -1,24 +1,16 @@
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { PlanName } from '../api/plans';
+import { randomBytes } from 'node:crypto';
+import { hashSecret, newSecret, SECRET_PATTERN, secretMatches } from './secret';
 
 /**
- * API keys. A key reads `ask_<keyId>_<secret>`: the key id is public (it names
- * the key in `keys list` and `keys revoke`), the secret is 256 random bits. Only
- * SHA-256 of the secret is stored: a fast hash is right for a high-entropy random
- * secret (no dictionary to slow down), and comparison is constant-time.
+ * API keys. A key reads `ask_<keyId>_<secret>`: the key id is public (it names the key in
+ * `keys list` and `keys revoke`), the secret is 256 random bits stored only as a hash. A
+ * key belongs to one project, whose plan, pets and address it acts for.
  */
 
 const PREFIX = 'ask_';
+const KEY_ID_LENGTH = 16;
 const KEY_ID_PATTERN = /^[a-z2-7]{16}$/;
-const SECRET_PATTERN = /^[A-Za-z0-9_-]{43}$/;
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
-
-/** The form of a plan name on a stored key (the plan itself may have ended since). */
-const PLAN_NAME_FORM = /^(free|pro|business|enterprise:[a-z0-9][a-z0-9-]{0,62})$/;
-
-export function isPlanNameForm(value: string): value is PlanName {
-  return PLAN_NAME_FORM.test(value);
-}
 
 export interface ParsedApiKey {
   keyId: string;
@@ -30,52 +22,53 @@ export interface ApiKeyRecord {
   keyId: string;
   /** SHA-256 of the secret, hex. */
   secretHash: string;
-  /** Random value sent to API Gateway as the usage identifier (never the secret). */
-  usageId: string;
-  plan: PlanName;
+  /** The project the key acts for. */
+  project: string;
   name: string;
   createdAt: string;
   revokedAt?: string;
 }
 
-function randomBase32(length: number): string {
-  const bytes = randomBytes(length);
-  let text = '';
-  for (const byte of bytes) text += BASE32[byte & 31];
-  return text;
+/** Where a key's randomness comes from (tests pass their own to reach every secret shape). */
+export interface KeyRandomness {
+  keyId(length: number): string;
+  secret(): string;
 }
 
-export function hashSecret(secret: string): string {
-  return createHash('sha256').update(secret, 'utf8').digest('hex');
-}
+const RANDOM: KeyRandomness = {
+  keyId: (length) => {
+    let text = '';
+    for (const byte of randomBytes(length)) text += BASE32[byte & 31];
+    return text;
+  },
+  secret: newSecret,
+};
 
-/** Makes a new key: the string shown once to its owner, and the record to store. */
+/** Makes a new key of a project: the string shown once to its owner, and the record to store. */
 export function issueApiKey(
-  plan: PlanName,
+  project: string,
   name: string,
   createdAt: Date,
+  random: KeyRandomness = RANDOM,
 ): { apiKey: string; record: ApiKeyRecord } {
-  const keyId = randomBase32(16);
-  const secret = randomBytes(32).toString('base64url');
+  const keyId = random.keyId(KEY_ID_LENGTH);
+  const secret = random.secret();
   return {
     apiKey: `${PREFIX}${keyId}_${secret}`,
-    record: {
-      keyId,
-      secretHash: hashSecret(secret),
-      usageId: randomBytes(20).toString('hex'),
-      plan,
-      name,
-      createdAt: createdAt.toISOString(),
-    },
+    record: { keyId, secretHash: hashSecret(secret), project, name, createdAt: createdAt.toISOString() },
   };
 }
 
 /** Splits a presented key into its id and secret; undefined when it cannot be one of ours. */
 export function parseApiKey(apiKey: string): ParsedApiKey | undefined {
   if (!apiKey.startsWith(PREFIX)) return undefined;
-  const keyId = apiKey.slice(PREFIX.length, PREFIX.length + 16);
-  const secret = apiKey.slice(PREFIX.length + 17);
-  if (apiKey[PREFIX.length + 16] !== '_' || !KEY_ID_PATTERN.test(keyId) || !SECRET_PATTERN.test(secret)) {
+  const keyId = apiKey.slice(PREFIX.length, PREFIX.length + KEY_ID_LENGTH);
+  const secret = apiKey.slice(PREFIX.length + KEY_ID_LENGTH + 1);
+  if (
+    apiKey[PREFIX.length + KEY_ID_LENGTH] !== '_' ||
+    !KEY_ID_PATTERN.test(keyId) ||
+    !SECRET_PATTERN.test(secret)
+  ) {
     return undefined;
   }
   return { keyId, secret };
@@ -83,7 +76,7 @@ export function parseApiKey(apiKey: string): ParsedApiKey | undefined {
 
 /** True when the presented secret matches the stored hash and the key is not revoked. */
 export function keyMatches(record: ApiKeyRecord, secret: string): boolean {
-  const expected = Buffer.from(record.secretHash, 'hex');
-  const presented = createHash('sha256').update(secret, 'utf8').digest();
-  return expected.length === presented.length && timingSafeEqual(expected, presented) && !record.revokedAt;
+  return secretMatches(record.secretHash, secret) && !record.revokedAt;
 }
+
+export { hashSecret };

@@ -1,46 +1,87 @@
-import type { Principal } from '../api/principal';
 import { type ApiKeyRecord, keyMatches, parseApiKey } from './api-key';
+import type { PlanLimits, PlanName } from './plans';
+import { type ProjectRecord, projectLimits } from './project';
 
 /** `Bearer <token>`, the scheme matched case-insensitively (RFC 9110 §11.1). */
 const BEARER = /^bearer +([A-Za-z0-9._~+/-]+=*) *$/i;
 
 export type KeyLookup = (keyId: string) => Promise<ApiKeyRecord | undefined>;
+export type ProjectLookup = (name: string) => Promise<ProjectRecord | undefined>;
+
+/** Why a request is not authenticated. */
+export type AuthFailure =
+  | 'missing_api_key'
+  | 'invalid_authorization'
+  | 'invalid_api_key'
+  | 'service_unavailable'
+  /** The request's host is a project address, but no project has that name. */
+  | 'unknown_address';
+
+/** Who a request comes from: a key of a project, with the project's plan and limits, or nobody and why. */
+export type Principal =
+  | {
+      readonly authenticated: true;
+      readonly keyId: string;
+      readonly project: string;
+      readonly plan: PlanName;
+      readonly limits: PlanLimits;
+    }
+  | { readonly authenticated: false; readonly failure: AuthFailure };
 
 export interface Authentication {
   principal: Principal;
-  /** The authenticated key's usage identifier (for the gateway's usage plans). */
+  /** The project's usage identifier (for the gateway's usage plans). */
   usageId?: string;
 }
 
+export interface AuthenticationRequest {
+  /** The Authorization header values. */
+  readonly authorization: readonly string[];
+  /** The project the request's address names, if it was sent to a project address. */
+  readonly addressProject?: string;
+}
+
 /**
- * Decides who a request comes from, given its Authorization header values.
- * Unknown, malformed, wrong and revoked keys all fail alike, so a caller learns
- * nothing about which keys exist. A store failure is reported as such (503),
- * neither as a bad key nor as a crash.
+ * Decides who a request comes from. Unknown, malformed, wrong and revoked keys all fail
+ * alike, and so does a valid key of another project sent to a project's address: a
+ * caller learns nothing about which keys exist or whose they are. A store failure is
+ * reported as such (503), neither as a bad key nor as a crash.
  */
 export async function authenticate(
-  authorization: readonly string[],
-  lookup: KeyLookup,
+  { authorization, addressProject }: AuthenticationRequest,
+  lookupKey: KeyLookup,
+  lookupProject: ProjectLookup,
 ): Promise<Authentication> {
-  if (authorization.length === 0) return failed('missing_api_key');
-  const [header] = authorization;
-  const match = authorization.length === 1 && header !== undefined ? BEARER.exec(header.trim()) : null;
-  if (!match?.[1]) return failed('invalid_authorization');
-  const presented = parseApiKey(match[1]);
-  if (!presented) return failed('invalid_api_key');
-  let record: ApiKeyRecord | undefined;
   try {
-    record = await lookup(presented.keyId);
+    if (addressProject !== undefined && !(await lookupProject(addressProject)))
+      return failed('unknown_address');
+    if (authorization.length === 0) return failed('missing_api_key');
+    const [header] = authorization;
+    const match = authorization.length === 1 && header !== undefined ? BEARER.exec(header.trim()) : null;
+    if (!match?.[1]) return failed('invalid_authorization');
+    const presented = parseApiKey(match[1]);
+    if (!presented) return failed('invalid_api_key');
+    const key = await lookupKey(presented.keyId);
+    if (!key || !keyMatches(key, presented.secret)) return failed('invalid_api_key');
+    if (addressProject !== undefined && key.project !== addressProject) return failed('invalid_api_key');
+    const project = await lookupProject(key.project);
+    // A key whose project was deleted acts for nobody.
+    if (!project) return failed('invalid_api_key');
+    return {
+      principal: {
+        authenticated: true,
+        keyId: key.keyId,
+        project: project.name,
+        plan: project.plan,
+        limits: projectLimits(project),
+      },
+      usageId: project.usageId,
+    };
   } catch {
     return failed('service_unavailable');
   }
-  if (!record || !keyMatches(record, presented.secret)) return failed('invalid_api_key');
-  return {
-    principal: { authenticated: true, keyId: record.keyId, plan: record.plan },
-    usageId: record.usageId,
-  };
 }
 
-function failed(failure: Exclude<Principal, { authenticated: true }>['failure']): Authentication {
+function failed(failure: AuthFailure): Authentication {
   return { principal: { authenticated: false, failure } };
 }

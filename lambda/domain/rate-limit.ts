@@ -1,4 +1,4 @@
-import type { PlanLimits } from '../api/plans';
+import type { PlanLimits } from './plans';
 
 /**
  * Rate-limit arithmetic: fixed windows aligned to UTC minutes and UTC days, and

@@ -1,4 +1,4 @@
-import type { PlanLimits } from '../api/plans';
+import type { PlanLimits } from './plans';
 import { type Admission, type CounterState, refusalOf, retryAt, windowsAt } from './rate-limit';
 
 /**

@@ -2,18 +2,23 @@ import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } fro
 import { MAX_API_KEY_CACHE_SECONDS } from '../api/limits';
 import { toAuthorizerContext } from '../api/principal';
 import { authenticate } from '../domain/authentication';
+import { projectOfHost } from '../domain/project';
 import { optionalEnv, RUNTIME_ENV, requireEnv } from '../shared/runtime-env';
 import { ApiKeyRepository } from '../store/api-key-repository';
-import { cachedKeyLookup } from '../store/cached-key-lookup';
+import { cachedLookup } from '../store/cached-lookup';
 import { documentClient } from '../store/dynamodb-client';
+import { ProjectRepository } from '../store/project-repository';
 
 const keys = new ApiKeyRepository(documentClient(), requireEnv(RUNTIME_ENV.apiKeysTable));
+const projects = new ProjectRepository(documentClient(), requireEnv(RUNTIME_ENV.projectsTable));
 const cacheSeconds = Math.min(
   Number(optionalEnv(RUNTIME_ENV.apiKeyCacheSeconds) ?? 30),
   MAX_API_KEY_CACHE_SECONDS,
 );
-const lookup = cachedKeyLookup((keyId) => keys.get(keyId), cacheSeconds);
+const lookupKey = cachedLookup((keyId: string) => keys.get(keyId), cacheSeconds);
+const lookupProject = cachedLookup((name: string) => projects.get(name), cacheSeconds);
 const anonymousUsageId = optionalEnv(RUNTIME_ENV.anonymousUsageId);
+const platformDomain = optionalEnv(RUNTIME_ENV.platformDomain);
 
 function authorizationHeaders(event: APIGatewayRequestAuthorizerEvent): string[] {
   for (const [name, values] of Object.entries(event.multiValueHeaders ?? {})) {
@@ -26,13 +31,19 @@ function authorizationHeaders(event: APIGatewayRequestAuthorizerEvent): string[]
 }
 
 /**
- * REQUEST authorizer. It always allows the call and tells the operation, in the
- * context, whether the key was valid: the operation then answers 401 itself,
- * with the headers a gateway response could not carry. The usage identifier is
- * the key's random usage id, never its secret.
+ * REQUEST authorizer. It always allows the call and tells the operation, in the context,
+ * who the caller is (a key of a project, with the project's plan and limits) or why not:
+ * the operation then answers 401 or 404 itself, with the headers a gateway response could
+ * not carry. On a project's address only that project's keys are valid. The usage
+ * identifier is the project's random usage id, never a secret.
  */
 export async function handler(event: APIGatewayRequestAuthorizerEvent): Promise<APIGatewayAuthorizerResult> {
-  const { principal, usageId } = await authenticate(authorizationHeaders(event), lookup);
+  const addressProject = projectOfHost(event.requestContext?.domainName, platformDomain);
+  const { principal, usageId } = await authenticate(
+    { authorization: authorizationHeaders(event), ...(addressProject ? { addressProject } : {}) },
+    lookupKey,
+    lookupProject,
+  );
   const usageIdentifierKey = usageId ?? anonymousUsageId;
   return {
     principalId: principal.authenticated ? principal.keyId : 'anonymous',

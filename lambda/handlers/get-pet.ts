@@ -3,11 +3,9 @@ import { jsonResponse } from '../api/http';
 import { MAX_SAFE_ID } from '../api/limits';
 import { parsePetId } from '../domain/pet-id';
 import { apiHandler } from '../middleware/api-handler';
-import { RUNTIME_ENV, requireEnv } from '../shared/runtime-env';
-import { documentClient } from '../store/dynamodb-client';
-import { PetRepository } from '../store/pet-repository';
+import { petRepositoryFromEnv } from '../store/pets';
 
-const pets = new PetRepository(documentClient(), requireEnv(RUNTIME_ENV.petsTable));
+const pets = petRepositoryFromEnv();
 
 /** `GET /pets/{petId}` (deprecated): one pet, or 404. */
 export const handler = apiHandler('getPet', async (event) => {
@@ -19,7 +17,7 @@ export const handler = apiHandler('getPet', async (event) => {
       `petId must be an integer from 1 to ${MAX_SAFE_ID}, not ${JSON.stringify(raw)}.`,
     );
   }
-  const pet = await pets.get(id);
+  const pet = await pets.get(event.project, id);
   if (!pet) throw new ApiError('pet_not_found', `No pet has id ${id}.`);
   return jsonResponse(200, pet);
 });

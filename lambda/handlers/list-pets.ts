@@ -3,16 +3,15 @@ import { parseListQuery } from '../domain/list-query';
 import { encodeCursor } from '../domain/page-cursor';
 import { apiHandler } from '../middleware/api-handler';
 import { RUNTIME_ENV, requireEnv } from '../shared/runtime-env';
-import { documentClient } from '../store/dynamodb-client';
-import { PetRepository } from '../store/pet-repository';
+import { petRepositoryFromEnv } from '../store/pets';
 
-const pets = new PetRepository(documentClient(), requireEnv(RUNTIME_ENV.petsTable));
+const pets = petRepositoryFromEnv();
 const cursorKey = requireEnv(RUNTIME_ENV.cursorKey);
 
 /** `GET /pets`: one page of pets in ascending id order; a `Link: rel="next"` header when more follow. */
 export const handler = apiHandler('listPets', async (event) => {
   const request = parseListQuery(event.query, cursorKey);
-  const page = await pets.list(request);
+  const page = await pets.list(event.project, request);
   const last = page.pets.at(-1);
   const headers: Record<string, string> = {};
   if (page.hasMore && last) {

@@ -1,6 +1,7 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-lambda';
+import { principalOf } from '../api/principal';
 import { readQuery } from '../api/query';
 import { CATCH_ALL, type HandlerName, type OperationId, routeFor } from '../api/routes';
 import { RateLimiter } from '../domain/rate-limiter';
@@ -27,6 +28,8 @@ export interface ApiEvent<Body = undefined> extends APIGatewayProxyEvent {
   query: Record<string, string>;
   /** The parsed, schema-valid JSON body (operations whose route declares a request body only). */
   jsonBody: Body;
+  /** The caller's project (operations that require a key only; empty on public ones). */
+  project: string;
 }
 
 export interface ApiHandlerOptions {
@@ -58,10 +61,7 @@ function loggedStack(name: HandlerName): Stack {
   const stack = middy<APIGatewayProxyEvent, APIGatewayProxyResult>();
   // First in, so that its after/onError run last and log the final response. The event is
   // never logged (it holds the Authorization header), whatever POWERTOOLS_LOGGER_LOG_EVENT says.
-  // requestLog is typed for operations; the catch-all's name is logged the same way.
-  return stack
-    .use(injectLambdaContext(log(), { resetKeys: true, logEvent: false }))
-    .use(requestLog(name as OperationId));
+  return stack.use(injectLambdaContext(log(), { resetKeys: true, logEvent: false })).use(requestLog(name));
 }
 
 /**
@@ -83,10 +83,13 @@ export function apiHandler<Body = undefined>(
   stack.use(errorResponses());
   if (route.deprecation) stack.use(sunset(route.deprecation));
   // A public route answers without a key; its callers are still counted (per client IP without one).
-  if (!route.public) stack.use(authenticate());
+  stack.use(authenticate({ required: !route.public }));
   stack.use({
     before: async (request) => {
-      (request.event as ApiEvent<Body>).query = readQuery(request.event, route.queryParameters);
+      const event = request.event as ApiEvent<Body>;
+      event.query = readQuery(request.event, route.queryParameters);
+      const principal = principalOf(request.event);
+      event.project = principal.authenticated ? principal.project : '';
     },
   });
   if (route.requestBody) stack.use(jsonBody(route.requestBody.schema));
@@ -106,5 +109,6 @@ export function catchAllHandler(
   // Nothing is written: the count may run beside the (instant) answer.
   stack.use(rateLimit(options.limiter ?? defaultLimiter(), { countBeforeHandler: false }));
   stack.use(errorResponses());
+  stack.use(authenticate({ required: false }));
   return stack.handler(handle) as ApiLambdaHandler;
 }

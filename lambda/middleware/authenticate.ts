@@ -1,9 +1,12 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { ApiError } from '../api/errors';
+import { headerValue } from '../api/http';
 import { type AuthFailure, principalOf } from '../api/principal';
 
-const FAILURE_MESSAGES: Record<AuthFailure, string> = {
+type KeyFailure = Exclude<AuthFailure, 'unknown_address'>;
+
+const FAILURE_MESSAGES: Record<KeyFailure, string> = {
   missing_api_key: 'Authentication required: send your API key as `Authorization: Bearer <API key>`.',
   invalid_authorization: 'The Authorization header must have the form `Bearer <API key>`.',
   invalid_api_key: 'The API key is not valid.',
@@ -12,7 +15,7 @@ const FAILURE_MESSAGES: Record<AuthFailure, string> = {
 };
 
 /** RFC 6750 challenge, so that clients know which scheme to use. */
-function failureHeaders(failure: AuthFailure): Record<string, string> {
+function failureHeaders(failure: KeyFailure): Record<string, string> {
   switch (failure) {
     case 'missing_api_key':
       return { 'WWW-Authenticate': 'Bearer realm="animal-store"' };
@@ -23,12 +26,24 @@ function failureHeaders(failure: AuthFailure): Record<string, string> {
   }
 }
 
-/** Answers 401 unless the authorizer authenticated the request. */
-export function authenticate(): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> {
+/**
+ * Answers 404 for a project address that no project has (every route: nothing is served
+ * there), then, unless the route is public, 401 unless the authorizer authenticated the request.
+ */
+export function authenticate({
+  required,
+}: {
+  required: boolean;
+}): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> {
   return {
     before: async (request) => {
       const principal = principalOf(request.event);
-      if (!principal.authenticated) {
+      if (principal.authenticated) return;
+      if (principal.failure === 'unknown_address') {
+        const host = request.event.requestContext?.domainName ?? headerValue(request.event.headers, 'host');
+        throw new ApiError('not_found', `No project is served at ${host ?? 'this address'}.`);
+      }
+      if (required) {
         throw new ApiError(
           principal.failure,
           FAILURE_MESSAGES[principal.failure],

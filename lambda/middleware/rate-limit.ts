@@ -1,7 +1,7 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { ApiError } from '../api/errors';
-import { ANONYMOUS_LIMITS, limitsOf, type PlanLimits, STANDARD_PLANS } from '../api/plans';
+import { ANONYMOUS_LIMITS, type PlanLimits } from '../domain/plans';
 import { principalOf } from '../api/principal';
 import { type Admission, rateLimitHeaders } from '../domain/rate-limit';
 import type { RateLimiter } from '../domain/rate-limiter';
@@ -13,16 +13,17 @@ type Settled = { admission: Admission; caller: string } | { failure: unknown };
 
 const PENDING = Symbol('rate limit admission');
 
-/** Who is counted, and against which limits: a key against its plan, anyone else per client IP. */
+/**
+ * Who is counted, and against which limits: a project (all its keys together) against its
+ * plan, anyone else per client address against the anonymous allowance.
+ */
 function callerOf(event: APIGatewayProxyEvent): { identity: string; limits: PlanLimits; caller: string } {
   const principal = principalOf(event);
   if (principal.authenticated) {
-    const limits = limitsOf(principal.plan);
-    // A key whose Enterprise agreement has ended falls back to the Free plan.
     return {
-      identity: `key:${principal.keyId}`,
-      limits: limits ?? STANDARD_PLANS.free,
-      caller: `the ${limits ? principal.plan : 'free'} plan`,
+      identity: `project:${principal.project}`,
+      limits: principal.limits,
+      caller: `project ${principal.project} (${principal.plan} plan)`,
     };
   }
   const ip = event.requestContext?.identity?.sourceIp ?? 'unknown';

@@ -2,7 +2,7 @@ import type middy from '@middy/core';
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { principalOf } from '../api/principal';
-import type { OperationId } from '../api/routes';
+import type { HandlerName } from '../api/routes';
 import { log, type MetricGroup, serviceMetrics } from '../shared/observability';
 
 type Request = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult>;
@@ -38,7 +38,7 @@ function errorCodeOf(response: APIGatewayProxyResult): string {
  * line names the operation, status, latency and plan; never a header or a key.
  */
 export function requestLog(
-  operation: OperationId,
+  operation: HandlerName,
 ): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> {
   const finish = async (request: Request) => {
     const started = (request.internal as Record<symbol, number | undefined>)[STARTED] ?? performance.now();
@@ -54,7 +54,7 @@ export function requestLog(
       status,
       latencyMs,
       plan,
-      ...(principal.authenticated ? { keyId: principal.keyId } : {}),
+      ...(principal.authenticated ? { project: principal.project, keyId: principal.keyId } : {}),
       ...(code ? { code } : {}),
     });
 

@@ -7,11 +7,17 @@ export const RUNTIME_ENV = {
   petsTable: 'PETS_TABLE_NAME',
   /** Name of the API keys table. */
   apiKeysTable: 'API_KEYS_TABLE_NAME',
+  /** `false` while a deployed pets table lacks its project-and-status index (upgrade step 1); unset otherwise. */
+  petsStatusIndex: 'PETS_STATUS_INDEX',
+  /** Name of the projects table. */
+  projectsTable: 'PROJECTS_TABLE_NAME',
+  /** The platform domain whose subdomains are project addresses (`<project>.<domain>`); unset: no project addresses. */
+  platformDomain: 'PLATFORM_DOMAIN',
   /** Name of the rate-limit counters table. */
   rateLimitsTable: 'RATE_LIMITS_TABLE_NAME',
   /** Key that authenticates pagination cursors (integrity, not secrecy: see README). */
   cursorKey: 'CURSOR_KEY',
-  /** Seconds an API key lookup is cached inside the authorizer (revocation takes effect within it). */
+  /** Seconds an API key or project lookup is cached inside the authorizer (revocations and plan changes take effect within it). */
   apiKeyCacheSeconds: 'API_KEY_CACHE_SECONDS',
   /** Usage identifier the authorizer returns for unauthenticated requests (the anonymous usage plan's key). */
   anonymousUsageId: 'ANONYMOUS_USAGE_ID',

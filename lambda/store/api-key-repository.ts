@@ -2,12 +2,23 @@ import {
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
+  QueryCommand,
   ScanCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { PlanName } from '../api/plans';
 import type { ApiKeyRecord } from '../domain/api-key';
 import { isConditionalCheckFailure, StoreUnavailableError, storeCall } from './dynamodb-client';
+import { API_KEYS_TABLE } from './table-schema';
+
+const [PROJECT_INDEX] = API_KEYS_TABLE.globalIndexes;
+
+/** A key written before projects: it had a plan of its own and no project. */
+export interface UnassignedKey {
+  readonly keyId: string;
+  /** Its plan in the release before projects (`free`, …, `enterprise:<agreement>`). */
+  readonly formerPlan?: string;
+  readonly revokedAt?: string;
+}
 
 /** The only code that knows how API keys are stored. Records hold a hash of the secret, never the secret. */
 export class ApiKeyRepository {
@@ -56,8 +67,79 @@ export class ApiKeyRepository {
     });
   }
 
-  async setPlan(keyId: string, plan: PlanName): Promise<boolean> {
-    return this.update(keyId, 'SET #plan = :plan', { ':plan': plan }, { '#plan': 'plan' });
+  /** A project's keys, oldest first (a Query on the project index: it reads only that project's keys). */
+  async listByProject(project: string): Promise<ApiKeyRecord[]> {
+    const records: ApiKeyRecord[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await storeCall(() =>
+        this.client.send(
+          new QueryCommand({
+            TableName: this.tableName,
+            IndexName: PROJECT_INDEX.indexName,
+            KeyConditionExpression: '#project = :project',
+            ExpressionAttributeNames: { '#project': PROJECT_INDEX.partitionKey.name },
+            ExpressionAttributeValues: { ':project': project },
+            ExclusiveStartKey: startKey,
+          }),
+        ),
+      );
+      records.push(...((page.Items ?? []) as ApiKeyRecord[]));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return records.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
+  }
+
+  /** Moves a key to another project; false when no such key exists. */
+  async move(keyId: string, project: string): Promise<boolean> {
+    return this.update(keyId, 'SET #project = :project', { ':project': project }, { '#project': 'project' });
+  }
+
+  /** Keys written before projects (no project), for the upgrade. */
+  async listUnassigned(): Promise<UnassignedKey[]> {
+    const keys: UnassignedKey[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await storeCall(() =>
+        this.client.send(
+          new ScanCommand({
+            TableName: this.tableName,
+            FilterExpression: 'attribute_not_exists(#project)',
+            ExpressionAttributeNames: { '#project': 'project' },
+            ExclusiveStartKey: startKey,
+          }),
+        ),
+      );
+      for (const item of page.Items ?? []) {
+        keys.push({
+          keyId: item.keyId as string,
+          ...(typeof item.plan === 'string' ? { formerPlan: item.plan } : {}),
+          ...(typeof item.revokedAt === 'string' ? { revokedAt: item.revokedAt } : {}),
+        });
+      }
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return keys;
+  }
+
+  /** Puts a key written before projects into a project, dropping its former plan and usage id; false when it has a project. */
+  async assignProject(keyId: string, project: string): Promise<boolean> {
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { keyId },
+          UpdateExpression: 'SET #project = :project REMOVE #plan, usageId',
+          ConditionExpression: 'attribute_exists(keyId) AND attribute_not_exists(#project)',
+          ExpressionAttributeNames: { '#project': 'project', '#plan': 'plan' },
+          ExpressionAttributeValues: { ':project': project },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailure(error)) return false;
+      throw new StoreUnavailableError(error);
+    }
   }
 
   private async update(

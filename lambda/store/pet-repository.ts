@@ -1,23 +1,32 @@
 import { randomUUID } from 'node:crypto';
-import { type DynamoDBDocumentClient, GetCommand, PutCommand, QueryCommand } from '@aws-sdk/lib-dynamodb';
+import {
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  QueryCommand,
+  ScanCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
 import { type NewPet, type Pet, type PetStatus, petFrom } from '../domain/pet';
 import { newPetId } from '../domain/pet-id';
 import { now } from '../shared/clock';
 import { isConditionalCheckFailure, StoreUnavailableError, storeCall } from './dynamodb-client';
 import { PETS_TABLE } from './table-schema';
 
-const [STATUS_INDEX, COLLECTION_INDEX] = PETS_TABLE.globalIndexes;
-/** Value of the `collection` attribute that puts every pet in the all-pets index. */
-const PETS_COLLECTION = 'pets';
+const [STATUS_INDEX, PROJECT_INDEX] = PETS_TABLE.globalIndexes;
 /** Id collisions need two creates in the same millisecond drawing the same 12 random bits: a few tries suffice. */
 const MAX_ID_ATTEMPTS = 5;
 
 interface PetItem extends Pet {
-  collection: typeof PETS_COLLECTION;
+  project: string;
+  /** `<project>#<status>`: the partition of the project-and-status index. */
+  projectStatus: string;
   createdAt: string;
   /** Random per create: lets a retried write of the same create succeed instead of making a second pet. */
   createToken: string;
 }
+
+const projectStatus = (project: string, status: PetStatus) => `${project}#${status}`;
 
 export interface ListPetsQuery {
   limit: number;
@@ -32,6 +41,16 @@ export interface PetPage {
   hasMore: boolean;
 }
 
+export interface PetRepositoryOptions {
+  /**
+   * Whether the project-and-status index exists. Only during the upgrade of a deployed
+   * table (step 1, see PETS_UPGRADE_STEPS) it does not, and status lists filter the
+   * project index instead: still correct, no longer O(limit).
+   * @default true
+   */
+  readonly statusIndex?: boolean;
+}
+
 function toPet(item: Record<string, unknown>): Pet {
   const { id, name, categoryId, status } = item as unknown as PetItem;
   return { id, name, categoryId, status };
@@ -39,23 +58,29 @@ function toPet(item: Record<string, unknown>): Pet {
 
 /** The only code that knows how pets are stored. */
 export class PetRepository {
+  private readonly statusIndex: boolean;
+
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
-  ) {}
+    options: PetRepositoryOptions = {},
+  ) {
+    this.statusIndex = options.statusIndex ?? true;
+  }
 
   /**
    * Stores a new pet under a fresh id; never overwrites another pet. When the SDK
    * retries a write whose first attempt did land (a timeout), the create token makes
    * the retry succeed on its own item rather than fail and leave an orphan behind.
    */
-  async create(newPet: NewPet): Promise<Pet> {
+  async create(project: string, newPet: NewPet): Promise<Pet> {
     for (let attempt = 0; attempt < MAX_ID_ATTEMPTS; attempt++) {
       const pet = petFrom(newPetId(now()), newPet);
       const createToken = randomUUID();
       const item: PetItem = {
         ...pet,
-        collection: PETS_COLLECTION,
+        project,
+        projectStatus: projectStatus(project, pet.status),
         createdAt: new Date(now()).toISOString(),
         createToken,
       };
@@ -76,21 +101,27 @@ export class PetRepository {
     throw new Error(`No free pet id after ${MAX_ID_ATTEMPTS} attempts`);
   }
 
-  /** Reads one pet (strongly consistent, so a pet is readable as soon as its create is acknowledged). */
-  async get(id: number): Promise<Pet | undefined> {
+  /**
+   * Reads one pet of a project (strongly consistent, so a pet is readable as soon as its
+   * create is acknowledged). Another project's pet is undefined, exactly like a missing one.
+   */
+  async get(project: string, id: number): Promise<Pet | undefined> {
     const { Item } = await storeCall(() =>
       this.client.send(new GetCommand({ TableName: this.tableName, Key: { id }, ConsistentRead: true })),
     );
-    return Item ? toPet(Item) : undefined;
+    return Item && Item.project === project ? toPet(Item) : undefined;
   }
 
   /**
-   * One page of pets in ascending id order, read from an index with a key
-   * condition: it reads `limit + 1` items (the extra one only tells whether more
-   * follow), whatever the size of the table.
+   * One page of a project's pets in ascending id order, read from an index with a key
+   * condition: it reads `limit + 1` items (the extra one only tells whether more follow),
+   * whatever the size of the table or of other projects.
    */
-  async list({ limit, status, afterId = 0 }: ListPetsQuery): Promise<PetPage> {
-    const index = status ? STATUS_INDEX : COLLECTION_INDEX;
+  async list(project: string, { limit, status, afterId = 0 }: ListPetsQuery): Promise<PetPage> {
+    const byStatus = status !== undefined && this.statusIndex;
+    const index = byStatus ? STATUS_INDEX : PROJECT_INDEX;
+    // Only while the status index is being built (an upgrade step): filter the project's pets.
+    const filter = status !== undefined && !byStatus;
     const items: Record<string, unknown>[] = [];
     let startKey: Record<string, unknown> | undefined;
     do {
@@ -100,8 +131,17 @@ export class PetRepository {
             TableName: this.tableName,
             IndexName: index.indexName,
             KeyConditionExpression: '#partition = :partition AND #id > :after',
-            ExpressionAttributeNames: { '#partition': index.partitionKey.name, '#id': index.sortKey.name },
-            ExpressionAttributeValues: { ':partition': status ?? PETS_COLLECTION, ':after': afterId },
+            ...(filter ? { FilterExpression: '#status = :status' } : {}),
+            ExpressionAttributeNames: {
+              '#partition': index.partitionKey.name,
+              '#id': index.sortKey.name,
+              ...(filter ? { '#status': 'status' } : {}),
+            },
+            ExpressionAttributeValues: {
+              ':partition': byStatus ? projectStatus(project, status) : project,
+              ':after': afterId,
+              ...(filter ? { ':status': status } : {}),
+            },
             Limit: limit + 1 - items.length,
             ExclusiveStartKey: startKey,
           }),
@@ -111,5 +151,54 @@ export class PetRepository {
       startKey = page.LastEvaluatedKey;
     } while (startKey && items.length < limit + 1);
     return { pets: items.slice(0, limit).map(toPet), hasMore: items.length > limit };
+  }
+
+  /** Ids of the pets written before projects (they have none), for the upgrade. */
+  async listUnassigned(): Promise<number[]> {
+    const ids: number[] = [];
+    let startKey: Record<string, unknown> | undefined;
+    do {
+      const page = await storeCall(() =>
+        this.client.send(
+          new ScanCommand({
+            TableName: this.tableName,
+            FilterExpression: 'attribute_not_exists(#project)',
+            ProjectionExpression: '#id',
+            ExpressionAttributeNames: { '#project': 'project', '#id': 'id' },
+            ExclusiveStartKey: startKey,
+          }),
+        ),
+      );
+      ids.push(...(page.Items ?? []).map((item) => item.id as number));
+      startKey = page.LastEvaluatedKey;
+    } while (startKey);
+    return ids.sort((a, b) => a - b);
+  }
+
+  /** Gives a pet written before projects its project; false when it has one already (or is gone). */
+  async assignProject(id: number, project: string): Promise<boolean> {
+    const { Item } = await storeCall(() =>
+      this.client.send(new GetCommand({ TableName: this.tableName, Key: { id }, ConsistentRead: true })),
+    );
+    if (!Item || Item.project !== undefined) return false;
+    try {
+      await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { id },
+          UpdateExpression: 'SET #project = :project, projectStatus = :projectStatus',
+          ConditionExpression: 'attribute_exists(id) AND attribute_not_exists(#project)',
+          ExpressionAttributeNames: { '#project': 'project' },
+          ExpressionAttributeValues: {
+            ':project': project,
+            ':projectStatus': projectStatus(project, Item.status as PetStatus),
+          },
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (isConditionalCheckFailure(error)) return false;
+      throw new StoreUnavailableError(error);
+    }
   }
 }

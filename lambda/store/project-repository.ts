@@ -56,14 +56,22 @@ export class ProjectRepository {
     return records.sort((a, b) => a.name.localeCompare(b.name));
   }
 
-  /** Moves a project to a plan (with its agreed numbers on an agreed plan); false when there is no such project. */
-  async setPlan(name: string, plan: PlanName, agreedLimits?: PlanLimits): Promise<boolean> {
-    return agreedLimits
-      ? this.update(name, 'SET #plan = :plan, agreedLimits = :limits', {
-          ':plan': plan,
-          ':limits': agreedLimits,
-        })
-      : this.update(name, 'SET #plan = :plan REMOVE agreedLimits', { ':plan': plan });
+  /**
+   * Moves a project to a plan (with its agreed numbers on an agreed plan), and to a new
+   * gateway usage identifier when given, in one write: no reader ever sees the plan of one
+   * and the usage plan of the other. False when there is no such project.
+   */
+  async setPlan(name: string, plan: PlanName, agreedLimits?: PlanLimits, usageId?: string): Promise<boolean> {
+    const set = [
+      '#plan = :plan',
+      ...(agreedLimits ? ['agreedLimits = :limits'] : []),
+      ...(usageId ? ['usageId = :usageId'] : []),
+    ];
+    return this.update(name, `SET ${set.join(', ')}${agreedLimits ? '' : ' REMOVE agreedLimits'}`, {
+      ':plan': plan,
+      ...(agreedLimits ? { ':limits': agreedLimits } : {}),
+      ...(usageId ? { ':usageId': usageId } : {}),
+    });
   }
 
   /** Replaces the console token's hash (the old token stops working at once). */

@@ -1,7 +1,7 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import type { PlanLimits } from '../api/plans';
+import type { PlanLimits } from '../domain/plans';
 import type { CounterState } from '../domain/rate-limit';
 import type { CountOutcome, CounterStore } from '../domain/rate-limiter';
 import { isConditionalCheckFailure, StoreUnavailableError, storeCall } from './dynamodb-client';

@@ -27,33 +27,109 @@ export interface TableDefinition {
   readonly timeToLiveAttribute?: string;
 }
 
+const PET_ID = { name: 'id', type: 'N' } as const;
+
+/** A project's pets in ascending id order (partition: the project). */
+const PROJECT_ID_INDEX = {
+  indexName: 'project-id-index',
+  partitionKey: { name: 'project', type: 'S' },
+  sortKey: PET_ID,
+} as const satisfies IndexDefinition;
+
+/** A project's pets of one status in ascending id order (partition: `<project>#<status>`). */
+const PROJECT_STATUS_ID_INDEX = {
+  indexName: 'project-status-id-index',
+  partitionKey: { name: 'projectStatus', type: 'S' },
+  sortKey: PET_ID,
+} as const satisfies IndexDefinition;
+
 /**
- * Pets: one item per pet, keyed by its numeric id. Two indexes make every list a
- * `Query` in ascending id order: one per status, one over all pets (constant
- * partition `collection = "pets"`).
+ * Pets: one item per pet, keyed by its numeric id, owned by one project. Two indexes make
+ * every list a `Query` in ascending id order within the caller's project: one per project
+ * and status, one per project. No two projects share an index partition.
  */
 export const PETS_TABLE = {
   logicalName: 'Pets',
-  partitionKey: { name: 'id', type: 'N' },
-  globalIndexes: [
-    {
-      indexName: 'status-id-index',
-      partitionKey: { name: 'status', type: 'S' },
-      sortKey: { name: 'id', type: 'N' },
-    },
-    {
-      indexName: 'collection-id-index',
-      partitionKey: { name: 'collection', type: 'S' },
-      sortKey: { name: 'id', type: 'N' },
-    },
-  ],
+  partitionKey: PET_ID,
+  globalIndexes: [PROJECT_STATUS_ID_INDEX, PROJECT_ID_INDEX],
 } as const satisfies TableDefinition;
 
-/** API keys: one item per key, keyed by its public key id; the secret is stored only as a hash. */
+/** The indexes of the release before projects: every project's pets shared them. */
+const FORMER_PETS_INDEXES = {
+  status: {
+    indexName: 'status-id-index',
+    partitionKey: { name: 'status', type: 'S' },
+    sortKey: PET_ID,
+  },
+  collection: {
+    indexName: 'collection-id-index',
+    partitionKey: { name: 'collection', type: 'S' },
+    sortKey: PET_ID,
+  },
+} as const satisfies Record<string, IndexDefinition>;
+
+/** A step of the upgrade of a deployed pets table to {@link PETS_TABLE}. */
+export interface PetsUpgradeStep {
+  readonly indexes: readonly IndexDefinition[];
+  /** Whether the project-and-status index exists yet; without it, status lists filter the project index. */
+  readonly statusIndex: boolean;
+}
+
+/**
+ * The deploys that take a pets table of the release before projects to {@link PETS_TABLE}:
+ * DynamoDB creates or deletes one index per table update, and an index created on a table
+ * with data is filled from the items that carry its key. Step 1 adds the project index
+ * (then `npm run projects -- migrate` gives every former pet its project); step 2 adds the
+ * project-and-status index, which reads switch to; steps 3 and 4 drop the former indexes.
+ * doc/deploying.md gives the commands.
+ */
+export const PETS_UPGRADE_STEPS = {
+  1: {
+    indexes: [FORMER_PETS_INDEXES.status, FORMER_PETS_INDEXES.collection, PROJECT_ID_INDEX],
+    statusIndex: false,
+  },
+  2: {
+    indexes: [
+      FORMER_PETS_INDEXES.status,
+      FORMER_PETS_INDEXES.collection,
+      PROJECT_ID_INDEX,
+      PROJECT_STATUS_ID_INDEX,
+    ],
+    statusIndex: true,
+  },
+  3: {
+    indexes: [FORMER_PETS_INDEXES.collection, PROJECT_ID_INDEX, PROJECT_STATUS_ID_INDEX],
+    statusIndex: true,
+  },
+} as const satisfies Record<number, PetsUpgradeStep>;
+
+export type PetsUpgradeStepNumber = keyof typeof PETS_UPGRADE_STEPS;
+
+/** The pets table as deployed at an upgrade step; the final table without one. */
+export function petsTableAt(step?: PetsUpgradeStepNumber): TableDefinition {
+  return step === undefined ? PETS_TABLE : { ...PETS_TABLE, globalIndexes: PETS_UPGRADE_STEPS[step].indexes };
+}
+
+/** The pets table of the release before projects (for tests of the upgrade). */
+export const FORMER_PETS_TABLE: TableDefinition = {
+  ...PETS_TABLE,
+  globalIndexes: [FORMER_PETS_INDEXES.status, FORMER_PETS_INDEXES.collection],
+};
+
+/**
+ * API keys: one item per key, keyed by its public key id; the secret is stored only as a
+ * hash. An index lists a project's keys (the console, `projects show`, `projects delete`).
+ */
 export const API_KEYS_TABLE = {
   logicalName: 'ApiKeys',
   partitionKey: { name: 'keyId', type: 'S' },
-  globalIndexes: [],
+  globalIndexes: [
+    {
+      indexName: 'project-key-index',
+      partitionKey: { name: 'project', type: 'S' },
+      sortKey: { name: 'keyId', type: 'S' },
+    },
+  ],
 } as const satisfies TableDefinition;
 
 /**
@@ -78,7 +154,12 @@ export const RATE_LIMITS_TABLE = {
   timeToLiveAttribute: 'expiresAt',
 } as const satisfies TableDefinition;
 
-export const TABLES: readonly TableDefinition[] = [PETS_TABLE, API_KEYS_TABLE, RATE_LIMITS_TABLE];
+export const TABLES: readonly TableDefinition[] = [
+  PETS_TABLE,
+  API_KEYS_TABLE,
+  PROJECTS_TABLE,
+  RATE_LIMITS_TABLE,
+];
 
 /** Every attribute that is a key of the table or of one of its indexes (for CreateTable). */
 export function keyAttributes(table: TableDefinition): KeyAttribute[] {

@@ -1,18 +1,26 @@
 import { hashSecret, issueApiKey, parseApiKey } from '../../lambda/domain/api-key';
+import { PLANS } from '../../lambda/domain/plans';
 import { now, setClock } from '../../lambda/shared/clock';
 import { runTs } from '../support/processes';
+import { rawRequest } from '../support/raw-http';
 import { expectError, startTestApi, type TestApi } from '../support/test-api';
+
+/**
+ * The keys and projects tools as an operator runs them, against the local API: what they
+ * print, and what the API then does with the keys and plans they wrote.
+ */
 
 let t: TestApi;
 let env: Record<string, string>;
 
 beforeAll(async () => {
   t = await startTestApi();
-  env = { DYNAMODB_ENDPOINT: t.api.dynamodbEndpoint };
+  env = { DYNAMODB_ENDPOINT: t.api.dynamodbEndpoint, PORT: new URL(t.baseUrl).port };
 });
 afterAll(() => t.close());
 
 const keys = (...args: string[]) => runTs('tools/keys.ts', args, env);
+const projects = (...args: string[]) => runTs('tools/projects.ts', args, env);
 
 /** The secret of a key, split off by the parser the authorizer uses: secrets may contain `_` and `-`. */
 function secretOf(apiKey: string): string {
@@ -21,10 +29,60 @@ function secretOf(apiKey: string): string {
   return parsed.secret;
 }
 
-async function createKey(plan: string, name: string): Promise<{ id: string; apiKey: string }> {
-  const created = await keys('create', '--plan', plan, '--name', name, '--json');
+let counter = 0;
+/** A project made with the projects tool; its name is fresh per call. */
+async function createProject(
+  plan = 'free',
+): Promise<{ name: string; address: string; consoleToken: string }> {
+  const name = `tool-${process.pid}-${++counter}`;
+  const created = await projects('create', name, '--plan', plan, '--json');
+  expect(created).toEqual({ code: 0, stdout: expect.any(String), stderr: '' });
+  const lines = created.stdout.trim().split('\n');
+  expect(lines).toHaveLength(1);
+  return JSON.parse(lines[0] ?? '') as { name: string; address: string; consoleToken: string };
+}
+
+async function createKey(
+  project: string,
+  name = 'robot',
+): Promise<{ id: string; apiKey: string; project: string }> {
+  const created = await keys('create', '--project', project, '--name', name, '--json');
   expect(created.code).toBe(0);
-  return JSON.parse(created.stdout) as { id: string; apiKey: string };
+  return JSON.parse(created.stdout) as { id: string; apiKey: string; project: string };
+}
+
+/**
+ * GET on a project's address (`http://<project>.localhost:<port>/v1`). The request goes
+ * to loopback with the address's Host: not every resolver maps `*.localhost` there.
+ */
+async function onAddress(
+  address: string,
+  path: string,
+  apiKey: string,
+): Promise<{ status: number; code?: string }> {
+  const url = new URL(`${address}${path}`);
+  const response = await rawRequest(new URL(t.baseUrl).origin, {
+    method: 'GET',
+    path: url.pathname,
+    headers: [
+      ['Host', url.host],
+      ['Authorization', `Bearer ${apiKey}`],
+    ],
+  });
+  return response.status === 200
+    ? { status: 200 }
+    : { status: response.status, code: (JSON.parse(response.text) as { code: string }).code };
+}
+
+/** Runs `check` with the clock past the authorizer's key cache (30 s). */
+async function afterKeyCache(check: () => Promise<void>): Promise<void> {
+  const later = now() + 31_000;
+  const restore = setClock(() => later);
+  try {
+    await check();
+  } finally {
+    restore();
+  }
 }
 
 /** An environment in which the AWS SDK finds no credentials anywhere, quickly. */
@@ -42,48 +100,57 @@ const NO_AWS_CREDENTIALS = {
   AWS_EC2_METADATA_DISABLED: 'true',
 };
 
-describe('npm run keys', () => {
-  it('create --json prints one JSON object and nothing else; the key works; list never shows it; revoke stops it', async () => {
-    const created = await keys('create', '--plan', 'pro', '--name', 'ci robot', '--json');
+describe('npm run projects and npm run keys', () => {
+  it('projects create prints the address npm start serves it at; a key of it works there and at the base URL', async () => {
+    const project = await createProject('pro');
+    expect(project.address).toBe(`${t.projectUrl(project.name)}`);
+
+    const created = await keys('create', '--project', project.name, '--name', 'ci robot', '--json');
     expect(created.code).toBe(0);
     const lines = created.stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
-    const issued = JSON.parse(lines[0] ?? '') as { id: string; apiKey: string; plan: string };
-    expect(Object.keys(issued).sort()).toEqual(['apiKey', 'id', 'plan']);
-    expect(issued.plan).toBe('pro');
-    expect(issued.apiKey).toContain(issued.id);
+    const issued = JSON.parse(lines[0] ?? '') as { id: string; apiKey: string; project: string };
+    expect(Object.keys(issued).sort()).toEqual(['apiKey', 'id', 'project']);
+    expect(issued.project).toBe(project.name);
 
     expect((await t.request('/pets', { apiKey: issued.apiKey })).status).toBe(200);
+    expect(await onAddress(project.address, '/pets', issued.apiKey)).toEqual({ status: 200 });
 
-    const listed = await keys('list', '--json');
+    const listed = await keys('list', '--project', project.name, '--json');
     expect(listed.code).toBe(0);
-    const secret = secretOf(issued.apiKey);
-    expect(listed.stdout).not.toContain(secret);
-    expect(JSON.parse(listed.stdout)).toEqual(
-      expect.arrayContaining([expect.objectContaining({ id: issued.id, plan: 'pro', name: 'ci robot' })]),
-    );
-    const table = await keys('list');
-    expect(table.stdout).toMatch(new RegExp(`${issued.id}\\s+pro\\s+active`));
-    expect(table.stdout).not.toContain(secret);
+    expect(listed.stdout).not.toContain(secretOf(issued.apiKey));
+    expect(JSON.parse(listed.stdout)).toEqual([
+      { id: issued.id, project: project.name, name: 'ci robot', createdAt: expect.any(String) },
+    ]);
+    expect((await keys('list')).stdout).toMatch(new RegExp(`${issued.id}\\s+${project.name}\\s+active`));
 
-    const revoked = await keys('revoke', issued.id);
-    expect(revoked.code).toBe(0);
-    const after = JSON.parse((await keys('list', '--json')).stdout) as { id: string; revokedAt?: string }[];
-    expect(after.find((key) => key.id === issued.id)?.revokedAt).toEqual(expect.any(String));
-    const stored = await t.keys.get(issued.id);
-    expect(stored?.revokedAt).toEqual(expect.any(String));
-  }, 30_000);
+    expect((await keys('revoke', issued.id)).code).toBe(0);
+    await afterKeyCache(async () => {
+      await expectError(await t.request('/pets', { apiKey: issued.apiKey }), 401, 'invalid_api_key');
+    });
+  }, 60_000);
 
-  it('defaults to the free plan and prints the key once in text mode', async () => {
-    const created = await keys('create');
-    expect(created.code).toBe(0);
-    expect(created.stdout).toMatch(/Created key [a-z2-7]{16} on plan free\./);
-    expect(created.stdout.match(/ask_[A-Za-z0-9_-]+/g)).toHaveLength(1);
-  }, 30_000);
+  it("set-plan takes effect within the key-cache time: the project's keys get the new plan's limits", async () => {
+    const project = await createProject('free');
+    const key = await createKey(project.name);
+    const before = await t.request('/pets', { apiKey: key.apiKey });
+    expect(before.headers.get('x-ratelimit-limit')).toBe(String(PLANS.free.limits.perMinute));
 
-  it('rotate --json: the new key works at once with the same plan and name; the old one is refused after the key cache', async () => {
-    const old = await createKey('business', 'rotating robot');
-    expect((await t.request('/pets', { apiKey: old.apiKey })).status).toBe(200);
+    const changed = await projects('set-plan', project.name, 'pro');
+    expect(changed).toEqual({
+      code: 0,
+      stdout: expect.stringMatching(`^Moved project ${project.name} from plan free to plan pro`),
+      stderr: '',
+    });
+    await afterKeyCache(async () => {
+      const after = await t.request('/pets', { apiKey: key.apiKey });
+      expect(after.headers.get('x-ratelimit-limit')).toBe(String(PLANS.pro.limits.perMinute));
+    });
+  }, 60_000);
+
+  it('rotate --json: the new key of the same project works at once; the old one is refused after the key cache', async () => {
+    const project = await createProject('business');
+    const old = await createKey(project.name, 'rotating robot');
 
     const rotated = await keys('rotate', old.id, '--json');
     expect(rotated.code).toBe(0);
@@ -92,106 +159,88 @@ describe('npm run keys', () => {
     const issued = JSON.parse(lines[0] ?? '') as {
       id: string;
       apiKey: string;
-      plan: string;
+      project: string;
       replaces: string;
     };
-    expect(Object.keys(issued).sort()).toEqual(['apiKey', 'id', 'plan', 'replaces']);
     expect(issued).toEqual({
       id: expect.not.stringMatching(old.id),
       apiKey: expect.any(String),
-      plan: 'business',
+      project: project.name,
       replaces: old.id,
     });
-    expect(issued.apiKey).toContain(issued.id);
-
-    const [before, after] = [await t.keys.get(old.id), await t.keys.get(issued.id)];
-    expect(after).toEqual(expect.objectContaining({ plan: 'business', name: 'rotating robot' }));
-    expect(after?.revokedAt).toBeUndefined();
-    expect(after?.usageId).not.toBe(before?.usageId);
-    expect(before?.revokedAt).toEqual(expect.any(String));
+    expect(await t.keys.get(issued.id)).toEqual(
+      expect.objectContaining({ project: project.name, name: 'rotating robot' }),
+    );
     expect((await t.request('/pets', { apiKey: issued.apiKey })).status).toBe(200);
-
-    const afterKeyCache = now() + 31_000;
-    const restore = setClock(() => afterKeyCache);
-    try {
+    await afterKeyCache(async () => {
       await expectError(await t.request('/pets', { apiKey: old.apiKey }), 401, 'invalid_api_key');
       expect((await t.request('/pets', { apiKey: issued.apiKey })).status).toBe(200);
-    } finally {
-      restore();
-    }
-  }, 30_000);
+    });
+  }, 60_000);
 
-  it('rotate in text mode prints the new key once and names the old one', async () => {
-    const old = await createKey('free', 'text robot');
-    const rotated = await keys('rotate', old.id);
-    expect(rotated.code).toBe(0);
-    expect(rotated.stdout).toMatch(new RegExp(`Rotated key ${old.id}: new key [a-z2-7]{16} on plan free\\.`));
-    expect(rotated.stdout.match(/ask_[A-Za-z0-9_-]+/g)).toHaveLength(1);
-  }, 30_000);
+  it("move: the key acts for its new project within the key-cache time, and no longer on the old project's address", async () => {
+    const [from, to] = [await createProject('free'), await createProject('pro')];
+    const key = await createKey(from.name, 'mover');
+    expect(await onAddress(from.address, '/pets', key.apiKey)).toEqual({ status: 200 });
 
-  it('set-plan changes the plan of the record; the same plan is a no-op', async () => {
-    const key = await createKey('free', 'upgrader');
-    const moved = await keys('set-plan', key.id, 'enterprise:example-corp');
-    expect(moved).toEqual({
+    expect(await keys('move', key.id, '--project', to.name)).toEqual({
       code: 0,
-      stdout: `Moved key ${key.id} from plan free to plan enterprise:example-corp.\n`,
+      stdout: `Moved key ${key.id} from project ${from.name} to project ${to.name}; it acts for its new project within 30 seconds.\n`,
       stderr: '',
     });
-    expect((await t.keys.get(key.id))?.plan).toBe('enterprise:example-corp');
-    expect((await keys('set-plan', key.id, 'enterprise:example-corp')).stdout).toMatch(/already on plan/);
-  }, 30_000);
-
-  it('set-plan and rotate refuse a revoked key with exit 2', async () => {
-    const key = await createKey('pro', 'revoked');
-    expect((await keys('revoke', key.id)).code).toBe(0);
-    for (const args of [
-      ['set-plan', key.id, 'business'],
-      ['rotate', key.id],
-    ]) {
-      const result = await keys(...args);
-      expect(result).toEqual({
-        code: 2,
-        stdout: '',
-        stderr: expect.stringMatching(`Key ${key.id} was revoked at`),
+    await afterKeyCache(async () => {
+      expect(await onAddress(to.address, '/pets', key.apiKey)).toEqual({ status: 200 });
+      expect(await onAddress(from.address, '/pets', key.apiKey)).toEqual({
+        status: 401,
+        code: 'invalid_api_key',
       });
-    }
-    expect((await t.keys.get(key.id))?.plan).toBe('pro');
-  }, 30_000);
+    });
+  }, 60_000);
+
+  it('delete is refused while the project has active keys, naming them (exit 1)', async () => {
+    const project = await createProject('free');
+    const key = await createKey(project.name, 'blocker');
+    const refused = await projects('delete', project.name, '--yes');
+    expect(refused).toEqual({
+      code: 1,
+      stdout: '',
+      stderr: expect.stringMatching(
+        `^projects: Project ${project.name} was not deleted: it still has an active key \\(${key.id} "blocker"\\)`,
+      ),
+    });
+  }, 60_000);
 
   it('--stage without AWS credentials fails with one clear line, no stack trace', async () => {
-    const result = await runTs('tools/keys.ts', ['list', '--stage', 'staging'], {
-      ...env,
-      ...NO_AWS_CREDENTIALS,
-    });
-    expect(result.code).toBe(1);
-    expect(result.stdout).toBe('');
-    expect(result.stderr).toMatch(/^keys: No usable AWS credentials to reach AnimalStore-staging: [^\n]*\n$/);
-    expect(result.stderr).not.toMatch(/\n\s+at /);
-  }, 30_000);
+    for (const [tool, args] of [
+      ['tools/keys.ts', ['list', '--stage', 'staging']],
+      ['tools/projects.ts', ['list', '--stage', 'staging']],
+    ] as const) {
+      const result = await runTs(tool, [...args], { ...env, ...NO_AWS_CREDENTIALS });
+      expect(result.code).toBe(1);
+      expect(result.stdout).toBe('');
+      expect(result.stderr).toMatch(
+        /^(keys|projects): No usable AWS credentials to reach AnimalStore-staging: [^\n]*\n$/,
+      );
+      expect(result.stderr).not.toMatch(/\n\s+at /);
+    }
+  }, 60_000);
 
   it.each([
     [
-      ['create', '--plan', 'enterprise:acme'],
-      /Unknown plan "enterprise:acme": use one of free, pro, business, enterprise:example-corp\./,
+      ['set-plan', 'abcdefghijklmnop', 'pro'],
+      /Keys have no plan any more: .*npm run projects -- set-plan <project> <plan>/,
     ],
-    [
-      ['set-plan', 'abcdefghijklmnop', 'platinum'],
-      /Unknown plan "platinum": use one of .*enterprise:example-corp/,
-    ],
-    [['set-plan', 'abcdefghijklmnop'], /set-plan needs <plan>: npm run keys -- set-plan <id> <plan>/],
-    [['set-plan', 'nosuchkey', 'pro'], /No key has id nosuchkey/],
+    [['create'], /create needs --project/],
+    [['create', '--project', 'nosuchproject'], /No project is named nosuchproject/],
+    [['move', 'nosuchkey', '--project', 'x'], /No key has id nosuchkey/],
     [['rotate'], /rotate needs <id>: npm run keys -- rotate <id>/],
     [['rotate', 'nosuchkey'], /No key has id nosuchkey/],
     [['list', '--stage', 'prod'], /Unknown stage "prod": use staging or production/],
-    [['list', '--bogus'], /Unknown option --bogus\./],
-    [['create', '--plan', 'platinum'], /Unknown plan "platinum"/],
-    [['revoke'], /revoke needs <id>/],
     [['revoke', 'nosuchkey'], /No key has id nosuchkey/],
-    [['list', 'extra'], /Unexpected argument "extra" for list: npm run keys -- list \[--json\]$/m],
     [['explode'], /Unknown command "explode"/],
     [[], /Usage: npm run keys/],
   ])(
-    'exits 2 with a clear message for %j',
+    'keys exits 2 with a clear message for %j',
     async (args, message) => {
       const result = await keys(...args);
       expect(result.code).toBe(2);
@@ -225,9 +274,14 @@ const AWKWARD_SECRETS = [
 ];
 
 describe('keys whose secrets contain _ and -', () => {
+  let project: string;
+  beforeAll(async () => {
+    project = (await t.createProject('pro')).name;
+  });
+
   /** A key as the keys tool issues it, with `secret` in place of its random one. */
   async function keyWithSecret(secret: string, index: number): Promise<{ apiKey: string; keyId: string }> {
-    const issued = issueApiKey('pro', `awkward ${index}`, new Date());
+    const issued = issueApiKey(project, `awkward ${index}`, new Date());
     const prefix = issued.apiKey.slice(0, -secretOf(issued.apiKey).length);
     await t.keys.put({ ...issued.record, secretHash: hashSecret(secret) });
     return { apiKey: `${prefix}${secret}`, keyId: issued.record.keyId };

@@ -18,6 +18,14 @@ describe('npm start (local mode)', () => {
     });
     expect(created.status).toBe(201);
     const pet = (await created.json()) as { id: number };
+    // The project's own address, dev.localhost (resolved to loopback), serves it too.
+    expect(first.output()).toMatch(/Project dev \(pro plan\) at http:\/\/dev\.localhost:\d+\/v1/);
+    expect(first.output()).toMatch(/Console token of project dev \(valid until the next start\): pct_dev_\S{43}/);
+    const port = new URL(first.baseUrl).port;
+    const atAddress = await fetch(`http://127.0.0.1:${port}/v1/pets/${pet.id}`, {
+      headers: { Authorization: `Bearer ${first.apiKey}`, Host: `dev.localhost:${port}` },
+    });
+    expect(atAddress.status).toBe(200);
 
     // The tools find the store where npm start put it, from the same DYNAMODB_PORT.
     const storePort =
@@ -28,7 +36,7 @@ describe('npm start (local mode)', () => {
     });
     expect(listed.code).toBe(0);
     expect(JSON.parse(listed.stdout)).toEqual([
-      expect.objectContaining({ name: 'local development key', plan: 'business' }),
+      expect.objectContaining({ name: 'local development key', project: 'dev' }),
     ]);
 
     first.child.kill('SIGTERM');

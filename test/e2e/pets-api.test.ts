@@ -1,5 +1,5 @@
 import { NO_SUCH_PATH } from '../../lambda/api/gateway-errors';
-import { ANONYMOUS_LIMITS, STANDARD_PLANS } from '../../lambda/api/plans';
+import { ANONYMOUS_LIMITS, PLANS } from '../../lambda/domain/plans';
 import { MAX_BODY_BYTES } from '../../lambda/api/limits';
 import { now, setClock } from '../../lambda/shared/clock';
 import { INVALID_BODIES, MALFORMED_JSON_BODIES } from '../support/invalid-bodies';
@@ -26,7 +26,7 @@ const json = (body: unknown): RequestInit => ({
 const RATE_LIMIT_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset'];
 
 /** An answer of the service (not of the gateway): it carries the rate-limit headers of the caller's plan. */
-function expectServiceAnswer(response: Response, perMinute: number = STANDARD_PLANS.pro.perMinute) {
+function expectServiceAnswer(response: Response, perMinute: number = PLANS.pro.limits.perMinute) {
   for (const name of RATE_LIMIT_HEADERS) expect([name, response.headers.get(name)]).not.toEqual([name, null]);
   expect(response.headers.get('x-ratelimit-limit')).toBe(String(perMinute));
 }
@@ -528,7 +528,7 @@ describe('unknown paths and methods', () => {
         await t.request('/pets?limit=1', { apiKey }),
       ];
       expect(answers.map((r) => [r.status, r.headers.get('x-ratelimit-remaining')])).toEqual(
-        [404, 405, 200].map((status, index) => [status, String(STANDARD_PLANS.pro.perMinute - 1 - index)]),
+        [404, 405, 200].map((status, index) => [status, String(PLANS.pro.limits.perMinute - 1 - index)]),
       );
     } finally {
       restore();

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ANONYMOUS_LIMITS, STANDARD_PLANS } from '../../lambda/api/plans';
+import { ANONYMOUS_LIMITS, PLANS } from '../../lambda/domain/plans';
 import { checkResponse, ContractViolation } from '../support/contract';
 import { startTestApi, type TestApi } from '../support/test-api';
 
@@ -35,7 +35,7 @@ describe('GET /v1/openapi.json', () => {
     expect(invalid.headers.get('x-ratelimit-limit')).toBe(String(ANONYMOUS_LIMITS.perMinute));
     const keyed = await t.request('/openapi.json', { apiKey });
     expect(keyed.status).toBe(200);
-    expect(keyed.headers.get('x-ratelimit-limit')).toBe(String(STANDARD_PLANS.pro.perMinute));
+    expect(keyed.headers.get('x-ratelimit-limit')).toBe(String(PLANS.pro.limits.perMinute));
   });
 
   it('answers other methods with 405 and Allow: GET', async () => {

@@ -1,4 +1,4 @@
-import { ANONYMOUS_LIMITS, STANDARD_PLANS } from '../../lambda/api/plans';
+import { ANONYMOUS_LIMITS, PLANS } from '../../lambda/domain/plans';
 import { banDuration } from '../../lambda/domain/rate-limiter';
 import { fakeClock } from '../support/fake-clock';
 import { expectError, startTestApi, type TestApi } from '../support/test-api';
@@ -48,7 +48,7 @@ describe('per-minute and per-day limits', () => {
     expect(last.headers.get('x-ratelimit-remaining')).toBe('0');
     const refused = await list(apiKey);
     const error = await expectError(refused, 429, 'rate_limited');
-    expect(error.message).toMatch(/60 requests per minute for the free plan/);
+    expect(error.message).toMatch(/60 requests per minute for project t-[0-9a-f]+ \(free plan\)/);
     expect(refused.headers.get('retry-after')).toBe('50');
     expect(refused.headers.get('x-ratelimit-remaining')).toBe('0');
     expect(refused.headers.get('x-ratelimit-reset')).toBe(String((dayStart() + 60_000) / 1000));
@@ -74,8 +74,8 @@ describe('per-minute and per-day limits', () => {
   }, 60_000);
 
   it.each([
-    ['pro', STANDARD_PLANS.pro.perMinute],
-    ['business', STANDARD_PLANS.business.perMinute],
+    ['pro', PLANS.pro.limits.perMinute],
+    ['business', PLANS.business.limits.perMinute],
   ] as const)(
     '%s: admits %d requests in a minute and refuses the next',
     async (plan, perMinute) => {
@@ -106,7 +106,7 @@ describe('per-minute and per-day limits', () => {
 describe('headers on every response the service produces', () => {
   it('2xx, 400, 404, 405, 410 and 429 carry the key’s limits; 401 carries the anonymous ones', async () => {
     const { apiKey } = await t.issueKey('pro');
-    const pro = STANDARD_PLANS.pro.perMinute;
+    const pro = PLANS.pro.limits.perMinute;
     const created = await t.request('/pets', {
       method: 'POST',
       apiKey,

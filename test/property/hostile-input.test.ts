@@ -1,3 +1,4 @@
+import { PLANS } from '../../lambda/domain/plans';
 import { METHODS } from 'node:http';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
@@ -457,7 +458,9 @@ beforeAll(async () => {
   t = await startTestApi();
   origin = new URL(t.baseUrl).origin;
   clock = fakeClock(START);
-  apiKey = (await t.issueKey('enterprise:example-corp')).apiKey;
+  // The most generous allowance a project can have, so the properties never run into a limit.
+  const roomy = await t.createProject('enterprise', { agreedLimits: PLANS.enterprise.ceiling });
+  apiKey = (await t.issueKey({ project: roomy.name })).apiKey;
   for (const name of ['Seed Rex', 'Seed Tom', 'Seed Polly']) {
     const response = await rawRequest(origin, {
       method: 'POST',

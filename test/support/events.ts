@@ -1,11 +1,20 @@
 import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
 import { type Principal, toAuthorizerContext } from '../../lambda/api/principal';
 
+/** The caller of a proxy event unless a test names another: a key of a Free project. */
+export const TEST_PRINCIPAL: Principal = {
+  authenticated: true,
+  keyId: 'abcdefghijklmnop',
+  project: 'acme',
+  plan: 'free',
+  limits: { perMinute: 60, perDay: 1_000 },
+};
+
 /** A REST API proxy event as API Gateway sends it through the execute-api endpoint of the `production` stage. */
 export function proxyEvent(
   overrides: Partial<APIGatewayProxyEvent> & { principal?: Principal | null } = {},
 ): APIGatewayProxyEvent {
-  const { principal = { authenticated: true, keyId: 'abcdefghijklmnop', plan: 'free' }, ...rest } = overrides;
+  const { principal = TEST_PRINCIPAL, ...rest } = overrides;
   const path = rest.path ?? '/v1/pets';
   return {
     resource: '/v1/pets',
@@ -38,7 +47,10 @@ export function proxyEvent(
   };
 }
 
-export function authorizerEvent(headers: Record<string, string>): APIGatewayRequestAuthorizerEvent {
+export function authorizerEvent(
+  headers: Record<string, string>,
+  domainName = 'abc123.execute-api.eu-west-1.amazonaws.com',
+): APIGatewayRequestAuthorizerEvent {
   return {
     type: 'REQUEST',
     methodArn: 'arn:aws:execute-api:eu-west-1:123456789012:abc123/production/GET/v1/pets',
@@ -51,7 +63,7 @@ export function authorizerEvent(headers: Record<string, string>): APIGatewayRequ
     queryStringParameters: null,
     multiValueQueryStringParameters: null,
     stageVariables: null,
-    requestContext: {} as APIGatewayRequestAuthorizerEvent['requestContext'],
+    requestContext: { domainName } as APIGatewayRequestAuthorizerEvent['requestContext'],
   };
 }
 

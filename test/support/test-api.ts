@@ -1,7 +1,10 @@
 import createClient, { type Client } from 'openapi-fetch';
-import type { PlanName } from '../../lambda/api/plans';
+import { randomBytes } from 'node:crypto';
 import { type ApiKeyRecord, issueApiKey } from '../../lambda/domain/api-key';
+import type { PlanLimits, PlanName } from '../../lambda/domain/plans';
+import { issueConsoleToken, newUsageId, type ProjectRecord } from '../../lambda/domain/project';
 import { ApiKeyRepository } from '../../lambda/store/api-key-repository';
+import { ProjectRepository } from '../../lambda/store/project-repository';
 import { createDocumentClient } from '../../lambda/store/dynamodb-client';
 import { LOCAL_TABLE_NAMES } from '../../local/local-tables';
 import { type LocalApi, startLocalApi } from '../../local/server';
@@ -15,8 +18,19 @@ export interface TestApi {
   readonly api: LocalApi;
   readonly baseUrl: string;
   readonly keys: ApiKeyRepository;
-  /** Issues a key straight into the store, as the keys tool does. */
-  issueKey(plan?: PlanName): Promise<{ apiKey: string; record: ApiKeyRecord }>;
+  readonly projects: ProjectRepository;
+  /** Creates a project straight in the store, as the projects tool does (a fresh name unless given). */
+  createProject(
+    plan?: PlanName,
+    options?: { name?: string; agreedLimits?: PlanLimits },
+  ): Promise<ProjectRecord>;
+  /**
+   * Issues a key straight into the store, as the keys tool does: in a new project on
+   * `plan` (default free), or in the given project.
+   */
+  issueKey(plan?: PlanName | { project: string }): Promise<{ apiKey: string; record: ApiKeyRecord }>;
+  /** The base URL of a project's own address (`http://<project>.localhost:<port>/v1`). */
+  projectUrl(project: string): string;
   /**
    * fetch relative to the base URL (`/pets`), or an absolute URL. The response is
    * validated against the OpenAPI document first: a response the document does not
@@ -33,15 +47,35 @@ export async function startTestApi(): Promise<TestApi> {
   const api = await startLocalApi({ port: 0, dynamodbPort: 0 });
   const documents = createDocumentClient(api.dynamodbEndpoint);
   const keys = new ApiKeyRepository(documents, LOCAL_TABLE_NAMES.apiKeys);
+  const projects = new ProjectRepository(documents, LOCAL_TABLE_NAMES.projects);
+  const createProject: TestApi['createProject'] = async (plan = 'free', options = {}) => {
+    const name = options.name ?? `t-${randomBytes(6).toString('hex')}`;
+    const now = new Date().toISOString();
+    const record: ProjectRecord = {
+      name,
+      plan,
+      ...(options.agreedLimits ? { agreedLimits: options.agreedLimits } : {}),
+      createdAt: now,
+      consoleTokenHash: issueConsoleToken(name).hash,
+      consoleTokenIssuedAt: now,
+      usageId: newUsageId(),
+    };
+    if (!(await projects.create(record))) throw new Error(`test project ${name} exists already`);
+    return record;
+  };
   return {
     api,
     baseUrl: api.baseUrl,
     keys,
+    projects,
+    createProject,
     issueKey: async (plan = 'free') => {
-      const issued = issueApiKey(plan, 'test key', new Date());
+      const project = typeof plan === 'string' ? (await createProject(plan)).name : plan.project;
+      const issued = issueApiKey(project, 'test key', new Date());
       await keys.put(issued.record);
       return issued;
     },
+    projectUrl: (project) => api.baseUrl.replace('//127.0.0.1:', `//${project}.localhost:`),
     request: (path, init = {}) => {
       const { apiKey, headers, ...rest } = init;
       const url = /^https?:/.test(path) ? path : `${api.baseUrl}${path}`;

@@ -14,16 +14,20 @@ import { parseResolverAddress } from '../../tools/domains-dns';
 import { DOMAINS_TOOL, runDomainsCommand } from '../../tools/domains';
 import { UsageError } from '../../tools/failures';
 import { KEYS_TOOL, runKeysCommand } from '../../tools/keys';
+import { PROJECTS_TOOL, runProjectsCommand } from '../../tools/projects';
 
 /** What a wrong invocation or a failure must never show an operator. */
 const DEVELOPER_NOISE = /\b\w*(Error|Exception)\b|\n\s+at /;
 
 describe('help', () => {
-  const TOOLS = { keys: KEYS_TOOL, domains: DOMAINS_TOOL } as const;
+  const TOOLS = { keys: KEYS_TOOL, projects: PROJECTS_TOOL, domains: DOMAINS_TOOL } as const;
   const names = Object.keys(TOOLS) as (keyof typeof TOOLS)[];
   /** The help a command line asks for, from the tool named. */
-  const helpOf = (name: keyof typeof TOOLS, argv: string[]) =>
-    name === 'keys' ? parseCommandLine(KEYS_TOOL, argv).help : parseCommandLine(DOMAINS_TOOL, argv).help;
+  const helpOf = (name: keyof typeof TOOLS, argv: string[]) => {
+    if (name === 'keys') return parseCommandLine(KEYS_TOOL, argv).help;
+    if (name === 'projects') return parseCommandLine(PROJECTS_TOOL, argv).help;
+    return parseCommandLine(DOMAINS_TOOL, argv).help;
+  };
 
   it.each(names)('%s: --help, -h and help give the whole usage; every command appears in it', (name) => {
     for (const argv of [['--help'], ['-h'], ['help']]) {
@@ -48,12 +52,19 @@ describe('help', () => {
     },
   );
 
-  it('keys and domains print help through io.out and succeed', async () => {
+  it('keys, projects and domains print help through io.out and succeed', async () => {
     const keysOut: string[] = [];
     await expect(
-      runKeysCommand(['rotate', '--help'], { out: (line) => keysOut.push(line), tableName: 'unused' }),
+      runKeysCommand(['rotate', '--help'], { out: (line) => keysOut.push(line) }),
     ).resolves.toBeUndefined();
     expect(keysOut.join('\n')).toMatch(/^Usage: npm run keys -- rotate <id> \[--json\] \[--stage NAME\]/);
+    const projectsOut: string[] = [];
+    await expect(
+      runProjectsCommand(['create', '--help'], { out: (line) => projectsOut.push(line) }),
+    ).resolves.toBeUndefined();
+    expect(projectsOut.join('\n')).toMatch(
+      /^Usage: npm run projects -- create <name> \[--plan PLAN\] \[--per-minute N\] \[--per-day N\] \[--json\] \[--stage NAME\]/,
+    );
     const domainsOut: string[] = [];
     await expect(
       runDomainsCommand(['help'], {
@@ -70,7 +81,6 @@ describe('wrong invocations: UsageError (exit 2) with a message, no exception na
   const keysIo = {
     out: () => undefined,
     endpoint: 'http://127.0.0.1:1',
-    tableName: LOCAL_TABLE_NAMES.apiKeys,
   };
   const domainsIo = {
     ...keysIo,
@@ -81,19 +91,50 @@ describe('wrong invocations: UsageError (exit 2) with a message, no exception na
   it.each([
     [['list', '--bogus'], /^Unknown option --bogus\.\nHelp: npm run keys -- list --help$/],
     [['list', '-x'], /^Unknown option -x\./],
-    [['list', '--plan', 'pro'], /^list does not take --plan; it takes --json, --stage\./],
-    [['create', '--plan'], /^--plan needs a value: --plan PLAN\./],
-    [['create', '--plan', '--json'], /^--plan needs a value/],
+    [['list', '--name', 'x'], /^list does not take --name; it takes --project, --json, --stage\./],
+    [['create', '--project'], /^--project needs a value: --project NAME\./],
+    [['create', '--project', '--json'], /^--project needs a value/],
     [['create', '--json=yes'], /^--json takes no value\./],
+    [['create'], /^create needs --project: npm run keys -- create --project NAME \[--name TEXT\] \[--json\]/],
     [['revoke'], /^revoke needs <id>: npm run keys -- revoke <id>$/m],
-    [['set-plan', 'abcdefghijklmnop'], /^set-plan needs <plan>: npm run keys -- set-plan <id> <plan>/],
-    [['list', 'extra'], /^Unexpected argument "extra" for list: npm run keys -- list \[--json\]$/m],
-    [['explode'], /^Unknown command "explode": use create, list, revoke, rotate, set-plan\./],
+    [['move', 'abcdefghijklmnop'], /^move needs --project: npm run keys -- move <id> --project NAME/],
+    [['set-plan', 'abcdefghijklmnop', 'pro'], /^Keys have no plan any more: .*npm run projects -- set-plan/],
+    [['create', '--plan', 'pro'], /^Keys have no plan any more: /],
+    [
+      ['list', 'extra'],
+      /^Unexpected argument "extra" for list: npm run keys -- list \[--project NAME\] \[--json\]$/m,
+    ],
+    [['explode'], /^Unknown command "explode": use create, list, revoke, rotate, move\./],
     [['help', 'explode'], /^Unknown command "explode"/],
     [[], /^No command given\.\n\nUsage: npm run keys/],
     [['list', '--stage', 'prod'], /^Unknown stage "prod": use staging or production\./],
   ])('keys %j', async (argv, message) => {
     const error = await runKeysCommand(argv, keysIo).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(UsageError);
+    expect((error as Error).message).toMatch(message);
+    expect((error as Error).message).not.toMatch(DEVELOPER_NOISE);
+  });
+
+  it.each([
+    [['create'], /^create needs <name>: npm run projects -- create <name>/],
+    [['delete', 'acme'], /^delete needs --yes: npm run projects -- delete <name> --yes$/m],
+    [['set-plan', 'acme'], /^set-plan needs <plan>: npm run projects -- set-plan <name> <plan>/],
+    [
+      ['set-plan', 'acme', 'platinum'],
+      /^Unknown plan "platinum": use one of free, pro, business, enterprise\.$/,
+    ],
+    [['create', 'acme', '--per-minute', 'ten'], /^--per-minute "ten" is not a whole number\.$/],
+    [['show', 'acme', '--yes'], /^show does not take --yes; it takes --json, --stage\./],
+    [
+      ['explode'],
+      /^Unknown command "explode": use create, list, show, set-plan, delete, rotate-console-token, migrate\./,
+    ],
+    [['list', '--stage', 'prod'], /^Unknown stage "prod": use staging or production\./],
+  ])('projects %j', async (argv, message) => {
+    const error = await runProjectsCommand(argv, {
+      out: () => undefined,
+      endpoint: 'http://127.0.0.1:1',
+    }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(UsageError);
     expect((error as Error).message).toMatch(message);
     expect((error as Error).message).not.toMatch(DEVELOPER_NOISE);
@@ -199,13 +240,15 @@ describe('the first call on an empty store', () => {
     );
   });
 
-  it('keys create works', async () => {
+  it('projects create and keys create work', async () => {
     const out: string[] = [];
-    await runKeysCommand(['create', '--json'], {
+    await runProjectsCommand(['create', 'first', '--json'], { out: (line) => out.push(line), endpoint });
+    expect(JSON.parse(out.join('\n'))).toEqual(expect.objectContaining({ name: 'first', plan: 'free' }));
+    out.length = 0;
+    await runKeysCommand(['create', '--project', 'first', '--json'], {
       out: (line) => out.push(line),
       endpoint,
-      tableName: LOCAL_TABLE_NAMES.apiKeys,
     });
-    expect(JSON.parse(out.join('\n'))).toEqual(expect.objectContaining({ plan: 'free' }));
+    expect(JSON.parse(out.join('\n'))).toEqual(expect.objectContaining({ project: 'first' }));
   });
 });

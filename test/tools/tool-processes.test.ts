@@ -26,6 +26,8 @@ describe('help: stdout, exit 0', () => {
   it.each([
     ['tools/keys.ts', ['--help'], /^Usage: npm run keys -- <command>/],
     ['tools/keys.ts', ['create', '--help'], /^Usage: npm run keys -- create /],
+    ['tools/projects.ts', ['--help'], /^Usage: npm run projects -- <command>/],
+    ['tools/projects.ts', ['set-plan', '-h'], /^Usage: npm run projects -- set-plan <name> <plan>/],
     ['tools/domains.ts', ['-h'], /^Usage: npm run domains -- <command>/],
     ['tools/domains.ts', ['help', 'verify'], /^Usage: npm run domains -- verify <domain>/],
     ['tools/openapi.ts', ['help'], /^Usage: npm run openapi -- \[--check\]/],
@@ -49,6 +51,11 @@ describe('wrong input: a message on stderr, exit 2', () => {
     ],
     ['tools/openapi.ts', ['--bogus'], /^Unknown option --bogus\.\nHelp: npm run openapi -- --help\n$/],
     ['tools/keys.ts', ['list', '--bogus'], /^Unknown option --bogus\.\nHelp: npm run keys -- list --help\n$/],
+    [
+      'tools/projects.ts',
+      ['delete', 'acme'],
+      /^delete needs --yes: npm run projects -- delete <name> --yes\n/,
+    ],
   ])(
     '%s %j',
     async (script, args, message) => {
@@ -72,7 +79,13 @@ describe('wrong input: a message on stderr, exit 2', () => {
 describe('the store, found as npm start finds it', () => {
   it('keys and domains act on the store at DYNAMODB_PORT', async () => {
     const env = byPort(t.store.port);
-    const created = await runTs('tools/keys.ts', ['create', '--name', 'by port', '--json'], env);
+    const project = await runTs('tools/projects.ts', ['create', 'by-port', '--json'], env);
+    expect(project).toEqual({ code: 0, stdout: expect.stringMatching(/^\{"name":"by-port"/), stderr: '' });
+    const created = await runTs(
+      'tools/keys.ts',
+      ['create', '--project', 'by-port', '--name', 'by port', '--json'],
+      env,
+    );
     expect(created).toEqual({ code: 0, stdout: expect.any(String), stderr: '' });
     const { id } = JSON.parse(created.stdout) as { id: string };
     const stored = await new ApiKeyRepository(t.documents, LOCAL_TABLE_NAMES.apiKeys).get(id);

@@ -1,9 +1,39 @@
-import { type ApiKeyRecord, issueApiKey, parseApiKey } from '../../../lambda/domain/api-key';
+import {
+  type ApiKeyRecord,
+  issueApiKey,
+  type KeyRandomness,
+  parseApiKey,
+} from '../../../lambda/domain/api-key';
 import { authenticate } from '../../../lambda/domain/authentication';
+import { PLANS } from '../../../lambda/domain/plans';
+import type { ProjectRecord } from '../../../lambda/domain/project';
 
-const issued = issueApiKey('pro', 'test', new Date('2026-01-01T00:00:00Z'));
-const records = new Map<string, ApiKeyRecord>([[issued.record.keyId, issued.record]]);
-const lookup = async (keyId: string) => records.get(keyId);
+function project(name: string, overrides: Partial<ProjectRecord> = {}): ProjectRecord {
+  return {
+    name,
+    plan: 'pro',
+    createdAt: '2026-01-01T00:00:00.000Z',
+    consoleTokenHash: '00',
+    consoleTokenIssuedAt: '2026-01-01T00:00:00.000Z',
+    usageId: `usage-of-${name}`,
+    ...overrides,
+  };
+}
+
+const projects = new Map<string, ProjectRecord>([
+  ['acme', project('acme')],
+  ['bigco', project('bigco', { plan: 'enterprise', agreedLimits: { perMinute: 2_000, perDay: 900_000 } })],
+]);
+const issued = issueApiKey('acme', 'test', new Date('2026-01-01T00:00:00Z'));
+const bigcoKey = issueApiKey('bigco', 'test', new Date());
+const records = new Map<string, ApiKeyRecord>([
+  [issued.record.keyId, issued.record],
+  [bigcoKey.record.keyId, bigcoKey.record],
+]);
+const lookupKey = async (keyId: string) => records.get(keyId);
+const lookupProject = async (name: string) => projects.get(name);
+const auth = (authorization: string[], addressProject?: string) =>
+  authenticate({ authorization, ...(addressProject ? { addressProject } : {}) }, lookupKey, lookupProject);
 
 describe('API keys', () => {
   it('have a public id, 256 random bits of secret, and a stored hash that is not the secret', () => {
@@ -11,39 +41,91 @@ describe('API keys', () => {
     expect(parsed?.keyId).toBe(issued.record.keyId);
     expect(parsed?.secret).toHaveLength(43);
     expect(JSON.stringify(issued.record)).not.toContain(parsed?.secret);
-    expect(issued.record.usageId).not.toContain(parsed?.secret);
     expect(issued.record.secretHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(issued.record.project).toBe('acme');
   });
 
   it('are different every time', () => {
-    const other = issueApiKey('pro', 'test', new Date());
-    expect(other.apiKey).not.toBe(issued.apiKey);
-    expect(other.record.usageId).not.toBe(issued.record.usageId);
+    expect(issueApiKey('acme', 'test', new Date()).apiKey).not.toBe(issued.apiKey);
+  });
+
+  // Secrets are base64url: `_` and `-` may stand anywhere, next to the separator included.
+  it.each([
+    `_${'a'.repeat(42)}`,
+    `-${'a'.repeat(42)}`,
+    `${'a'.repeat(42)}_`,
+    `${'a'.repeat(42)}-`,
+    `${'a'.repeat(21)}_-${'a'.repeat(20)}`,
+    '_'.repeat(43),
+    '-'.repeat(43),
+  ])('parse and match with the secret %s', (secret) => {
+    const random: KeyRandomness = { keyId: () => 'abcdefghijklmnop', secret: () => secret };
+    const key = issueApiKey('acme', 'shaped', new Date(), random);
+    expect(key.apiKey).toBe(`ask_abcdefghijklmnop_${secret}`);
+    expect(parseApiKey(key.apiKey)).toEqual({ keyId: 'abcdefghijklmnop', secret });
   });
 });
 
 describe('authenticate', () => {
-  it('accepts a valid key with the scheme in any case', async () => {
+  it("accepts a valid key with the scheme in any case, acting for its project with the project's plan", async () => {
     for (const scheme of ['Bearer', 'bearer', 'BEARER']) {
-      const result = await authenticate([`${scheme} ${issued.apiKey}`], lookup);
-      expect(result).toEqual({
-        principal: { authenticated: true, keyId: issued.record.keyId, plan: 'pro' },
-        usageId: issued.record.usageId,
+      expect(await auth([`${scheme} ${issued.apiKey}`])).toEqual({
+        principal: {
+          authenticated: true,
+          keyId: issued.record.keyId,
+          project: 'acme',
+          plan: 'pro',
+          limits: PLANS.pro.limits,
+        },
+        usageId: 'usage-of-acme',
       });
     }
   });
 
-  it('reports a missing header', async () => {
-    expect((await authenticate([], lookup)).principal).toEqual({
-      authenticated: false,
-      failure: 'missing_api_key',
+  it("takes an agreed plan's numbers from the project", async () => {
+    expect((await auth([`Bearer ${bigcoKey.apiKey}`])).principal).toMatchObject({
+      project: 'bigco',
+      plan: 'enterprise',
+      limits: { perMinute: 2_000, perDay: 900_000 },
     });
+  });
+
+  it("accepts a key on its own project's address and refuses it on another's like an unknown key", async () => {
+    expect((await auth([`Bearer ${issued.apiKey}`], 'acme')).principal).toMatchObject({
+      authenticated: true,
+    });
+    expect((await auth([`Bearer ${issued.apiKey}`], 'bigco')).principal).toEqual({
+      authenticated: false,
+      failure: 'invalid_api_key',
+    });
+  });
+
+  it('reports an address that names no project, whatever the key', async () => {
+    for (const headers of [[], [`Bearer ${issued.apiKey}`]]) {
+      expect((await auth(headers, 'nobody')).principal).toEqual({
+        authenticated: false,
+        failure: 'unknown_address',
+      });
+    }
+  });
+
+  it('refuses a key whose project is gone', async () => {
+    const orphan = issueApiKey('deleted-project', 'orphan', new Date());
+    records.set(orphan.record.keyId, orphan.record);
+    expect((await auth([`Bearer ${orphan.apiKey}`])).principal).toEqual({
+      authenticated: false,
+      failure: 'invalid_api_key',
+    });
+  });
+
+  it('reports a missing header', async () => {
+    expect((await auth([])).principal).toEqual({ authenticated: false, failure: 'missing_api_key' });
   });
 
   it.each([`Basic ${issued.apiKey}`, 'Bearer', 'Bearer ', issued.apiKey, `Bearer ${issued.apiKey} extra`])(
     'refuses the malformed header %j',
     async (header) => {
-      expect((await authenticate([header], lookup)).principal).toEqual({
+      expect((await auth([header])).principal).toEqual({
         authenticated: false,
         failure: 'invalid_authorization',
       });
@@ -52,16 +134,16 @@ describe('authenticate', () => {
 
   it('refuses two Authorization headers', async () => {
     const header = `Bearer ${issued.apiKey}`;
-    expect((await authenticate([header, header], lookup)).principal).toMatchObject({ authenticated: false });
+    expect((await auth([header, header])).principal).toMatchObject({ authenticated: false });
   });
 
   it('refuses unknown, wrong-secret and revoked keys alike', async () => {
-    const unknown = issueApiKey('free', 'never stored', new Date()).apiKey;
+    const unknown = issueApiKey('acme', 'never stored', new Date()).apiKey;
     const wrongSecret = `${issued.apiKey.slice(0, -1)}${issued.apiKey.endsWith('A') ? 'B' : 'A'}`;
-    const revoked = issueApiKey('free', 'revoked', new Date());
+    const revoked = issueApiKey('acme', 'revoked', new Date());
     records.set(revoked.record.keyId, { ...revoked.record, revokedAt: new Date().toISOString() });
     for (const key of [unknown, wrongSecret, revoked.apiKey, 'not-a-key']) {
-      expect((await authenticate([`Bearer ${key}`], lookup)).principal).toEqual({
+      expect((await auth([`Bearer ${key}`])).principal).toEqual({
         authenticated: false,
         failure: 'invalid_api_key',
       });
@@ -72,9 +154,12 @@ describe('authenticate', () => {
     const failing = async () => {
       throw new Error('connection refused');
     };
-    expect((await authenticate([`Bearer ${issued.apiKey}`], failing)).principal).toEqual({
-      authenticated: false,
-      failure: 'service_unavailable',
-    });
+    for (const [keys, projectsOf] of [
+      [failing, lookupProject],
+      [lookupKey, failing],
+    ] as const) {
+      const result = await authenticate({ authorization: [`Bearer ${issued.apiKey}`] }, keys, projectsOf);
+      expect(result.principal).toEqual({ authenticated: false, failure: 'service_unavailable' });
+    }
   });
 });

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { ANONYMOUS_LIMITS, STANDARD_PLANS } from '../../../lambda/api/plans';
+import { ANONYMOUS_LIMITS, PLANS } from '../../../lambda/domain/plans';
 import type { Principal } from '../../../lambda/api/principal';
 import { API_VERSION_PREFIX, CATCH_ALL, catchAllPaths, methodsByPath } from '../../../lambda/api/routes';
 import { LOCAL_TABLE_NAMES } from '../../../local/local-tables';
@@ -34,7 +34,13 @@ beforeEach(() => {
 afterEach(() => clock.restore());
 
 const anonymous: Principal = { authenticated: false, failure: 'missing_api_key' };
-const pro: Principal = { authenticated: true, keyId: 'catchalltests000', plan: 'pro' };
+const pro: Principal = {
+  authenticated: true,
+  keyId: 'catchalltests000',
+  project: 'catchall',
+  plan: 'pro',
+  limits: PLANS.pro.limits,
+};
 
 /** A request API Gateway routed to the catch-all's ANY method on `resource`. */
 function call(
@@ -102,9 +108,9 @@ describe('catch-all handler', () => {
   it('counts a valid key against its plan', async () => {
     const first = await call('/v1/{proxy+}', '/v1/nope', { principal: pro });
     const second = await call('/v1/pets', '/v1/pets', { principal: pro, method: 'PUT' });
-    expect(first.headers?.['X-RateLimit-Limit']).toBe(String(STANDARD_PLANS.pro.perMinute));
-    expect(first.headers?.['X-RateLimit-Remaining']).toBe(String(STANDARD_PLANS.pro.perMinute - 1));
-    expect(second.headers?.['X-RateLimit-Remaining']).toBe(String(STANDARD_PLANS.pro.perMinute - 2));
+    expect(first.headers?.['X-RateLimit-Limit']).toBe(String(PLANS.pro.limits.perMinute));
+    expect(first.headers?.['X-RateLimit-Remaining']).toBe(String(PLANS.pro.limits.perMinute - 1));
+    expect(second.headers?.['X-RateLimit-Remaining']).toBe(String(PLANS.pro.limits.perMinute - 2));
   });
 
   it('counts anyone else per client IP, and refuses with 429 once the allowance is spent', async () => {

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { STANDARD_PLANS } from '../../../lambda/api/plans';
+import { PLANS } from '../../../lambda/domain/plans';
 import { LOCAL_TABLE_NAMES } from '../../../local/local-tables';
 import { startTestStore, type TestStore } from '../../support/embedded-store';
 import { lambdaContext, proxyEvent } from '../../support/events';
@@ -34,13 +34,19 @@ const post = (body: string | Buffer) =>
     headers: { 'content-type': 'application/json', Host: 'h' },
     body: typeof body === 'string' ? body : body.toString('base64'),
     isBase64Encoded: typeof body !== 'string',
-    principal: { authenticated: true, keyId: 'validationtests0', plan: 'business' },
+    principal: {
+      authenticated: true,
+      keyId: 'validationtests0',
+      project: 'validation',
+      plan: 'business',
+      limits: PLANS.business.limits,
+    },
   });
 
 /** The handler's 400, which carries the rate-limit headers like every answer of the service. */
 async function refusal(body: string | Buffer) {
   const result = await handler(post(body), lambdaContext);
-  expect(result.headers?.['X-RateLimit-Limit']).toBe(String(STANDARD_PLANS.business.perMinute));
+  expect(result.headers?.['X-RateLimit-Limit']).toBe(String(PLANS.business.limits.perMinute));
   return { status: result.statusCode, ...(JSON.parse(result.body) as { code: string; message: string }) };
 }
 

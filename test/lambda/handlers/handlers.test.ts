@@ -1,7 +1,9 @@
 import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { MAX_BODY_BYTES } from '../../../lambda/api/limits';
 import { issueApiKey } from '../../../lambda/domain/api-key';
+import { issueConsoleToken, type ProjectRecord } from '../../../lambda/domain/project';
 import { ApiKeyRepository } from '../../../lambda/store/api-key-repository';
+import { ProjectRepository } from '../../../lambda/store/project-repository';
 import { LOCAL_TABLE_NAMES } from '../../../local/local-tables';
 import { startTestStore, type TestStore } from '../../support/embedded-store';
 import { authorizerEvent, lambdaContext, proxyEvent } from '../../support/events';
@@ -18,6 +20,8 @@ function loadHandler<T>(module: string, endpoint: string): T {
   process.env.DYNAMODB_ENDPOINT = endpoint;
   process.env.PETS_TABLE_NAME = LOCAL_TABLE_NAMES.pets;
   process.env.API_KEYS_TABLE_NAME = LOCAL_TABLE_NAMES.apiKeys;
+  process.env.PROJECTS_TABLE_NAME = LOCAL_TABLE_NAMES.projects;
+  process.env.PLATFORM_DOMAIN = 'animalstore.example';
   process.env.RATE_LIMITS_TABLE_NAME = LOCAL_TABLE_NAMES.rateLimits;
   process.env.CURSOR_KEY = 'handler-test';
   process.env.ANONYMOUS_USAGE_ID = 'anonymous-usage-identifier-000';
@@ -102,18 +106,62 @@ describe('createPet handler', () => {
 describe('authorizer handler', () => {
   type Authorizer = (event: ReturnType<typeof authorizerEvent>) => Promise<APIGatewayAuthorizerResult>;
 
-  it('allows a valid key with its usage identifier (never its secret) and its plan in the context', async () => {
-    const issued = issueApiKey('business', 'auth test', new Date());
+  async function projectWithKey(name: string, plan: ProjectRecord['plan']) {
+    const now = new Date().toISOString();
+    await new ProjectRepository(store.documents, LOCAL_TABLE_NAMES.projects).create({
+      name,
+      plan,
+      createdAt: now,
+      consoleTokenHash: issueConsoleToken(name).hash,
+      consoleTokenIssuedAt: now,
+      usageId: `usage-${name}`,
+    });
+    const issued = issueApiKey(name, 'auth test', new Date());
     await new ApiKeyRepository(store.documents, LOCAL_TABLE_NAMES.apiKeys).put(issued.record);
+    return issued;
+  }
+
+  it("allows a valid key with its project's usage identifier (never its secret), project, plan and limits in the context", async () => {
+    const issued = await projectWithKey('authtest', 'business');
     const handler = loadHandler<Authorizer>('authorizer', store.store.endpoint);
     const result = await handler(authorizerEvent({ Authorization: `Bearer ${issued.apiKey}` }));
     expect(result).toMatchObject({
       principalId: issued.record.keyId,
-      usageIdentifierKey: issued.record.usageId,
-      context: { authenticated: 'true', keyId: issued.record.keyId, plan: 'business' },
+      usageIdentifierKey: 'usage-authtest',
+      context: {
+        authenticated: 'true',
+        keyId: issued.record.keyId,
+        project: 'authtest',
+        plan: 'business',
+        perMinute: '1000',
+        perDay: '100000',
+      },
       policyDocument: { Statement: [{ Effect: 'Allow', Action: 'execute-api:Invoke' }] },
     });
     expect(JSON.stringify(result)).not.toContain(issued.apiKey.slice(-43));
+  });
+
+  it("decides from the request's project address: its own keys only, and no project there is unknown_address", async () => {
+    const own = await projectWithKey('addr-own', 'pro');
+    const other = await projectWithKey('addr-other', 'pro');
+    const handler = loadHandler<Authorizer>('authorizer', store.store.endpoint);
+    const at = (key: string, host: string) =>
+      handler(authorizerEvent({ Authorization: `Bearer ${key}` }, host));
+    expect((await at(own.apiKey, 'addr-own.animalstore.example')).context).toMatchObject({
+      project: 'addr-own',
+    });
+    expect((await at(other.apiKey, 'addr-own.animalstore.example')).context).toEqual({
+      authenticated: 'false',
+      failure: 'invalid_api_key',
+    });
+    expect((await at(own.apiKey, 'nobody-here.animalstore.example')).context).toEqual({
+      authenticated: 'false',
+      failure: 'unknown_address',
+    });
+    // The execute-api address names no project: any valid key works there.
+    expect((await at(other.apiKey, 'abc123.execute-api.eu-west-1.amazonaws.com')).context).toMatchObject({
+      project: 'addr-other',
+    });
   });
 
   it('lets an unauthenticated request through as anonymous so the operation answers 401 itself', async () => {
@@ -129,7 +177,7 @@ describe('authorizer handler', () => {
 
   it('reports an unreachable key store as service_unavailable rather than throwing', async () => {
     const handler = loadHandler<Authorizer>('authorizer', 'http://127.0.0.1:9');
-    const issued = issueApiKey('free', 'x', new Date());
+    const issued = issueApiKey('acme', 'x', new Date());
     const result = await handler(authorizerEvent({ authorization: `Bearer ${issued.apiKey}` }));
     expect(result.context).toEqual({ authenticated: 'false', failure: 'service_unavailable' });
   }, 20_000);

@@ -1,4 +1,4 @@
-import { GetCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { setClock } from '../../../lambda/shared/clock';
 import { createDocumentClient } from '../../../lambda/store/dynamodb-client';
 import { PetRepository } from '../../../lambda/store/pet-repository';
@@ -16,13 +16,13 @@ afterAll(() => store.close());
 
 describe('PetRepository', () => {
   it('stores a pet and reads it back; status defaults to available', async () => {
-    const created = await pets.create({ name: 'Rex', categoryId: 3 });
+    const created = await pets.create('acme', { name: 'Rex', categoryId: 3 });
     expect(created).toEqual({ id: expect.any(Number), name: 'Rex', categoryId: 3, status: 'available' });
-    expect(await pets.get(created.id)).toEqual(created);
+    expect(await pets.get('acme', created.id)).toEqual(created);
   });
 
   it('answers undefined for an unknown id', async () => {
-    expect(await pets.get(1)).toBeUndefined();
+    expect(await pets.get('acme', 1)).toBeUndefined();
   });
 
   it('gives 500 concurrent creates in one millisecond 500 distinct ids, all readable (collisions are retried, never overwritten)', async () => {
@@ -30,7 +30,7 @@ describe('PetRepository', () => {
     try {
       const created = await Promise.all(
         Array.from({ length: 500 }, (_, index) =>
-          pets.create({ name: `pet ${index}`, categoryId: 1 + index }),
+          pets.create('acme', { name: `pet ${index}`, categoryId: 1 + index }),
         ),
       );
       const ids = new Set(created.map((pet) => pet.id));
@@ -60,10 +60,10 @@ describe('PetRepository.create when a write is retried after it landed', () => {
     );
     const repository = new PetRepository(retrying, LOCAL_TABLE_NAMES.pets);
     const before = (await store.documents.send(new ScanCommand({ TableName: LOCAL_TABLE_NAMES.pets }))).Count;
-    const pet = await repository.create({ name: 'Once', categoryId: 5 });
+    const pet = await repository.create('acme', { name: 'Once', categoryId: 5 });
     const after = (await store.documents.send(new ScanCommand({ TableName: LOCAL_TABLE_NAMES.pets }))).Count;
     expect(after).toBe((before ?? 0) + 1);
-    expect(await pets.get(pet.id)).toEqual(pet);
+    expect(await pets.get('acme', pet.id)).toEqual(pet);
     retrying.destroy();
   });
 });
@@ -92,7 +92,7 @@ describe('PetRepository.list', () => {
     const restore = setClock(() => clock);
     for (let index = 0; index < 240; index++) {
       clock += 1;
-      await repository.create({ name: `pet ${index}`, categoryId: 1, status: statuses[index % 3] });
+      await repository.create('acme', { name: `pet ${index}`, categoryId: 1, status: statuses[index % 3] });
     }
     restore();
   });
@@ -102,7 +102,7 @@ describe('PetRepository.list', () => {
     const seen: number[] = [];
     let afterId: number | undefined;
     for (;;) {
-      const page = await repository.list({ limit: 37, ...(afterId ? { afterId } : {}) });
+      const page = await repository.list('acme', { limit: 37, ...(afterId ? { afterId } : {}) });
       seen.push(...page.pets.map((pet) => pet.id));
       if (!page.hasMore) break;
       afterId = page.pets.at(-1)?.id;
@@ -113,21 +113,81 @@ describe('PetRepository.list', () => {
   });
 
   it('filters by status through the index', async () => {
-    const page = await repository.list({ limit: 100, status: 'pending' });
+    const page = await repository.list('acme', { limit: 100, status: 'pending' });
     expect(page.pets).toHaveLength(80);
     expect(page.pets.every((pet) => pet.status === 'pending')).toBe(true);
     expect(page.hasMore).toBe(false);
   });
 
   it('says there is more only when there is', async () => {
-    expect((await repository.list({ limit: 80, status: 'sold' })).hasMore).toBe(false);
-    expect((await repository.list({ limit: 79, status: 'sold' })).hasMore).toBe(true);
+    expect((await repository.list('acme', { limit: 80, status: 'sold' })).hasMore).toBe(false);
+    expect((await repository.list('acme', { limit: 79, status: 'sold' })).hasMore).toBe(true);
+  });
+
+  it("never lists another project's pets, and reads only its own partition", async () => {
+    for (let index = 0; index < 30; index++)
+      await repository.create('other', { name: `other ${index}`, categoryId: 2 });
+    const mine = await repository.list('acme', { limit: 100, status: 'pending' });
+    expect(mine.pets).toHaveLength(80);
+    const theirs = await repository.list('other', { limit: 100 });
+    expect(theirs.pets).toHaveLength(30);
+    expect(theirs.pets.every((pet) => pet.name.startsWith('other'))).toBe(true);
+    const [one] = theirs.pets;
+    expect(await repository.get('acme', one?.id ?? 0)).toBeUndefined();
+    expect(await repository.get('other', one?.id ?? 0)).toEqual(one);
+  });
+
+  it('filters the project index by status while the status index is being built (upgrade step 1)', async () => {
+    const building = new PetRepository(listStore.documents, LOCAL_TABLE_NAMES.pets, { statusIndex: false });
+    const page = await building.list('acme', { limit: 50, status: 'sold' });
+    expect(page.pets).toHaveLength(50);
+    expect(page.pets.every((pet) => pet.status === 'sold')).toBe(true);
+    expect(page.hasMore).toBe(true);
+    expect(await building.list('acme', { limit: 80, status: 'sold' })).toMatchObject({ hasMore: false });
   });
 
   it('reads limit + 1 items per page whatever the table size (a Query, never a Scan)', async () => {
     scanned.length = 0;
-    await repository.list({ limit: 20 });
-    await repository.list({ limit: 5, status: 'available' });
+    await repository.list('acme', { limit: 20 });
+    await repository.list('acme', { limit: 5, status: 'available' });
     expect(scanned).toEqual([21, 6]);
+  });
+});
+
+describe('PetRepository for the upgrade to projects', () => {
+  it('finds pets written before projects and gives each its project once', async () => {
+    const before = await startTestStore();
+    try {
+      const repository = new PetRepository(before.documents, LOCAL_TABLE_NAMES.pets);
+      // As the release before projects wrote them: no project, a `collection` attribute.
+      for (const id of [11, 12]) {
+        await before.documents.send(
+          new PutCommand({
+            TableName: LOCAL_TABLE_NAMES.pets,
+            Item: {
+              id,
+              name: `old ${id}`,
+              categoryId: 1,
+              status: 'sold',
+              collection: 'pets',
+              createdAt: 'x',
+              createToken: 't',
+            },
+          }),
+        );
+      }
+      const current = await repository.create('acme', { name: 'new', categoryId: 1 });
+      expect(await repository.listUnassigned()).toEqual([11, 12]);
+      expect(await repository.assignProject(11, 'legacy')).toBe(true);
+      expect(await repository.assignProject(11, 'legacy')).toBe(false);
+      expect(await repository.assignProject(current.id, 'legacy')).toBe(false);
+      expect(await repository.assignProject(999, 'legacy')).toBe(false);
+      expect(await repository.listUnassigned()).toEqual([12]);
+      expect(
+        (await repository.list('legacy', { limit: 10, status: 'sold' })).pets.map((pet) => pet.id),
+      ).toEqual([11]);
+    } finally {
+      await before.close();
+    }
   });
 });

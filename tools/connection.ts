@@ -1,0 +1,29 @@
+import type { ApiKeyRepository } from '../lambda/store/api-key-repository';
+import type { PetRepository } from '../lambda/store/pet-repository';
+import type { ProjectRepository } from '../lambda/store/project-repository';
+import type { DomainCount, ProjectGateway } from './project-admin';
+
+/**
+ * What the keys and projects tools act on: the local store (`npm start`) or a deployed
+ * environment (`--stage`). Both give the same repositories; only a stage has a gateway.
+ */
+export interface ToolConnection {
+  readonly keys: ApiKeyRepository;
+  readonly projects: ProjectRepository;
+  readonly pets: PetRepository;
+  /** The gateway keys of a deployed stage; none in local mode. */
+  readonly gateway?: ProjectGateway;
+  /** Counts a project's custom domains (the domains tool's state). */
+  readonly domainsOf: DomainCount;
+  /** Resolves once authorizers can no longer hand out a usage identifier replaced just now. */
+  readonly waitForKeyCaches?: () => Promise<void>;
+  /** The address a project is served at, e.g. `https://acme.animalstore.example/v1`. */
+  addressOf(project: string): string;
+  /** Releases the clients this connection made. */
+  close(): void;
+}
+
+/** Counts the domain state records of a project. */
+export function domainCounter(all: () => Promise<ReadonlyMap<string, { project: string }>>): DomainCount {
+  return async (project) => [...(await all()).values()].filter((record) => record.project === project).length;
+}

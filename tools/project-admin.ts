@@ -1,0 +1,317 @@
+import type { ApiKeyRecord } from '../lambda/domain/api-key';
+import {
+  isAgreedPlan,
+  type PlanLimits,
+  type PlanName,
+  planDefinition,
+  planNumbersProblems,
+} from '../lambda/domain/plans';
+import {
+  issueConsoleToken,
+  newUsageId,
+  type ProjectRecord,
+  projectNameProblem,
+} from '../lambda/domain/project';
+import type { ApiKeyRepository } from '../lambda/store/api-key-repository';
+import type { ProjectRepository } from '../lambda/store/project-repository';
+import { RESERVED_PROJECT_NAMES } from '../lib/config/platform';
+import { reason, Refusal, UsageError } from './failures';
+
+/**
+ * The project operations of the projects tool. The projects table is the truth the
+ * authorizer reads. On a deployed stage each project also has one API Gateway key (valued
+ * by its usage identifier) in the usage plan of its plan; steps run so that a project is
+ * never without a working gateway key, and a failure half-way undoes what it did or says
+ * what is left to do.
+ */
+
+/** What the projects tool needs of the gateway of a deployed stage. */
+export interface ProjectGateway {
+  /** Where the gateway keys live, for messages, e.g. `API Gateway of AnimalStore-staging`. */
+  readonly description: string;
+  /**
+   * Creates a project's gateway key (valued `usageId`) in the usage plan of `plan`; leaves
+   * nothing behind when it fails. A {@link Refusal} when the account holds its most keys.
+   */
+  createKey(project: string, usageId: string, plan: PlanName): Promise<void>;
+  /** Deletes the project's gateway key valued `usageId` (none is fine). */
+  deleteKey(project: string, usageId: string): Promise<void>;
+}
+
+/** Counts a project's custom domains (the domains tool's state). */
+export type DomainCount = (project: string) => Promise<number>;
+
+export interface ProjectAdminOptions {
+  readonly projects: ProjectRepository;
+  readonly keys: ApiKeyRepository;
+  /** The gateway of a deployed stage; none in local mode. */
+  readonly gateway?: ProjectGateway;
+  /** @default no project has domains */
+  readonly domainsOf?: DomainCount;
+  /**
+   * Resolves once no authorizer can still hand out a usage identifier replaced just now
+   * (their cache time). Only a plan change on a deployed stage waits.
+   */
+  readonly waitForKeyCaches?: () => Promise<void>;
+  readonly clock?: () => Date;
+}
+
+/** A new project: `consoleToken` is shown once and never stored. */
+export interface CreatedProject {
+  readonly record: ProjectRecord;
+  readonly consoleToken: string;
+}
+
+export interface PlanChange {
+  readonly name: string;
+  readonly from: PlanName;
+  readonly to: PlanName;
+  readonly agreedLimits?: PlanLimits;
+  /** Set when the old gateway key is left behind: what happened and how to finish. */
+  readonly incomplete?: string;
+}
+
+export interface DeletedProject {
+  readonly name: string;
+  /** Set when the project's gateway key is left behind: what happened and how to finish. */
+  readonly incomplete?: string;
+}
+
+/** A project of that name exists already. */
+export class ProjectExists extends UsageError {}
+
+/** How to create a project that migration makes, rather than an operator. */
+export interface CreateOptions {
+  /**
+   * Take a name that a deleted project left keys behind under (its revoked keys and its
+   * pets then belong to the new project). Only the upgrade does, for `legacy`.
+   */
+  readonly adoptFormer?: boolean;
+}
+
+const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
+
+/** Checks the numbers given with a plan; a wrong one is a wrong invocation. */
+function checkPlanNumbers(plan: PlanName, numbers: Partial<PlanLimits> | undefined): PlanLimits | undefined {
+  const problems = planNumbersProblems(plan, numbers);
+  if (problems.length > 0) throw new UsageError(problems.join(' '));
+  return isAgreedPlan(planDefinition(plan)) ? (numbers as PlanLimits) : undefined;
+}
+
+export class ProjectAdmin {
+  private readonly projects: ProjectRepository;
+  private readonly keys: ApiKeyRepository;
+  private readonly gateway: ProjectGateway | undefined;
+  private readonly domainsOf: DomainCount;
+  private readonly waitForKeyCaches: () => Promise<void>;
+  private readonly clock: () => Date;
+
+  constructor(options: ProjectAdminOptions) {
+    this.projects = options.projects;
+    this.keys = options.keys;
+    this.gateway = options.gateway;
+    this.domainsOf = options.domainsOf ?? (async () => 0);
+    this.waitForKeyCaches = options.waitForKeyCaches ?? (async () => undefined);
+    this.clock = options.clock ?? (() => new Date());
+  }
+
+  /** Every project, by name (records hold the console token's hash only). */
+  list(): Promise<ProjectRecord[]> {
+    return this.projects.list();
+  }
+
+  /** A project and its keys (records only: they hold no secret). */
+  async show(name: string): Promise<{ project: ProjectRecord; keys: ApiKeyRecord[] }> {
+    const project = await this.existing(name);
+    return { project, keys: await this.keys.listByProject(name) };
+  }
+
+  /**
+   * Creates a project on a plan (an agreed plan with its numbers). On a deployed stage its
+   * gateway key is made first, so no stored project is ever without one.
+   */
+  async create(
+    name: string,
+    plan: PlanName,
+    numbers?: Partial<PlanLimits>,
+    options: CreateOptions = {},
+  ): Promise<CreatedProject> {
+    const problem = projectNameProblem(name, RESERVED_PROJECT_NAMES);
+    if (problem) throw new UsageError(problem);
+    const agreedLimits = checkPlanNumbers(plan, numbers);
+    if (await this.projects.get(name)) throw new ProjectExists(`Project ${name} exists already.`);
+    // Keys are never deleted, so a deleted project that had keys (and so perhaps pets) left
+    // them under its name: a new project of that name would see its pets.
+    if (!options.adoptFormer && (await this.keys.listByProject(name)).length > 0) {
+      throw new UsageError(
+        `Project name ${name} belonged to a deleted project whose keys and pets remain under it: choose another name.`,
+      );
+    }
+    const { token, hash } = issueConsoleToken(name);
+    const now = this.clock().toISOString();
+    const record: ProjectRecord = {
+      name,
+      plan,
+      ...(agreedLimits ? { agreedLimits } : {}),
+      createdAt: now,
+      consoleTokenHash: hash,
+      consoleTokenIssuedAt: now,
+      usageId: newUsageId(),
+    };
+    const { gateway } = this;
+    if (gateway) {
+      try {
+        await gateway.createKey(name, record.usageId, plan);
+      } catch (error) {
+        if (error instanceof Refusal) throw new Refusal(`Project ${name} was not created: ${error.message}`);
+        throw new Error(
+          `Could not create the gateway key of project ${name} in ${gateway.description}: ${reason(error)}. No project was created.`,
+        );
+      }
+    }
+    let failure: unknown;
+    try {
+      if (await this.projects.create(record)) return { record, consoleToken: token };
+    } catch (error) {
+      failure = error;
+    }
+    const undone = await this.undoGatewayKey(name, record.usageId);
+    if (failure === undefined) throw new ProjectExists(`Project ${name} exists already.${undone}`);
+    throw new Error(`Could not store project ${name}: ${reason(failure)}. No project was created.${undone}`);
+  }
+
+  /**
+   * Moves a project to another plan (an agreed plan with its numbers). On a deployed stage
+   * the project gets a new gateway key in the new plan's usage plan first, then its record
+   * names it; the old key is deleted once no authorizer can still hand it out.
+   */
+  async setPlan(name: string, plan: PlanName, numbers?: Partial<PlanLimits>): Promise<PlanChange> {
+    const agreedLimits = checkPlanNumbers(plan, numbers);
+    const project = await this.existing(name);
+    if (!planDefinition(plan).customDomains) {
+      const domains = await this.domainsOf(name);
+      if (domains > 0) {
+        throw new Refusal(
+          `Project ${name} has ${plural(domains, 'custom domain')}, which the ${plan} plan does not allow: remove ${domains === 1 ? 'it' : 'them'} first (npm run domains -- remove).`,
+        );
+      }
+    }
+    const change: PlanChange = {
+      name,
+      from: project.plan,
+      to: plan,
+      ...(agreedLimits ? { agreedLimits } : {}),
+    };
+    const { gateway } = this;
+    // Same usage plan (an agreement's new numbers): the gateway key stays.
+    if (!gateway || project.plan === plan) {
+      if (!(await this.projects.setPlan(name, plan, agreedLimits))) throw this.noSuchProject(name);
+      return change;
+    }
+
+    const usageId = newUsageId();
+    try {
+      await gateway.createKey(name, usageId, plan);
+    } catch (error) {
+      throw new Error(
+        `Could not create a gateway key for project ${name} in the ${plan} usage plan: ${reason(error)}. Its plan is still ${project.plan}.`,
+      );
+    }
+    try {
+      if (!(await this.projects.setPlan(name, plan, agreedLimits, usageId)))
+        throw new Error('its record is gone');
+    } catch (error) {
+      // A write that failed on the way back may have landed: only the record can say.
+      const after = await this.projects.get(name).catch(() => undefined);
+      if (after?.usageId !== usageId) {
+        const known = after !== undefined;
+        const undone = known
+          ? await this.undoGatewayKey(name, usageId)
+          : ` Both gateway keys are kept, since the record could not be read: run set-plan ${name} ${plan} again.`;
+        throw new Error(
+          `Could not record plan ${plan} for project ${name}: ${reason(error)}.${known ? ` Its plan is still ${project.plan}.` : ''}${undone}`,
+        );
+      }
+    }
+    await this.waitForKeyCaches();
+    try {
+      await gateway.deleteKey(name, project.usageId);
+      return change;
+    } catch (error) {
+      return {
+        ...change,
+        incomplete:
+          `The old gateway key of project ${name} could not be deleted from ${gateway.description} (${reason(error)}): ` +
+          `delete the key valued ${project.usageId} there.`,
+      };
+    }
+  }
+
+  /** A new console token (shown once); the old one stops working at once. */
+  async rotateConsoleToken(name: string): Promise<string> {
+    await this.existing(name);
+    const { token, hash } = issueConsoleToken(name);
+    if (!(await this.projects.setConsoleToken(name, hash, this.clock()))) throw this.noSuchProject(name);
+    return token;
+  }
+
+  /** Deletes a project that has no active keys and no custom domains (its pets stay, unreachable). */
+  async delete(name: string): Promise<DeletedProject> {
+    const project = await this.existing(name);
+    const active = (await this.keys.listByProject(name)).filter((key) => !key.revokedAt);
+    const domains = await this.domainsOf(name);
+    const blockers = [
+      ...(active.length > 0
+        ? [
+            `${active.length === 1 ? 'an active key' : `${active.length} active keys`} (${active
+              .map((key) => (key.name ? `${key.keyId} "${key.name}"` : key.keyId))
+              .join(
+                ', ',
+              )}): revoke ${active.length === 1 ? 'it' : 'them'} with npm run keys -- revoke <id>, or move ${active.length === 1 ? 'it' : 'them'} with npm run keys -- move <id> --project <name>`,
+          ]
+        : []),
+      ...(domains > 0
+        ? [`${plural(domains, 'custom domain')}: remove them with npm run domains -- remove`]
+        : []),
+    ];
+    if (blockers.length > 0) {
+      throw new Refusal(`Project ${name} was not deleted: it still has ${blockers.join('; and ')}.`);
+    }
+    if (!(await this.projects.delete(name))) throw this.noSuchProject(name);
+    const { gateway } = this;
+    if (!gateway) return { name };
+    try {
+      await gateway.deleteKey(name, project.usageId);
+      return { name };
+    } catch (error) {
+      return {
+        name,
+        incomplete:
+          `Project ${name} is deleted, but its gateway key could not be deleted from ${gateway.description} ` +
+          `(${reason(error)}): delete the key valued ${project.usageId} there.`,
+      };
+    }
+  }
+
+  private async existing(name: string): Promise<ProjectRecord> {
+    const project = await this.projects.get(name);
+    if (!project) throw this.noSuchProject(name);
+    return project;
+  }
+
+  private noSuchProject(name: string): UsageError {
+    return new UsageError(`No project is named ${name}: see npm run projects -- list.`);
+  }
+
+  /** Deletes a gateway key this run made and no project uses; says how that went. */
+  private async undoGatewayKey(name: string, usageId: string): Promise<string> {
+    const { gateway } = this;
+    if (!gateway) return '';
+    try {
+      await gateway.deleteKey(name, usageId);
+      return ' Its new gateway key was deleted again.';
+    } catch (error) {
+      return ` Its new gateway key (valued ${usageId}) is left in ${gateway.description} (${reason(error)}): delete it there.`;
+    }
+  }
+}
