@@ -15,7 +15,11 @@ import { matchRoute } from '../../local/route-matcher';
 type IHttpOperation = Awaited<ReturnType<typeof getHttpOperationsFromSpec>>[number];
 type Diagnostics = Extract<ReturnType<typeof validateOutput>, { _tag: 'Left' }>['left'];
 
-/** Requests that match no operation are answered by the gateway; the document describes those answers as components. */
+const LIST_PETS_RESPONSES =
+  (document.paths as Record<string, { get?: { responses: Record<string, unknown> } }>)['/pets']?.get
+    ?.responses ?? {};
+
+/** Requests that match no operation are answered by the catch-all or the gateway; the document describes those answers as components. */
 const UNMATCHED_DOCUMENT = {
   ...document,
   paths: {
@@ -26,6 +30,9 @@ const UNMATCHED_DOCUMENT = {
           '404': { $ref: '#/components/responses/NotFound' },
           '405': { $ref: '#/components/responses/MethodNotAllowed' },
           '413': { $ref: '#/components/responses/PayloadTooLarge' },
+          // The catch-all is counted like any operation: it may refuse (429) or fail closed (503) as they do.
+          '429': LIST_PETS_RESPONSES['429'],
+          '503': LIST_PETS_RESPONSES['503'],
         },
       },
     },

@@ -27,17 +27,50 @@ export function runTs(script: string, args: string[], env: Record<string, string
   });
 }
 
+/** A long-running child: its output so far, and its exit code once it has exited and its output has been read. */
+export interface StartedProcess {
+  child: ChildProcessWithoutNullStreams;
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
 /** Starts a long-running TypeScript entry point and resolves once its stdout matches `ready`. */
-export function startTs(
+export function startTs(script: string, env: Record<string, string>, ready: RegExp): Promise<StartedProcess> {
+  // SIGTERM, which tsx passes on: a SIGKILL would stop tsx alone and leave the script running.
+  return startProcess(TSX, [script], env, ready, 'SIGTERM');
+}
+
+/**
+ * Like {@link startTs}, but the script runs in the child itself (tsx as a loader, no
+ * wrapper process), so a signal reaches it directly: SIGKILL is a crash, with no
+ * grandchild left running.
+ */
+export function startTsInProcess(
   script: string,
   env: Record<string, string>,
   ready: RegExp,
-): Promise<{ child: ChildProcessWithoutNullStreams; output: () => string; exited: Promise<number | null> }> {
-  const child = spawn(TSX, [script], { cwd: REPO_ROOT, env: { ...process.env, ...env } });
+): Promise<StartedProcess> {
+  return startProcess(process.execPath, ['--import', 'tsx', script], env, ready, 'SIGKILL');
+}
+
+function startProcess(
+  command: string,
+  args: string[],
+  env: Record<string, string>,
+  ready: RegExp,
+  /** How to stop a child that never gets ready. */
+  stopSignal: NodeJS.Signals,
+): Promise<StartedProcess> {
+  const child = spawn(command, args, { cwd: REPO_ROOT, env: { ...process.env, ...env } });
   let output = '';
+  // 'close', not 'exit': by then every byte the child wrote has been read.
   const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`not ready after 20 s:\n${output}`)), 20_000);
+    // A deadline for a child that hangs; a busy machine starts tsx in a few seconds.
+    const timer = setTimeout(() => {
+      child.kill(stopSignal);
+      reject(new Error(`not ready after 30 s:\n${output}`));
+    }, 30_000);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       if (ready.test(output)) {
@@ -47,21 +80,30 @@ export function startTs(
     };
     child.stdout.on('data', onData);
     child.stderr.on('data', onData);
-    exited.then((code) => {
+    void exited.then((code) => {
       clearTimeout(timer);
       reject(new Error(`exited with ${code} before ready:\n${output}`));
     });
   });
 }
 
-const DEV_KEY_LINE = /Development API key \(valid until the next start\): (ask_\S+)/;
+const DEV_KEY_LINE = /Development API key [^:]*\(valid until the next start\): (ask_\S+)/;
+/**
+ * `npm start` is ready once it has printed its last start-up line, whole: the lines before
+ * it may reach this process in chunks of their own, so the key line alone does not say
+ * that the ones after it (or the key's end) have arrived.
+ */
+const LOCAL_MODE_READY = /^Try: curl .*\n/m;
 
-/** `npm start` on free ports with its data in `dataDir`; resolves once it has printed its base URL and key. */
-export async function startLocalMode(dataDir: string) {
+/**
+ * `npm start` on free ports with its data in `dataDir` and its own embedded store; resolves
+ * once it has printed all its start-up lines. `env` adds or overrides variables.
+ */
+export async function startLocalMode(dataDir: string, env: Record<string, string> = {}) {
   const started = await startTs(
     'local/start.ts',
-    { PORT: '0', DYNAMODB_PORT: '0', DATA_DIR: dataDir },
-    DEV_KEY_LINE,
+    { PORT: '0', DYNAMODB_PORT: '0', DATA_DIR: dataDir, DYNAMODB_ENDPOINT: '', ...env },
+    LOCAL_MODE_READY,
   );
   const baseUrl = /listening at (http:\/\/\S+\/v1)/.exec(started.output())?.[1] ?? '';
   const apiKey = DEV_KEY_LINE.exec(started.output())?.[1] ?? '';
