@@ -3,6 +3,9 @@ import { connect, createServer, type Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { issueApiKey } from '../../lambda/domain/api-key';
+import { PLANS } from '../../lambda/domain/plans';
+import { issueConsoleToken, newUsageId } from '../../lambda/domain/project';
+import { ProjectRepository } from '../../lambda/store/project-repository';
 import { ApiKeyRepository } from '../../lambda/store/api-key-repository';
 import { createDocumentClient } from '../../lambda/store/dynamodb-client';
 import { LOCAL_TABLE_NAMES } from '../../local/local-tables';
@@ -89,7 +92,19 @@ beforeAll(async () => {
   await startStoreProcess();
   api = await startLocalApi({ port: 0, dynamodbEndpoint: relay.endpoint });
   const documents = createDocumentClient(relay.endpoint);
-  const issued = issueApiKey('enterprise:example-corp', 'resilience', new Date());
+  // The most generous allowance, so the load never runs into a limit.
+  const project = 'resilience';
+  const now = new Date().toISOString();
+  await new ProjectRepository(documents, LOCAL_TABLE_NAMES.projects).create({
+    name: project,
+    plan: 'enterprise',
+    agreedLimits: PLANS.enterprise.ceiling,
+    createdAt: now,
+    consoleTokenHash: issueConsoleToken(project).hash,
+    consoleTokenIssuedAt: now,
+    usageId: newUsageId(),
+  });
+  const issued = issueApiKey(project, 'resilience', new Date());
   await new ApiKeyRepository(documents, LOCAL_TABLE_NAMES.apiKeys).put(issued.record);
   documents.destroy();
   apiKey = issued.apiKey;

@@ -18,6 +18,8 @@ import type {
   Context,
 } from 'aws-lambda';
 import { type ApiKeyRecord, issueApiKey, parseApiKey } from '../../lambda/domain/api-key';
+import { PLANS } from '../../lambda/domain/plans';
+import { parseConsoleToken, type ProjectRecord } from '../../lambda/domain/project';
 import { ApiKeyRepository } from '../../lambda/store/api-key-repository';
 import { createDocumentClient } from '../../lambda/store/dynamodb-client';
 import { LOCAL_TABLE_NAMES } from '../../local/local-tables';
@@ -65,6 +67,16 @@ function forbidKey(label: string, apiKey: string, record?: ApiKeyRecord): void {
     forbid(`${label} secret (last 12 characters)`, secret.slice(-12));
   }
   if (record) forbid(`${label} secret hash`, record.secretHash);
+}
+
+/** A console token is a secret like a key: neither it, its secret part nor its stored hash may be written. */
+function forbidConsoleToken(label: string, token: string | undefined, hash?: string): void {
+  if (token?.startsWith('pct_')) {
+    forbid(`${label} console token`, token);
+    const secret = parseConsoleToken(token)?.secret;
+    if (secret) forbid(`${label} console token secret`, secret);
+  }
+  if (hash) forbid(`${label} console token hash`, hash);
 }
 
 function scenariosFor(valid: string, wrong: string, revoked: string): Scenario[] {
@@ -188,12 +200,16 @@ describe('the local server in this process (startTestApi)', () => {
   let t: TestApi;
   let clock: ReturnType<typeof fakeClock>;
   let valid: { apiKey: string; record: ApiKeyRecord };
+  let roomy: ProjectRecord;
   let scenarios: Scenario[];
 
   beforeAll(async () => {
     t = await startTestApi();
     clock = fakeClock(Date.UTC(2027, 5, 1));
-    valid = await t.issueKey('enterprise:example-corp');
+    // The most generous allowance, so the scenarios never run into a limit.
+    roomy = await t.createProject('enterprise', { agreedLimits: PLANS.enterprise.ceiling });
+    valid = await t.issueKey({ project: roomy.name });
+    forbidConsoleToken('project', undefined, roomy.consoleTokenHash);
     const revoked = await t.issueKey('pro');
     await t.keys.revoke(revoked.record.keyId, new Date());
     const wrong = `ask_${valid.record.keyId}_${randomBytes(32).toString('base64url')}`;
@@ -251,7 +267,7 @@ describe('the local server in this process (startTestApi)', () => {
     expect(results[0]).toMatchObject({
       principalId: valid.record.keyId,
       context: { authenticated: 'true', keyId: valid.record.keyId },
-      usageIdentifierKey: valid.record.usageId,
+      usageIdentifierKey: roomy.usageId,
     });
     for (const result of results.slice(1)) expect(result.context).toMatchObject({ authenticated: 'false' });
     expectNoSecrets('authorizer results', JSON.stringify(results));
@@ -277,7 +293,13 @@ describe('the local server in this process (startTestApi)', () => {
           headers: { Authorization: authorization, 'Content-Type': 'application/json', Host: 'h' },
           multiValueHeaders: { Authorization: [authorization], 'Content-Type': ['application/json'] },
           body: JSON.stringify({ name: 'Unreachable Ursula', categoryId: 1 }),
-          principal: { authenticated: true, keyId: valid.record.keyId, plan: 'enterprise:example-corp' },
+          principal: {
+            authenticated: true,
+            keyId: valid.record.keyId,
+            project: roomy.name,
+            plan: 'enterprise',
+            limits: PLANS.enterprise.ceiling,
+          },
         }),
         lambdaContext,
       );
@@ -312,12 +334,17 @@ describe('npm start (a child process: everything it writes to stdout and stderr)
       const documents = createDocumentClient(storeEndpoint);
       const keys = new ApiKeyRepository(documents, LOCAL_TABLE_NAMES.apiKeys);
       const devRecord = (await keys.list()).find((record) => devKey.includes(`_${record.keyId}_`));
-      const revoked = issueApiKey('pro', 'revoked before use', new Date());
+      const revoked = issueApiKey('dev', 'revoked before use', new Date());
       await keys.put(revoked.record);
       await keys.revoke(revoked.record.keyId, new Date());
       documents.destroy();
       const wrong = `ask_${devRecord?.keyId ?? ''}_${randomBytes(32).toString('base64url')}`;
       forbidKey('npm start development', devKey, devRecord);
+      const consoleToken = /Console token of project dev \(valid until the next start\): (pct_\S+)/.exec(
+        started.output(),
+      )?.[1];
+      expect(consoleToken).toMatch(/^pct_dev_/);
+      forbidConsoleToken('npm start dev project', consoleToken);
       forbidKey('npm start revoked', revoked.apiKey, revoked.record);
       forbidKey('npm start wrong', wrong);
 
