@@ -2,6 +2,7 @@ declare module 'autocannon' {
   /** The part of autocannon 8's API the bench uses. */
   interface Client {
     setHeaders(headers: Record<string, string>): void;
+    setRequest(request: { method?: string; path?: string; headers?: Record<string, string> }): void;
   }
 
   interface Options {

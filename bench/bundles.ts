@@ -1,15 +1,15 @@
 import { existsSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { build, type Metafile } from 'esbuild';
-import { AUTHORIZER_MODULE, ROUTES } from '../lambda/api/routes';
+import { AUTHORIZER_MODULE, CATCH_ALL, ROUTES } from '../lambda/api/routes';
 import { BUNDLE_OPTIONS } from '../lib/constructs/api-function';
 import { figure, type Figure } from './figures';
 
 export const REPO_ROOT = path.resolve(__dirname, '..');
 
-/** A Lambda bundle the bench measures: every function of the route table, and the baseline. */
+/** A Lambda bundle the bench measures: every function the stack deploys, and the baseline. */
 export interface Bundle {
-  /** Operation id, `authorizer` or `baseline`. */
+  /** Operation id, the catch-all's name, `authorizer` or `baseline`. */
   readonly name: string;
   readonly kind: 'operation' | 'authorizer' | 'baseline';
   readonly file: string;
@@ -18,7 +18,10 @@ export interface Bundle {
   readonly bytesByPackage: Record<string, number>;
 }
 
-/** The functions the stack deploys, read from the route table so that new ones are picked up. */
+/**
+ * The functions the stack deploys, read from the route table so that new ones are picked up:
+ * each operation's, the catch-all (an operation here: same stack, same targets) and the authorizer.
+ */
 export function functionEntries(): { name: string; kind: Bundle['kind']; entry: string }[] {
   const handlers = path.join(REPO_ROOT, 'lambda', 'handlers');
   return [
@@ -27,6 +30,7 @@ export function functionEntries(): { name: string; kind: Bundle['kind']; entry: 
       kind: 'operation' as const,
       entry: path.join(handlers, `${route.handlerModule}.ts`),
     })),
+    { name: CATCH_ALL.name, kind: 'operation', entry: path.join(handlers, `${CATCH_ALL.handlerModule}.ts`) },
     { name: 'authorizer', kind: 'authorizer', entry: path.join(handlers, `${AUTHORIZER_MODULE}.ts`) },
     { name: 'baseline', kind: 'baseline', entry: path.join(__dirname, 'baseline-handler.ts') },
   ];

@@ -17,6 +17,8 @@ export interface CostInputs {
     readonly createPetWrites: number;
     /** One read of a key record (the authorizer's cache miss). */
     readonly keyRead: number;
+    /** One read of the key's project (its plan and limits; cached like the key). */
+    readonly projectRead: number;
     /** Read units of a list done by Scan at the large table size. */
     readonly scanReads: number;
   };
@@ -27,8 +29,9 @@ export interface CostInputs {
 }
 
 /**
- * The authorizer caches a key for 30 s per warm instance. Assumed: an active key sends
- * about one request a second to one instance, so one key read serves 30 requests.
+ * The authorizer caches a key, and its project, for 30 s per warm instance. Assumed: an
+ * active key sends about one request a second to one instance, so one key read (and at
+ * most one project read: the project's other keys share it) serves 30 requests.
  */
 export const REQUESTS_PER_KEY_READ = 30;
 
@@ -50,7 +53,8 @@ export interface CostLines {
   lambdaRequests: number;
   lambdaDuration: number;
   dynamodb: number;
-  authorizerKeyRead: number;
+  /** The authorizer's key and project reads, spread over the requests the cache serves. */
+  authorizerReads: number;
   limiter: number;
 }
 
@@ -110,8 +114,8 @@ export function costModel(inputs: CostInputs): CostModel {
         PRICES.lambdaArm64PerGbSecond *
         1e6,
       dynamodb: dynamodb(store[operation]),
-      authorizerKeyRead: authorized
-        ? dynamodb({ reads: units.keyRead / REQUESTS_PER_KEY_READ, writes: 0 })
+      authorizerReads: authorized
+        ? dynamodb({ reads: (units.keyRead + units.projectRead) / REQUESTS_PER_KEY_READ, writes: 0 })
         : 0,
       limiter: dynamodb(limiter),
     };
@@ -137,7 +141,7 @@ export function costModel(inputs: CostInputs): CostModel {
       PRICES.lambdaArm64PerGbSecond *
       1e6,
     dynamodb: 0,
-    authorizerKeyRead: 0,
+    authorizerReads: 0,
     limiter: dynamodb(limiter),
   };
   return {

@@ -2,12 +2,11 @@ import { randomInt } from 'node:crypto';
 import { type AttributeValue, GetItemCommand, PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { PETS_TABLE } from '../lambda/store/table-schema';
 import { LOCAL_TABLE_NAMES } from '../local/local-tables';
-import type { BenchKey } from './events';
 import { figure, type Figure, msSince, percentile } from './figures';
 import { timedRequest } from './http-client';
-import type { ServerChild } from './local-stack';
+import type { SeededProject, ServerChild } from './local-stack';
 
-const [STATUS_INDEX, COLLECTION_INDEX] = PETS_TABLE.globalIndexes;
+const [STATUS_INDEX, PROJECT_INDEX] = PETS_TABLE.globalIndexes;
 
 interface Pair {
   readonly name: string;
@@ -32,9 +31,13 @@ async function time(send: () => Promise<unknown>): Promise<number> {
   return msSince(start);
 }
 
-/** The raw Query the repository sends for a first page of `limit` (it reads limit + 1 items). */
-function rawQuery(partition: string, status: boolean, limit: number) {
-  const index = status ? STATUS_INDEX : COLLECTION_INDEX;
+/**
+ * The raw Query the repository sends for a first page of `limit` (it reads limit + 1 items)
+ * on the index the item `like` is in: the partition is that item's value of the index's key.
+ */
+function rawQuery(like: Record<string, unknown>, status: boolean, limit: number) {
+  const index = status ? STATUS_INDEX : PROJECT_INDEX;
+  const partition = String(like[index.partitionKey.name]);
   return new QueryCommand({
     TableName: LOCAL_TABLE_NAMES.pets,
     IndexName: index.indexName,
@@ -46,18 +49,17 @@ function rawQuery(partition: string, status: boolean, limit: number) {
 }
 
 /**
- * p50 and p99 of each operation through the local server (real key, limiter on or off),
- * each request followed by the matching raw DynamoDB call sent straight to the same
- * store, so both see the same machine state. Target: API p50 ≤ 3× raw p50.
+ * p50 and p99 of each operation through the local server (a real key of the project,
+ * limiter on or off), each request followed by the matching raw DynamoDB call sent straight
+ * to the same store, so both see the same machine state. Target: API p50 ≤ 3× raw p50.
  */
 export async function measureLatency(
   stack: ServerChild,
-  key: BenchKey,
-  petId: number,
-  template: Record<string, unknown>,
+  { key, newest, byStatus }: SeededProject,
   iterations: number,
   { limiter }: { limiter: 'on' | 'off' } = { limiter: 'on' },
 ): Promise<Figure[]> {
+  const petId = Number(newest.id);
   const check = (status: number, expected: number, name: string) => {
     if (status !== expected) throw new Error(`${name} answered ${status}, expected ${expected}`);
   };
@@ -88,15 +90,15 @@ export async function measureLatency(
     },
     {
       name: 'listPets',
-      raw: 'Query, all-pets index, Limit 21',
+      raw: 'Query, project index, Limit 21',
       api: () => api('listPets', '/pets?limit=20', 200),
-      store: () => time(() => stack.raw.send(rawQuery(String(template.collection), false, 20))),
+      store: () => time(() => stack.raw.send(rawQuery(newest, false, 20))),
     },
     {
       name: 'listPetsByStatus',
-      raw: 'Query, status index, Limit 21',
+      raw: 'Query, project-and-status index, Limit 21',
       api: () => api('listPets?status', '/pets?status=available&limit=20', 200),
-      store: () => time(() => stack.raw.send(rawQuery('available', true, 20))),
+      store: () => time(() => stack.raw.send(rawQuery(byStatus.available, true, 20))),
     },
     {
       name: 'createPet',
@@ -107,7 +109,7 @@ export async function measureLatency(
           stack.raw.send(
             new PutItemCommand({
               TableName: LOCAL_TABLE_NAMES.pets,
-              Item: toAttributes({ ...template, id: Number(template.id) + 1 + randomInt(2 ** 40) }),
+              Item: toAttributes({ ...newest, id: petId + 1 + randomInt(2 ** 40) }),
               ConditionExpression: 'attribute_not_exists(id)',
             }),
           ),

@@ -1,5 +1,5 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { STANDARD_PLANS } from '../lambda/api/plans';
+import { PLANS } from '../lambda/domain/plans';
 import type { CounterState } from '../lambda/domain/rate-limit';
 import { type CounterStore, RateLimiter } from '../lambda/domain/rate-limiter';
 import { RateLimitStore } from '../lambda/store/rate-limit-store';
@@ -47,7 +47,7 @@ export interface LimiterCost {
 }
 
 /**
- * A Free key (60 a minute) sends `perSecond` requests a second for a minute and
+ * A Free project (60 a minute) sends `perSecond` requests a second for a minute and
  * a second, spread over `instances` Lambda instances (limiters with their own
  * memory over one counters table), starting a second before a UTC minute begins.
  * Each request's writes and reads are counted while it is admitted or refused.
@@ -59,7 +59,8 @@ export async function measureLimiterCost(
   let nowMs = Math.ceil(Date.now() / 60_000 + 1) * 60_000 - 1_000;
   const counting = new CountingStore(new RateLimitStore(documents, LOCAL_TABLE_NAMES.rateLimits));
   const limiters = Array.from({ length: instances }, () => new RateLimiter(counting, () => nowMs));
-  const identity = `key:bench${Date.now().toString(36)}`;
+  // Counted per project, as the rate-limit middleware does.
+  const identity = `project:bench-${Date.now().toString(36)}`;
   const tally = { admitted: { count: 0, writes: 0, reads: 0 }, refused: { count: 0, writes: 0, reads: 0 } };
   let maxAdmitted = 0;
   let maxRefused = 0;
@@ -68,7 +69,7 @@ export async function measureLimiterCost(
     const writes = counting.writes;
     const reads = counting.reads;
     const limiter = limiters[index % instances] as RateLimiter;
-    const { admitted } = await limiter.admit(identity, STANDARD_PLANS.free);
+    const { admitted } = await limiter.admit(identity, PLANS.free.limits);
     const spent = { writes: counting.writes - writes, reads: counting.reads - reads };
     const into = admitted ? tally.admitted : tally.refused;
     into.count += 1;
@@ -84,7 +85,7 @@ export async function measureLimiterCost(
   });
   const admitted = per(tally.admitted);
   const refused = per(tally.refused);
-  const scenario = `Free key, ${perSecond}/s for ${seconds} s over ${instances} instances`;
+  const scenario = `Free project, ${perSecond}/s for ${seconds} s over ${instances} instances`;
   return {
     admitted,
     refused,

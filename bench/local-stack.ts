@@ -1,13 +1,15 @@
 import type { ChildProcess } from 'node:child_process';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
-import { PET_STATUSES } from '../lambda/domain/pet';
 import { issueApiKey } from '../lambda/domain/api-key';
+import { PET_STATUSES, type PetStatus } from '../lambda/domain/pet';
 import { ApiKeyRepository } from '../lambda/store/api-key-repository';
 import { createDocumentClient } from '../lambda/store/dynamodb-client';
 import { PetRepository } from '../lambda/store/pet-repository';
+import { ProjectRepository } from '../lambda/store/project-repository';
 import { LOCAL_TABLE_NAMES } from '../local/local-tables';
 import { startTs } from '../test/support/processes';
+import { ProjectAdmin } from '../tools/project-admin';
 import { BENCH_PLAN, type BenchKey } from './events';
 
 /** A local API (`startLocalApi`) running in a child process, with its own embedded store. */
@@ -68,60 +70,99 @@ function stopChild(child: ChildProcess): Promise<void> {
   });
 }
 
-/** Issues `count` Enterprise keys straight into a store, as the keys tool does. */
-export async function issueKeys(documents: DynamoDBDocumentClient, count: number): Promise<BenchKey[]> {
-  const keys = new ApiKeyRepository(documents, LOCAL_TABLE_NAMES.apiKeys);
-  const issued: BenchKey[] = [];
-  for (let index = 0; index < count; index++) {
-    const { apiKey, record } = issueApiKey(BENCH_PLAN, `bench key ${index}`, new Date());
-    await keys.put(record);
-    issued.push({ apiKey, keyId: record.keyId });
-  }
-  return issued;
-}
+/** Pets every seeded project has at least: one of each status, created through the repository. */
+export const TEMPLATE_PETS = PET_STATUSES.length;
 
-/** A pet item exactly as the repository stores it: one pet created through it, read back raw. */
-export async function petItemTemplate(documents: DynamoDBDocumentClient): Promise<Record<string, unknown>> {
-  const pet = await new PetRepository(documents, LOCAL_TABLE_NAMES.pets).create({
-    name: 'Template',
-    categoryId: 1,
-  });
-  const { Item } = await documents.send(
-    new GetCommand({ TableName: LOCAL_TABLE_NAMES.pets, Key: { id: pet.id }, ConsistentRead: true }),
-  );
-  if (!Item) throw new Error('the template pet was not stored');
-  return Item;
+type PetItem = Record<string, unknown>;
+
+/** A project the bench has made: its one key and its pets as the repository stores them. */
+export interface SeededProject {
+  readonly key: BenchKey;
+  /** The project's newest pet (getPet's target), raw. */
+  readonly newest: PetItem;
+  /** One item of each status exactly as the repository stores it (the raw calls' partition values). */
+  readonly byStatus: Readonly<Record<PetStatus, PetItem>>;
 }
 
 /**
- * Loads `count` pets shaped like the repository's items (statuses in turn, ids
- * ascending and older than the template's) with parallel BatchWrites. Returns the ids.
+ * Makes a project on the bench's plan as the projects tool does, with one key in it as the
+ * keys tool does. Names have one length (`bench-000`), so that every project's pet items
+ * weigh the same and their read units compare.
  */
-export async function loadPets(
+async function createProject(documents: DynamoDBDocumentClient, index: number): Promise<BenchKey> {
+  const keys = new ApiKeyRepository(documents, LOCAL_TABLE_NAMES.apiKeys);
+  const projects = new ProjectAdmin({
+    projects: new ProjectRepository(documents, LOCAL_TABLE_NAMES.projects),
+    keys,
+  });
+  const name = `bench-${String(index).padStart(3, '0')}`;
+  await projects.create(name, BENCH_PLAN.plan, BENCH_PLAN.limits);
+  const { apiKey, record } = issueApiKey(name, 'bench key', new Date());
+  await keys.put(record);
+  return { apiKey, keyId: record.keyId, project: name };
+}
+
+/** One pet of each status created in the project through the repository, read back raw; the last is the newest. */
+async function templatePets(documents: DynamoDBDocumentClient, project: string) {
+  const pets = new PetRepository(documents, LOCAL_TABLE_NAMES.pets);
+  const byStatus: Partial<Record<PetStatus, PetItem>> = {};
+  let newest: PetItem = {};
+  for (const status of PET_STATUSES) {
+    const pet = await pets.create(project, { name: 'Template', categoryId: 1, status });
+    const { Item } = await documents.send(
+      new GetCommand({ TableName: LOCAL_TABLE_NAMES.pets, Key: { id: pet.id }, ConsistentRead: true }),
+    );
+    if (!Item) throw new Error('a template pet was not stored');
+    byStatus[status] = Item;
+    newest = Item;
+  }
+  return { newest, byStatus: byStatus as Record<PetStatus, PetItem> };
+}
+
+/**
+ * Makes one project per entry of `sizes`, each with one key and that many pets (at least
+ * {@link TEMPLATE_PETS}). Beyond the templates, pets are loaded with parallel BatchWrites,
+ * shaped like the repository's items: projects interleaved in id order (as pets of many
+ * customers are created), statuses in turn within each project, ids ascending and older
+ * than every template's, unique across the table.
+ */
+export async function seedProjects(
   documents: DynamoDBDocumentClient,
-  template: Record<string, unknown>,
-  count: number,
+  sizes: readonly number[],
   parallel = 8,
-): Promise<number[]> {
-  const newestId = Number(template.id);
-  const ids = Array.from({ length: count }, (_, index) => newestId - (count - index) * 4096);
+): Promise<SeededProject[]> {
+  const seeded: SeededProject[] = [];
+  for (const [index, size] of sizes.entries()) {
+    if (size < TEMPLATE_PETS) throw new Error(`a project holds at least ${TEMPLATE_PETS} pets`);
+    const key = await createProject(documents, index);
+    seeded.push({ key, ...(await templatePets(documents, key.project)) });
+  }
+  // Round-robin over the projects until each has its size.
+  const owners: { project: SeededProject; nth: number }[] = [];
+  const loadedOf = (index: number) => (sizes[index] ?? 0) - TEMPLATE_PETS;
+  const rounds = Math.max(0, ...sizes.map((_, index) => loadedOf(index)));
+  for (let nth = 0; nth < rounds; nth++) {
+    for (const [index, project] of seeded.entries()) if (nth < loadedOf(index)) owners.push({ project, nth });
+  }
+  const oldestTemplate = Math.min(
+    ...seeded.flatMap(({ byStatus }) => Object.values(byStatus).map((item) => Number(item.id))),
+  );
+  // A pet id is its creation time in ms × 4096 plus random bits: one apart per millisecond.
+  const idOf = (position: number) => oldestTemplate - (owners.length - position) * 4096;
   let next = 0;
   const worker = async () => {
-    while (next < ids.length) {
+    while (next < owners.length) {
       const start = next;
       next += 25;
-      const batch = ids.slice(start, start + 25);
-      let requests = batch.map((id, index) => ({
-        PutRequest: {
-          Item: {
-            ...template,
-            id,
-            name: `Pet ${id}`,
-            categoryId: 1 + (id % 7),
-            status: PET_STATUSES[(start + index) % PET_STATUSES.length],
+      let requests = owners.slice(start, start + 25).map(({ project, nth }, offset) => {
+        const id = idOf(start + offset);
+        const status = PET_STATUSES[nth % PET_STATUSES.length] as PetStatus;
+        return {
+          PutRequest: {
+            Item: { ...project.byStatus[status], id, name: `Pet ${id}`, categoryId: 1 + (id % 7) },
           },
-        },
-      }));
+        };
+      });
       while (requests.length > 0) {
         const { UnprocessedItems } = await documents.send(
           new BatchWriteCommand({ RequestItems: { [LOCAL_TABLE_NAMES.pets]: requests } }),
@@ -131,5 +172,5 @@ export async function loadPets(
     }
   };
   await Promise.all(Array.from({ length: parallel }, worker));
-  return ids;
+  return seeded;
 }

@@ -1,7 +1,15 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { CATCH_ALL } from '../lambda/api/routes';
 import type { Bundle } from './bundles';
-import { type CostModel, OPERATIONS, type OperationName, REQUESTS_PER_KEY_READ, total } from './cost-model';
+import {
+  type CostModel,
+  junkAdded,
+  OPERATIONS,
+  type OperationName,
+  REQUESTS_PER_KEY_READ,
+  total,
+} from './cost-model';
 import type { Figure } from './figures';
 import { PRICES } from './prices';
 
@@ -30,7 +38,14 @@ export interface BenchResults {
       readonly refused: { count: number; writes: number; reads: number };
     };
     readonly units: Record<string, number>;
-    readonly listSizes: { readonly small: number; readonly large: number; readonly loadSeconds: number };
+    readonly listSizes: {
+      readonly small: number;
+      readonly large: number;
+      readonly loadSeconds: number;
+      /** Projects of `small` pets each in the many-projects table, and how long loading it took. */
+      readonly projects: number;
+      readonly projectsLoadSeconds: number;
+    };
     readonly throughputFailures: { readonly on: number; readonly off: number };
     readonly costModel: CostModel;
   };
@@ -108,6 +123,25 @@ const OPERATION_LABELS: Record<OperationName, string> = {
   getOpenApi: 'getOpenApi',
 };
 
+/**
+ * A junk request (an unknown path or a wrong method under /v1, no key) answered by the
+ * service, by component, and what that adds over a refusal at the gateway.
+ */
+function junkLines(results: BenchResults): string[] {
+  const { junkRequest } = results.details.costModel;
+  const parts = [
+    `${usd(junkRequest.apiGateway)} API Gateway`,
+    `${usd(junkRequest.lambdaRequests)} Lambda invocations (authorizer + catch-all)`,
+    `${usd(junkRequest.lambdaDuration)} Lambda duration`,
+    `${usd(junkRequest.limiter)} limiter`,
+  ];
+  return [
+    `Junk request (an unknown path or a wrong method under \`/v1\`, without a key), answered by the catch-all:`,
+    `**${usd(total(junkRequest))}** per million (${parts.join(', ')}). Of this, the catch-all adds **${usd(junkAdded(junkRequest))}**`,
+    'per million: the two invocations, their duration and the limiter write, which a refusal at the gateway did not cost.',
+  ];
+}
+
 function costTables(results: BenchResults): string[] {
   const { costModel, memoryMb, durationMs, units, limiter } = results.details;
   const lines = Object.keys(costModel.perOperation.getPet) as (keyof CostModel['perOperation']['getPet'])[];
@@ -116,7 +150,7 @@ function costTables(results: BenchResults): string[] {
     lambdaRequests: 'Lambda invocations (authorizer, except getOpenApi, + operation)',
     lambdaDuration: `Lambda duration, ARM64 ${memoryMb} MB (authorizer, except getOpenApi, + operation)`,
     dynamodb: "DynamoDB: the operation's own reads/writes",
-    authorizerKeyRead: 'DynamoDB: authorizer key read (cached 30 s)',
+    authorizerReads: 'DynamoDB: authorizer key and project reads (cached 30 s)',
     limiter: 'DynamoDB: limiter',
   };
   return [
@@ -131,6 +165,8 @@ function costTables(results: BenchResults): string[] {
       ],
       ['l', ...OPERATIONS.map(() => 'r' as const)],
     ),
+    '',
+    ...junkLines(results),
     '',
     'Same traffic, other designs (USD per million requests):',
     '',
@@ -148,8 +184,9 @@ function costTables(results: BenchResults): string[] {
     '',
     `- Lambda duration per invocation: median warm duration of each bundle in a Node.js process on this machine (a`,
     `  stand-in for Lambda's, whose CPU share at ${memoryMb} MB differs), billed rounded up to 1 ms: authorizer ${num(durationMs.authorizer ?? 0)} ms`,
-    `  (key cached), getPet ${num(durationMs.getPet ?? 0)} ms, listPets ${num(durationMs.listPets ?? 0)} ms, createPet ${num(durationMs.createPet ?? 0)} ms. Memory: production's \`lambdaMemoryMb\`.`,
-    `- Read units: getPet ${units.getPetReads} (strongly consistent), listPets ${units.listReads}, listPets?status ${units.listByStatusReads}; a key read ${units.keyRead}, assumed`,
+    `  (key cached), getPet ${num(durationMs.getPet ?? 0)} ms, listPets ${num(durationMs.listPets ?? 0)} ms, createPet ${num(durationMs.createPet ?? 0)} ms, catch-all ${num(durationMs[CATCH_ALL.name] ?? 0)} ms.`,
+    "  Memory: production's `lambdaMemoryMb`.",
+    `- Read units: getPet ${units.getPetReads} (strongly consistent), listPets ${units.listReads}, listPets?status ${units.listByStatusReads}; a key read ${units.keyRead} and a project read ${units.projectRead}, assumed`,
     `  (not measured) once per ${REQUESTS_PER_KEY_READ} requests: a key sending about one request a second to a warm authorizer.`,
     `- Write units: createPet ${units.createPetWrites} (the table's ${units.createPetTableWrites} as the store reports it, plus ${units.createPetIndexWrites} index writes by DynamoDB's rule).`,
     `- Limiter: ${num(limiter.admitted.writes, 3)} write units and ${num(limiter.admitted.reads, 3)} read units per admitted request (\`limiter.*\`).`,
@@ -172,25 +209,28 @@ export function resultsBlock(results: BenchResults, bundles: readonly Bundle[]):
     '',
     '**How each figure is measured**',
     '',
-    '- `bundle.*`: each function of the route table (and the authorizer) built by esbuild with exactly the options',
+    '- `bundle.*`: each function of the route table (and the catch-all and the authorizer) built by esbuild with exactly the options',
     '  the stack gives `NodejsFunction` (minified CommonJS, platform node, target node22, nothing external), against a',
     '  baseline function that only creates a DynamoDB DocumentClient and sends one GetCommand (`bench/baseline-handler.ts`).',
     '- `coldStart.*`: a fresh Node.js process loads the bundle and answers one realistic event against a running',
-    '  embedded store (the authorizer really reads the key, getPet the pet, createPet writes); spawn to exit, median of',
+    '  embedded store (the authorizer really reads the key and its project, getPet the pet, createPet writes, the',
+    '  catch-all answers a probe of `/v1/{proxy+}` with 404 and counts it); spawn to exit, median of',
     '  the processes, minus the median of an empty process; functions run round-robin.',
-    '- `latency.*`: through the local server (`startLocalApi` in a child process) with a real Enterprise key and the',
+    '- `latency.*`: through the local server (`startLocalApi` in a child process) with a real key of an Enterprise project and the',
     '  limiter on, each request followed by the matching raw GetItem / Query / PutItem sent straight to the same store.',
     "  `latencyLimiterOff.*`: the same against the server whose limiter is off (below), to show the limiter's share.",
-    `- \`throughput.*\`: autocannon, 32 connections (one key each) on getPet, limiter on and off in alternating slots. "Off"`,
+    `- \`throughput.*\`: autocannon, 32 connections (each a key of its own project, getting its own pet) on getPet, limiter on and off in alternating slots. "Off"`,
     "  swaps the limiter store's two counting methods for ones that admit without a DynamoDB call, in the server process",
     '  only (`bench/server-child.ts`), since the handlers build their limiter themselves; the bench checks that no counter',
     `  was written. Non-2xx answers are not counted (${throughputFailures.on} with the limiter on, ${throughputFailures.off} off).`,
-    `- \`listCost.*\`: ${listSizes.small.toLocaleString('en-US')} and ${listSizes.large.toLocaleString('en-US')} pets loaded with parallel BatchWrites (the large table in ${Math.round(listSizes.loadSeconds)} s),`,
-    '  one local server each, requests alternating between them. Read units are the ConsumedCapacity the store reports',
+    `- \`listCost.*\`: one project of ${listSizes.small.toLocaleString('en-US')} pets, one of ${listSizes.large.toLocaleString('en-US')} (loaded in ${Math.round(listSizes.loadSeconds)} s), and`,
+    `  (\`listCost.projects.*\`) ${listSizes.projects} projects of ${listSizes.small.toLocaleString('en-US')} pets each, interleaved in id order (loaded in ${Math.round(listSizes.projectsLoadSeconds)} s), each`,
+    '  table loaded with parallel BatchWrites and served by a local server of its own, requests alternating between',
+    '  the three (to each of the many projects in turn). Read units are the ConsumedCapacity the store reports',
     "  for the repository's own Query (its client asks for `ReturnConsumedCapacity`). The embedded store (dynalite) does",
     "  report it for reads, by DynamoDB's rule (sizes of the items read, summed, rounded up to 4 KB, halved when eventually",
     "  consistent); for writes it reports the base table only, so index writes are added by DynamoDB's rule.",
-    `- \`limiter.*\`: the limiter's store wrapped to count its updates and reads; a Free key sends 3 requests a second`,
+    `- \`limiter.*\`: the limiter's store wrapped to count its updates and reads; a Free project sends 3 requests a second`,
     `  for 61 s over 3 instances (${limiter.admitted.count} admitted, ${limiter.refused.count} refused, bans included). Every update is one write`,
     '  unit whether its condition holds or not (DynamoDB charges failed conditional writes); counter items are far below 1 KB.',
     '',

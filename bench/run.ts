@@ -2,6 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
+import { CATCH_ALL } from '../lambda/api/routes';
+import { RUNTIME_ENV } from '../lambda/shared/runtime-env';
 import { environmentConfigs } from '../lib/config/environments';
 import { LOCAL_TABLE_NAMES } from '../local/local-tables';
 import { startTestStore } from '../test/support/embedded-store';
@@ -14,7 +16,13 @@ import { closeConnections } from './http-client';
 import { measureLatency } from './latency';
 import { measureLimiterCost } from './limiter-cost';
 import { measureListCost, scanReadUnits } from './list-cost';
-import { issueKeys, loadPets, petItemTemplate, type ServerChild, startServerChild } from './local-stack';
+import {
+  type SeededProject,
+  seedProjects,
+  type ServerChild,
+  startServerChild,
+  TEMPLATE_PETS,
+} from './local-stack';
 import { PRICES } from './prices';
 import { type BenchResults, figuresTable, RESULTS_DOCUMENT, resultsBlock, writeResultsBlock } from './report';
 import { measureSynth } from './synth';
@@ -29,6 +37,8 @@ const PLANS = {
     latencyIterations: 300,
     throughput: { rounds: 3, seconds: 5, warmUpSeconds: 1 },
     listSizes: { small: 1_000, large: 100_000 },
+    // Projects in the many-projects table, each of `listSizes.small` pets.
+    listProjects: 100,
     listIterations: 200,
     synthRounds: 5,
   },
@@ -38,6 +48,7 @@ const PLANS = {
     latencyIterations: 10,
     throughput: { rounds: 1, seconds: 1, warmUpSeconds: 0 },
     listSizes: { small: 100, large: 1_000 },
+    listProjects: 10,
     listIterations: 5,
     synthRounds: 1,
   },
@@ -101,10 +112,10 @@ async function main(): Promise<void> {
     const synth = await measureSynth(plan.synthRounds, workDir);
     figures.push(...synth.figures);
 
-    const [key] = await issueKeys(store.documents, 1);
-    if (!key) throw new Error('no key issued');
-    const template = await petItemTemplate(store.documents);
-    const petId = Number(template.id);
+    const [coldProject] = await seedProjects(store.documents, [TEMPLATE_PETS]);
+    if (!coldProject) throw new Error('no project made');
+    const { key } = coldProject;
+    const petId = Number(coldProject.newest.id);
 
     log(`cold starts: ${plan.coldStartProcesses} fresh processes per function`);
     const coldStarts = await measureColdStarts(
@@ -113,71 +124,80 @@ async function main(): Promise<void> {
       {
         AWS_REGION: 'local',
         AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true',
-        DYNAMODB_ENDPOINT: store.store.endpoint,
-        PETS_TABLE_NAME: LOCAL_TABLE_NAMES.pets,
-        API_KEYS_TABLE_NAME: LOCAL_TABLE_NAMES.apiKeys,
-        RATE_LIMITS_TABLE_NAME: LOCAL_TABLE_NAMES.rateLimits,
-        CURSOR_KEY: 'bench-cursor-key',
+        [RUNTIME_ENV.dynamodbEndpoint]: store.store.endpoint,
+        [RUNTIME_ENV.petsTable]: LOCAL_TABLE_NAMES.pets,
+        [RUNTIME_ENV.apiKeysTable]: LOCAL_TABLE_NAMES.apiKeys,
+        [RUNTIME_ENV.projectsTable]: LOCAL_TABLE_NAMES.projects,
+        [RUNTIME_ENV.rateLimitsTable]: LOCAL_TABLE_NAMES.rateLimits,
+        [RUNTIME_ENV.cursorKey]: 'bench-cursor-key',
       },
       { processes: plan.coldStartProcesses, warmRepeats: plan.warmRepeats, workDir },
     );
     figures.push(...coldStarts.figures);
 
     log('capacity units of the single-item calls and of the limiter');
-    const itemUnits = await measureItemUnits(store.store.endpoint, store.documents, petId, key.keyId);
+    const itemUnits = await measureItemUnits(store.store.endpoint, store.documents, {
+      project: key.project,
+      petId,
+      keyId: key.keyId,
+    });
     const limiter = await measureLimiterCost(store.documents);
 
-    log('starting local servers (limiter on, limiter off, two list sizes)');
-    const [on, off, small, large] = await Promise.all([
+    log('starting local servers (limiter on, limiter off, three list tables)');
+    const [on, off, small, large, many] = await Promise.all([
       startServerChild('on'),
       startServerChild('off'),
       startServerChild('on'),
       startServerChild('on'),
+      startServerChild('on'),
     ]);
-    children.push(on, off, small, large);
-    const seed = async (stack: ServerChild, pets: number, keys: number) => {
-      const issued = await issueKeys(stack.documents, keys);
-      const stackTemplate = await petItemTemplate(stack.documents);
-      await loadPets(stack.documents, stackTemplate, pets);
-      return { keys: issued, template: stackTemplate };
-    };
+    children.push(on, off, small, large, many);
+    // One project per throughput client; the first holds the pets latency lists.
+    const clientProjects = [1_000, ...Array<number>(CONNECTIONS - 1).fill(TEMPLATE_PETS)];
     const [onSeed, offSeed, smallSeed] = await Promise.all([
-      seed(on, 1_000, CONNECTIONS),
-      seed(off, 1_000, CONNECTIONS),
-      seed(small, plan.listSizes.small - 1, 1),
+      seedProjects(on.documents, clientProjects),
+      seedProjects(off.documents, clientProjects),
+      seedProjects(small.documents, [plan.listSizes.small]),
     ]);
-    const loadStart = process.hrtime.bigint();
-    const largeSeed = await seed(large, plan.listSizes.large - 1, 1);
-    const loadSeconds = msSince(loadStart) / 1000;
-    log(`loaded ${plan.listSizes.large.toLocaleString('en-US')} pets in ${loadSeconds.toFixed(1)} s`);
+    const timedSeed = async (stack: ServerChild, sizes: number[]) => {
+      const start = process.hrtime.bigint();
+      const seeded = await seedProjects(stack.documents, sizes);
+      return { seeded, seconds: msSince(start) / 1000 };
+    };
+    const largeLoad = await timedSeed(large, [plan.listSizes.large]);
+    const manyLoad = await timedSeed(many, Array<number>(plan.listProjects).fill(plan.listSizes.small));
+    const loadSeconds = largeLoad.seconds;
+    const sizes = (value: number) => value.toLocaleString('en-US');
+    log(
+      `loaded ${sizes(plan.listSizes.large)} pets in one project in ${loadSeconds.toFixed(1)} s, ` +
+        `${plan.listProjects} projects of ${sizes(plan.listSizes.small)} in ${manyLoad.seconds.toFixed(1)} s`,
+    );
 
     log('latency through the local server against raw store calls, limiter on, then off');
-    const latency = async (stack: ServerChild, seeded: typeof onSeed, limiter: 'on' | 'off') => {
-      const [first] = seeded.keys;
-      if (!first) throw new Error('no key issued');
-      const id = Number(seeded.template.id);
-      return measureLatency(stack, first, id, seeded.template, plan.latencyIterations, { limiter });
+    const first = (seeded: readonly SeededProject[]) => {
+      const [project] = seeded;
+      if (!project) throw new Error('no project made');
+      return project;
     };
-    figures.push(...(await latency(on, onSeed, 'on')));
-    const latencyOff = await latency(off, offSeed, 'off');
+    figures.push(...(await measureLatency(on, first(onSeed), plan.latencyIterations, { limiter: 'on' })));
+    const latencyOff = await measureLatency(off, first(offSeed), plan.latencyIterations, { limiter: 'off' });
 
     log('throughput, limiter on and off');
     const throughput = await measureThroughput(
-      { stack: on, keys: onSeed.keys, petId: Number(onSeed.template.id) },
-      { stack: off, keys: offSeed.keys, petId: Number(offSeed.template.id) },
+      { stack: on, projects: onSeed },
+      { stack: off, projects: offSeed },
       plan.throughput,
     );
     figures.push(...throughput.figures, ...latencyOff);
 
-    log('list cost at two table sizes');
-    const sized = (stack: ServerChild, seeded: typeof smallSeed, size: number) => {
-      const [first] = seeded.keys;
-      if (!first) throw new Error('no key issued');
-      return { stack, key: first, size };
-    };
+    log('list cost at two table sizes, and with many projects');
+    const keysOf = (seeded: readonly SeededProject[]) => seeded.map((project) => project.key);
     const listCost = await measureListCost(
-      sized(small, smallSeed, plan.listSizes.small),
-      sized(large, largeSeed, plan.listSizes.large),
+      {
+        small: { stack: small, keys: keysOf(smallSeed), size: plan.listSizes.small },
+        large: { stack: large, keys: keysOf(largeLoad.seeded), size: plan.listSizes.large },
+        projects: { stack: many, keys: keysOf(manyLoad.seeded), size: plan.listSizes.small },
+      },
       plan.listIterations,
     );
     figures.push(...listCost.figures);
@@ -185,7 +205,7 @@ async function main(): Promise<void> {
     figures.push(
       figure({
         name: 'listCost.scan.readUnits',
-        description: `read units of listing by Scan at ${plan.listSizes.large.toLocaleString('en-US')} pets (the alternative)`,
+        description: `read units of listing by Scan at ${sizes(plan.listSizes.large)} pets (the alternative)`,
         value: scan.units,
         unit: 'RRU',
         baseline: { value: listCost.units.all ?? 0, name: 'the Query of listPets?limit=20, same table' },
@@ -203,6 +223,7 @@ async function main(): Promise<void> {
       createPetTableWrites: itemUnits.createPetTableWrites,
       createPetIndexWrites: itemUnits.createPetIndexWrites,
       keyRead: itemUnits.keyRead,
+      projectRead: itemUnits.projectRead,
       scanReads: scan.units,
     };
     const model = costModel({
@@ -213,6 +234,7 @@ async function main(): Promise<void> {
         createPet: durationMs.createPet ?? 0,
         getOpenApi: durationMs.getOpenApi ?? 0,
         authorizer: durationMs.authorizer ?? 0,
+        catchAll: durationMs[CATCH_ALL.name] ?? 0,
       },
       units,
       limiter: limiter.admitted,
@@ -236,7 +258,12 @@ async function main(): Promise<void> {
         bytesByPackage: Object.fromEntries(bundles.map((bundle) => [bundle.name, bundle.bytesByPackage])),
         limiter: { admitted: limiter.admitted, refused: limiter.refused },
         units,
-        listSizes: { ...plan.listSizes, loadSeconds },
+        listSizes: {
+          ...plan.listSizes,
+          loadSeconds,
+          projects: plan.listProjects,
+          projectsLoadSeconds: manyLoad.seconds,
+        },
         throughputFailures: throughput.failed,
         costModel: model,
       },

@@ -1,18 +1,19 @@
 import autocannon from 'autocannon';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { LOCAL_TABLE_NAMES } from '../local/local-tables';
-import type { BenchKey } from './events';
 import { figure, type Figure } from './figures';
-import type { ServerChild } from './local-stack';
+import type { SeededProject, ServerChild } from './local-stack';
 
-/** Concurrent clients, each with a key of its own (an Enterprise key admits 5,000 a minute). */
+/**
+ * Concurrent clients, each with a key of a project of its own: a project's keys share its
+ * allowance, and an Enterprise project at the ceiling admits 5,000 a minute.
+ */
 export const CONNECTIONS = 32;
 
-/** A server to load, its keys and the pet to get. */
+/** A server to load, and its projects: each client gets one project's key and newest pet. */
 interface Target {
   readonly stack: ServerChild;
-  readonly keys: readonly BenchKey[];
-  readonly petId: number;
+  readonly projects: readonly SeededProject[];
 }
 
 interface Tally {
@@ -21,15 +22,21 @@ interface Tally {
   failed: number;
 }
 
-async function load({ stack, keys, petId }: Target, seconds: number): Promise<Tally> {
+async function load({ stack, projects }: Target, seconds: number): Promise<Tally> {
   let next = 0;
+  const base = new URL(stack.baseUrl);
   const result = await autocannon({
-    url: `${stack.baseUrl}/pets/${petId}`,
+    url: base.origin,
     connections: CONNECTIONS,
     duration: seconds,
     setupClient: (client) => {
-      const key = keys[next++ % keys.length] as BenchKey;
-      client.setHeaders({ Authorization: `Bearer ${key.apiKey}` });
+      // A pet is found only through a key of its own project.
+      const { key, newest } = projects[next++ % projects.length] as SeededProject;
+      client.setRequest({
+        method: 'GET',
+        path: `${base.pathname}/pets/${Number(newest.id)}`,
+        headers: { Authorization: `Bearer ${key.apiKey}` },
+      });
     },
   });
   return {

@@ -10,6 +10,7 @@ const INPUTS = {
     listByStatusReads: 0.5,
     createPetWrites: 1,
     keyRead: 0.5,
+    projectRead: 1,
     scanReads: 1_200,
   },
   limiter: { writes: 1.06, reads: 0 },
@@ -23,14 +24,14 @@ describe('cost model', () => {
     expect(Object.keys(model.perOperation).sort()).toEqual([...OPERATIONS].sort());
   });
 
-  it('charges the authorizer on protected operations only', () => {
+  it('charges the authorizer, with its key and project reads, on protected operations only', () => {
     const { getPet, getOpenApi } = model.perOperation;
     expect(getPet.lambdaRequests).toBeCloseTo(2 * PRICES.lambdaRequestsPerMillion);
-    expect(getPet.authorizerKeyRead).toBeCloseTo(
-      (0.5 / REQUESTS_PER_KEY_READ) * PRICES.dynamodbReadPerMillion,
+    expect(getPet.authorizerReads).toBeCloseTo(
+      ((0.5 + 1) / REQUESTS_PER_KEY_READ) * PRICES.dynamodbReadPerMillion,
     );
     expect(getOpenApi.lambdaRequests).toBeCloseTo(PRICES.lambdaRequestsPerMillion);
-    expect(getOpenApi.authorizerKeyRead).toBe(0);
+    expect(getOpenApi.authorizerReads).toBe(0);
     // 3 ms billed at 1 GB, no authorizer duration; no store call of its own, the limiter still counts it.
     expect(getOpenApi.lambdaDuration).toBeCloseTo(0.003 * PRICES.lambdaArm64PerGbSecond * 1e6);
     expect(getOpenApi.dynamodb).toBe(0);
@@ -56,7 +57,7 @@ describe('cost model', () => {
     expect(junk.lambdaDuration).toBeCloseTo(0.003 * PRICES.lambdaArm64PerGbSecond * 1e6);
     expect(junk.limiter).toBeCloseTo(1.06 * PRICES.dynamodbWritePerMillion);
     // No key to read, no store call of its own.
-    expect([junk.authorizerKeyRead, junk.dynamodb]).toEqual([0, 0]);
+    expect([junk.authorizerReads, junk.dynamodb]).toEqual([0, 0]);
     expect(junkAdded(junk)).toBeCloseTo(total(junk) - PRICES.restApiPerMillion);
   });
 });
