@@ -1,8 +1,8 @@
-import { STANDARD_PLANS } from '../../../lambda/api/plans';
+import { PLANS } from '../../../lambda/domain/plans';
 import { type Admission, rateLimitHeaders, windowsAt } from '../../../lambda/domain/rate-limit';
 
 const NOON = Date.UTC(2026, 10, 22, 12, 0, 15); // 15 s into a minute
-const free = STANDARD_PLANS.free;
+const free = PLANS.free.limits;
 const minute = windowsAt(NOON).minute;
 
 describe('windows', () => {

@@ -1,7 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { jsonResponse } from '../../../lambda/api/http';
-import { STANDARD_PLANS } from '../../../lambda/api/plans';
+import { PLANS } from '../../../lambda/domain/plans';
 import { type CounterStore, RateLimiter } from '../../../lambda/domain/rate-limiter';
 import { apiHandler } from '../../../lambda/middleware/api-handler';
 import { concurrentInvocations } from '../../../lambda/shared/observability';
@@ -56,7 +56,7 @@ describe('each log line names its own request', () => {
     const limiter = new RateLimiter(admits, () => NOW);
 
     it('keep their function name, request id and correlation id apart, however they interleave', async () => {
-      expect(STANDARD_PLANS.free.perMinute).toBeGreaterThan(1);
+      expect(PLANS.free.limits.perMinute).toBeGreaterThan(1);
       const invoke = concurrentInvocations();
       const list = { reached: deferred(), release: deferred() };
       const get = { reached: deferred(), release: deferred() };

@@ -1,5 +1,5 @@
 import { jsonResponse } from '../../../lambda/api/http';
-import { STANDARD_PLANS } from '../../../lambda/api/plans';
+import { PLANS } from '../../../lambda/domain/plans';
 import { type CounterStore, RateLimiter } from '../../../lambda/domain/rate-limiter';
 import { apiHandler } from '../../../lambda/middleware/api-handler';
 import { lambdaContext, proxyEvent } from '../../support/events';
@@ -10,7 +10,7 @@ const MINUTE = Math.floor(NOW / 60_000);
 function limiterWith(count: number): RateLimiter {
   const state = { minute: MINUTE, minuteCount: count, dayCount: count };
   const admitsUnderLimit = async () =>
-    count < STANDARD_PLANS.free.perMinute
+    count < PLANS.free.limits.perMinute
       ? { counted: true as const, state }
       : { counted: false as const, current: state };
   const store: CounterStore = {
