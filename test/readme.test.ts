@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { STANDARD_PLANS, type StandardPlanName } from '../lambda/api/plans';
+import { isAgreedPlan, isPlanName, PLANS, type PlanName, type StandardPlan } from '../lambda/domain/plans';
 
 /**
  * The README is the front door: what the service is, the quick start, the first five
@@ -13,6 +13,14 @@ const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
 /** The prose with line breaks as spaces, since Prettier may wrap a sentence anywhere. */
 const prose = readme.replace(/\s+/g, ' ');
 const number = (n: number) => n.toLocaleString('en-US');
+
+/** A plan of the plan table with fixed numbers (an agreed plan has none to state). */
+function standardPlan(name: string | undefined): { name: PlanName; plan: StandardPlan } {
+  if (name === undefined || !isPlanName(name)) throw new Error(`${String(name)} is not in the plan table`);
+  const plan = PLANS[name];
+  if (isAgreedPlan(plan)) throw new Error(`${name} is an agreed plan`);
+  return { name, plan };
+}
 
 describe('README', () => {
   it('fits in 200 lines', () => {
@@ -28,22 +36,36 @@ describe('README', () => {
     expect(readme).toContain('apt-get install -y chromium');
   });
 
-  it('names the plan of the development key that npm start issues, with its limit', () => {
+  it('names the development project that npm start creates, its plan and its limit', () => {
     const source = readFileSync(path.join(ROOT, 'local', 'start.ts'), 'utf8');
-    const plan = /issueApiKey\('([a-z]+)'/.exec(source)?.[1] as StandardPlanName;
-    expect(Object.keys(STANDARD_PLANS)).toContain(plan);
-    const name = plan.charAt(0).toUpperCase() + plan.slice(1);
+    expect(source).toMatch(/const DEV_PROJECT = 'dev';/);
+    const { plan } = standardPlan(/env\.DEV_PROJECT_PLAN \|\| '([a-z]+)'/.exec(source)?.[1]);
     expect(prose).toContain(
-      `development API key on the ${name} plan** (${number(STANDARD_PLANS[plan].perMinute)} requests per minute)`,
+      `development project \`dev\` on the ${plan.title} plan** (${number(plan.limits.perMinute)} requests per minute`,
     );
+    expect(readme).toContain('Project dev (');
+    expect(readme).toContain('http://dev.localhost:3000/v1');
   });
 
-  it('exhausts a Free minute with exactly the Free plan’s limit', () => {
-    const { perMinute, perDay } = STANDARD_PLANS.free;
-    expect(readme).toContain('npm run keys -- create --plan free');
+  it('exhausts a Free minute with a Free project and its key, at exactly the Free plan’s limit', () => {
+    const { plan } = standardPlan('free');
+    const { perMinute, perDay } = plan.limits;
+    expect(readme).toContain('npm run projects -- create demo --plan free --json');
+    expect(readme).toContain('npm run keys -- create --project demo --json');
     expect(prose).toContain(`Free plan (${perMinute} requests per minute, ${number(perDay)} per day)`);
     expect(readme).toContain(`for i in $(seq ${perMinute + 1}); do`);
     expect(readme).toMatch(new RegExp(`^# +${perMinute} 200$`, 'm'));
     expect(readme).toMatch(/^# +1 429$/m);
+  });
+
+  it('shows the JSON the projects and keys tools print, with the fields they print', () => {
+    const projectLine = /^# (\{"name":"demo".*\})$/m.exec(readme)?.[1];
+    const keyLine = /^# (\{"id":.*"project":"demo"\})$/m.exec(readme)?.[1];
+    expect(Object.keys(JSON.parse(projectLine ?? '{}'))).toEqual(['name', 'plan', 'address', 'consoleToken']);
+    expect(Object.keys(JSON.parse(keyLine ?? '{}'))).toEqual(['id', 'apiKey', 'project']);
+  });
+
+  it('states the API Gateway ceiling on keys, which bounds the projects of an account and region', () => {
+    expect(prose).toContain('10,000 API keys per account and region');
   });
 });
