@@ -1,5 +1,5 @@
 import { type PlanLimits, type PlanName, PLAN_NAMES } from '../lambda/domain/plans';
-import { type ProjectRecord, projectLimits } from '../lambda/domain/project';
+import { LEGACY_PROJECT, type ProjectRecord, projectLimits } from '../lambda/domain/project';
 import type { ApiKeyRepository } from '../lambda/store/api-key-repository';
 import type { PetRepository } from '../lambda/store/pet-repository';
 import type { ProjectRepository } from '../lambda/store/project-repository';
@@ -14,7 +14,7 @@ import { ProjectAdmin, ProjectExists, type ProjectGateway } from './project-admi
  * `legacy` gets its gateway key as any project does (through {@link ProjectAdmin}).
  */
 
-export const LEGACY_PROJECT = 'legacy';
+export { LEGACY_PROJECT };
 
 /**
  * The Enterprise agreements the release before projects had in its source, as

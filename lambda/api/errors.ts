@@ -29,7 +29,8 @@ export const ERROR_CATALOGUE = {
   forbidden: { status: 403, description: 'The request was refused by the gateway or the firewall.' },
   not_found: {
     status: 404,
-    description: 'No such path: unknown route or version prefix (only `/v1` exists).',
+    description:
+      'No such path (unknown route, or a version prefix other than `/v1`), or a project address that no project has.',
   },
   pet_not_found: { status: 404, description: 'No pet has the requested id.' },
   method_not_allowed: {

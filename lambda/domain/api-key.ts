@@ -22,7 +22,7 @@ export interface ApiKeyRecord {
   keyId: string;
   /** SHA-256 of the secret, hex. */
   secretHash: string;
-  /** The project the key acts for. */
+  /** The project the key acts for (absent only on a key stored before projects, until the upgrade). */
   project: string;
   name: string;
   createdAt: string;

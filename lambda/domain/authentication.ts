@@ -1,6 +1,6 @@
 import { type ApiKeyRecord, keyMatches, parseApiKey } from './api-key';
 import type { PlanLimits, PlanName } from './plans';
-import { type ProjectRecord, projectLimits } from './project';
+import { LEGACY_PROJECT, type ProjectRecord, projectLimits } from './project';
 
 /** `Bearer <token>`, the scheme matched case-insensitively (RFC 9110 §11.1). */
 const BEARER = /^bearer +([A-Za-z0-9._~+/-]+=*) *$/i;
@@ -63,8 +63,10 @@ export async function authenticate(
     if (!presented) return failed('invalid_api_key');
     const key = await lookupKey(presented.keyId);
     if (!key || !keyMatches(key, presented.secret)) return failed('invalid_api_key');
-    if (addressProject !== undefined && key.project !== addressProject) return failed('invalid_api_key');
-    const project = await lookupProject(key.project);
+    // A key stored before projects has none until the upgrade reaches it: it belongs to legacy.
+    const projectName = key.project ?? LEGACY_PROJECT;
+    if (addressProject !== undefined && projectName !== addressProject) return failed('invalid_api_key');
+    const project = await lookupProject(projectName);
     // A key whose project was deleted acts for nobody.
     if (!project) return failed('invalid_api_key');
     return {

@@ -28,6 +28,12 @@ export interface ProjectRecord extends Project {
   readonly usageId: string;
 }
 
+/**
+ * The project that receives everything written before projects existed (`npm run projects --
+ * migrate`). A key from before projects acts for it even before the migration reaches the key.
+ */
+export const LEGACY_PROJECT = 'legacy';
+
 /** Longest DNS label (RFC 1035). */
 const MAX_LABEL = 63;
 const MIN_NAME = 3;

@@ -159,7 +159,7 @@ export interface components {
         /**
          * @example {
          *       "code": "not_found",
-         *       "message": "No such path: unknown route or version prefix (only /v1 exists).",
+         *       "message": "No such path (unknown route, or a version prefix other than /v1), or a project address that no project has.",
          *       "status": 404
          *     }
          */

@@ -118,6 +118,23 @@ describe('authenticate', () => {
     });
   });
 
+  it('takes a key stored before projects (no project yet) as a key of legacy, and refuses it until legacy exists', async () => {
+    const former = issueApiKey('unused', 'former', new Date());
+    const withoutProject = { ...former.record } as Partial<ApiKeyRecord>;
+    delete withoutProject.project;
+    records.set(former.record.keyId, withoutProject as ApiKeyRecord);
+    expect((await auth([`Bearer ${former.apiKey}`])).principal).toEqual({
+      authenticated: false,
+      failure: 'invalid_api_key',
+    });
+    projects.set('legacy', project('legacy', { plan: 'business' }));
+    expect((await auth([`Bearer ${former.apiKey}`])).principal).toMatchObject({
+      authenticated: true,
+      project: 'legacy',
+      plan: 'business',
+    });
+  });
+
   it('reports a missing header', async () => {
     expect((await auth([])).principal).toEqual({ authenticated: false, failure: 'missing_api_key' });
   });
