@@ -3,7 +3,11 @@ import { Topic } from 'aws-cdk-lib/aws-sns';
 import type { Construct } from 'constructs';
 import { CATCH_ALL } from '../lambda/api/routes';
 import { RUNTIME_ENV } from '../lambda/shared/runtime-env';
-import { type EnvironmentConfig, PLATFORM_ENVIRONMENTS, validateEnvironmentConfig } from './config/environments';
+import {
+  type EnvironmentConfig,
+  PLATFORM_ENVIRONMENTS,
+  validateEnvironmentConfig,
+} from './config/environments';
 import { AnimalStoreApi } from './constructs/animal-store-api';
 import { DataTables } from './constructs/data-tables';
 import { EdgeFirewall } from './constructs/edge-firewall';

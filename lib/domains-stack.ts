@@ -2,13 +2,13 @@ import { Stack, type StackProps } from 'aws-cdk-lib';
 import type { IRestApi } from 'aws-cdk-lib/aws-apigateway';
 import type { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 import type { Construct } from 'constructs';
-import type { EnvironmentConfig, EnvironmentName } from './config/environments';
+import { type EnvironmentConfig, type EnvironmentName, PLATFORM_ENVIRONMENTS } from './config/environments';
 import { type DomainsConfig, type PlatformConfig, type ProjectConfig } from './config/domains';
 import { ProjectDomains } from './constructs/project-domains';
 import { TenantCertificates } from './constructs/tenant-certificates';
 
 /** The environments that get domain stacks: a tenant's domain can point at one environment only. */
-export const DOMAIN_ENVIRONMENTS: readonly EnvironmentName[] = ['production'];
+export const DOMAIN_ENVIRONMENTS: readonly EnvironmentName[] = PLATFORM_ENVIRONMENTS;
 
 /** Properties of {@link ProjectDomainsStack}. */
 export interface ProjectDomainsStackProps extends StackProps {
@@ -122,6 +122,15 @@ export function addProjectDomainStacks(
       restApi,
       webAcl,
     });
+    const environmentStack = Stack.of(restApi);
+    if (environmentStack !== domainsStack) {
+      // Said, not only implied by the API's exports: when a project's own default address
+      // leaves its domains stack, the wildcard that replaces it must already serve.
+      domainsStack.addStackDependency(
+        environmentStack,
+        "the environment's stack serves every project address (the wildcard); it deploys first",
+      );
+    }
     if (externalDomains(project).length === 0) return [domainsStack];
     const certificatesStack = new ProjectCertificatesStack(
       scope,

@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { isPlanName, type PlanName } from '../../lambda/api/plans';
+import { isPlanName, PLAN_NAMES, type PlanName, planDefinition } from '../../lambda/domain/plans';
+import { projectNameProblem } from '../../lambda/domain/project';
+import { HOSTED_ZONE_ID, isHostName, type PlatformAddressConfig, RESERVED_PROJECT_NAMES } from './platform';
 
 /**
  * Custom domains of the tenants (projects), as one typed configuration: the CDK app
@@ -37,9 +39,9 @@ export interface CustomDomainConfig {
 
 /** A tenant's project. */
 export interface ProjectConfig {
-  /** Lower-case letters, digits and hyphens; also the default address's label and the stack name's suffix. */
+  /** The project's name (a DNS label, its address's label), also the stack name's suffix. */
   readonly name: string;
-  /** The project's plan, from the plan table (lambda/api/plans.ts); custom domains need a paid one. */
+  /** The project's plan, from the plan table (lambda/domain/plans.ts); custom domains need a paid one. */
   readonly plan: PlanName;
   readonly domains: readonly CustomDomainConfig[];
 }
@@ -74,16 +76,7 @@ export interface TenantDnsRecord {
   readonly ttl: number;
 }
 
-const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
-const PROJECT_NAME = /^[a-z0-9](?:[a-z0-9-]{0,30}[a-z0-9])?$/;
-const HOSTED_ZONE_ID = /^Z[A-Z0-9]{1,31}$/;
-
-/** True for a lower-case host name of at least two valid labels, at most 253 characters. */
-export function isHostName(value: unknown): value is string {
-  if (typeof value !== 'string' || value.length > 253) return false;
-  const labels = value.split('.');
-  return labels.length >= 2 && labels.every((label) => LABEL.test(label));
-}
+export { isHostName };
 
 /** True when `name` is `zone` or a name under it. */
 export function isWithin(name: string, zone: string): boolean {
@@ -105,7 +98,32 @@ export function cnameTarget(platform: PlatformConfig, domainName: string): strin
   return `${domainName}.${platform.cnameTargetDomain}`;
 }
 
-/** The default address of a project, a subdomain of the platform domain. */
+/** The platform address the platform part of a domains configuration describes. */
+export function platformAddressOf(platform: PlatformConfig): PlatformAddressConfig {
+  return { domain: platform.domain, hostedZoneId: platform.hostedZone.id };
+}
+
+/**
+ * How a domains configuration's platform part disagrees with the environment's platform
+ * address (context values), one message per field; empty when they agree.
+ */
+export function platformDisagreements(platform: PlatformConfig, address: PlatformAddressConfig): string[] {
+  const fromDomains = platformAddressOf(platform);
+  const problems: string[] = [];
+  if (fromDomains.domain !== address.domain) {
+    problems.push(
+      `platform.domain is ${JSON.stringify(fromDomains.domain)} but the platform domain (-c platformDomain) is ${JSON.stringify(address.domain)}: make them the same, or leave the context value out (the domains configuration then gives it).`,
+    );
+  }
+  if (fromDomains.hostedZoneId !== address.hostedZoneId) {
+    problems.push(
+      `platform.hostedZone.id is ${JSON.stringify(fromDomains.hostedZoneId)} but the platform hosted zone (-c platformHostedZoneId) is ${JSON.stringify(address.hostedZoneId)}: make them the same, or leave the context value out.`,
+    );
+  }
+  return problems;
+}
+
+/** The address of a project, a subdomain of the platform domain (served by the wildcard). */
 export function defaultAddress(platform: PlatformConfig, projectName: string): string {
   return `${projectName}.${platform.domain}`;
 }
@@ -115,9 +133,9 @@ export function primaryHost(platform: PlatformConfig, project: ProjectConfig): s
   return project.domains.find((d) => d.role === 'primary')?.name ?? defaultAddress(platform, project.name);
 }
 
-/** Custom domains need a paid plan (the spec: Pro or above). */
+/** Custom domains need a paid plan (the spec: Pro or above), as the plan table says. */
 export function allowsCustomDomains(plan: PlanName): boolean {
-  return plan !== 'free';
+  return planDefinition(plan).customDomains;
 }
 
 /** The record a tenant creates for a domain: CNAME for a subdomain, ALIAS/ANAME for an apex. */
@@ -169,21 +187,19 @@ export function domainsConfigProblems(config: DomainsConfig): string[] {
   const zoneIds = new Map<string, string | undefined>();
   for (const project of config.projects) {
     const where = `project ${JSON.stringify(project.name)}`;
-    if (!PROJECT_NAME.test(project.name)) {
-      problems.push(
-        `${where}: use 1 to 32 lower-case letters, digits and hyphens for the name (no hyphen at either end).`,
-      );
-    }
+    const nameProblem = projectNameProblem(project.name, RESERVED_PROJECT_NAMES);
+    if (nameProblem !== undefined) problems.push(`${where}: ${nameProblem}`);
     if (projectNames.has(project.name))
       problems.push(`${where}: the name is used twice; give each project its own.`);
     projectNames.add(project.name);
     if (!isPlanName(project.plan)) {
       problems.push(
-        `${where}: plan ${JSON.stringify(project.plan)} is not in the plan table (lambda/api/plans.ts): use free, pro, business or enterprise:<agreement>.`,
+        `${where}: plan ${JSON.stringify(project.plan)} is not in the plan table (lambda/domain/plans.ts): use ${PLAN_NAMES.join(', ')}.`,
       );
     } else if (project.domains.length > 0 && !allowsCustomDomains(project.plan)) {
+      const paid = PLAN_NAMES.filter(allowsCustomDomains);
       problems.push(
-        `${where} is on plan free: custom domains need a paid plan (Pro or above). Upgrade the project (set "plan" to "pro" or above) or remove its domains (${project.domains.map((d) => d.name).join(', ')}).`,
+        `${where} is on plan ${project.plan}: custom domains need a paid plan (${paid.join(', ')}). Upgrade the project (set "plan" to one of them) or remove its domains (${project.domains.map((d) => d.name).join(', ')}).`,
       );
     }
     const primaries = project.domains.filter((d) => d.role === 'primary');

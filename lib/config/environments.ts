@@ -1,13 +1,25 @@
 import { type Environment, RemovalPolicy } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { MAX_API_KEY_CACHE_SECONDS } from '../../lambda/api/limits';
-import { agreementProblems, ENTERPRISE_AGREEMENTS, type EnterpriseAgreement } from '../../lambda/api/plans';
+import { PETS_UPGRADE_STEPS, type PetsUpgradeStepNumber } from '../../lambda/store/table-schema';
+import { type PlatformAddressConfig, platformAddressFromContext, platformAddressProblems } from './platform';
 
 /** The deployable environments, in deployment order. */
 export const ENVIRONMENT_NAMES = ['staging', 'production'] as const;
 
 /** Name of a deployable environment. */
 export type EnvironmentName = (typeof ENVIRONMENT_NAMES)[number];
+
+/**
+ * The environments that publish projects at addresses of the platform domain (and serve
+ * custom domains): a tenant's address can point at one environment only.
+ */
+export const PLATFORM_ENVIRONMENTS: readonly EnvironmentName[] = ['production'];
+
+/** The upgrade steps of a deployed pets table, in deploy order (lambda/store/table-schema.ts). */
+export const PETS_UPGRADE_STEP_NUMBERS = Object.keys(PETS_UPGRADE_STEPS).map(
+  Number,
+) as PetsUpgradeStepNumber[];
 
 /** Lambda's own bounds for memory size, in MB. */
 const LAMBDA_MEMORY_MB = { min: 128, max: 10_240 } as const;
@@ -44,6 +56,20 @@ export interface EnvironmentConfig {
    * @default no notifications: alarms change state on the dashboard only
    */
   readonly alarmTopicArn?: string;
+  /**
+   * The step at which the environment's pets table is in its upgrade to project-scoped
+   * indexes (PETS_UPGRADE_STEPS in lambda/store/table-schema.ts, doc/deploying.md): the
+   * table is deployed with that step's indexes, and reads use what exists at it.
+   * @default the upgrade is done: the final table
+   */
+  readonly petsUpgradeStep?: PetsUpgradeStepNumber;
+  /**
+   * Where projects get their addresses (`<project>.<domain>`): the stack deploys the
+   * wildcard certificate, custom domain and alias, and the authorizer tells projects apart
+   * by host. Only in {@link PLATFORM_ENVIRONMENTS}.
+   * @default no project addresses: the execute-api base URL serves every project
+   */
+  readonly platformAddress?: PlatformAddressConfig;
   /**
    * Account and region to deploy to.
    * @default environment-agnostic, when CDK_DEFAULT_ACCOUNT / CDK_DEFAULT_REGION are unset
@@ -95,14 +121,10 @@ export function environmentConfigs(
 }
 
 /**
- * Checks a configuration, and the Enterprise agreements every environment deploys, and
- * throws one error listing every bad value with its fix, so a mistake stops `cdk synth`
- * instead of reaching CloudFormation or production.
+ * Checks a configuration and throws one error listing every bad value with its fix, so a
+ * mistake stops `cdk synth` instead of reaching CloudFormation or production.
  */
-export function validateEnvironmentConfig(
-  config: EnvironmentConfig,
-  agreements: readonly EnterpriseAgreement[] = ENTERPRISE_AGREEMENTS,
-): void {
+export function validateEnvironmentConfig(config: EnvironmentConfig): void {
   const problems: string[] = [];
   const where = `environment "${config.name}" (lib/config/environments.ts)`;
   if (config.stageName !== config.name) {
@@ -150,7 +172,20 @@ export function validateEnvironmentConfig(
         'e.g. arn:aws:sns:eu-west-1:123456789012:animal-store-alarms.',
     );
   }
-  problems.push(...agreementProblems(agreements));
+  const step = config.petsUpgradeStep;
+  if (step !== undefined && !PETS_UPGRADE_STEP_NUMBERS.includes(step)) {
+    problems.push(
+      `petsUpgradeStep is ${JSON.stringify(step)}: use one of ${PETS_UPGRADE_STEP_NUMBERS.join(', ')}, or leave it out once the upgrade is done (doc/deploying.md).`,
+    );
+  }
+  if (config.platformAddress !== undefined) {
+    if (!PLATFORM_ENVIRONMENTS.includes(config.name)) {
+      problems.push(
+        `platformAddress is set: only ${PLATFORM_ENVIRONMENTS.join(', ')} publishes project addresses; leave it out.`,
+      );
+    }
+    problems.push(...platformAddressProblems(config.platformAddress));
+  }
   if (problems.length > 0) {
     throw new Error(`Invalid configuration of ${where}:\n- ${problems.join('\n- ')}`);
   }
@@ -160,20 +195,9 @@ function isEnvironmentName(value: string): value is EnvironmentName {
   return (ENVIRONMENT_NAMES as readonly string[]).includes(value);
 }
 
-/**
- * The validated configurations selected by the `environments` context value
- * (`cdk synth -c environments=staging`, comma-separated); all of them when it is unset.
- */
-export function selectEnvironments(
-  selection: unknown,
-  source: ConfigSource = process.env,
-): EnvironmentConfig[] {
-  const configs = environmentConfigs(source);
-  if (selection === undefined || selection === '') {
-    const all = ENVIRONMENT_NAMES.map((name) => configs[name]);
-    for (const config of all) validateEnvironmentConfig(config);
-    return all;
-  }
+/** The environment names a selection (`-c environments=staging,production`) names, in its order; all when unset. */
+function selectedNames(selection: unknown): EnvironmentName[] {
+  if (selection === undefined || selection === '') return [...ENVIRONMENT_NAMES];
   const known = ENVIRONMENT_NAMES.join(', ');
   if (typeof selection !== 'string') {
     throw new Error(
@@ -187,7 +211,70 @@ export function selectEnvironments(
         `Unknown environment "${name}" in context value "environments": use one or more of ${known}, e.g. -c environments=staging.`,
       );
     }
-    validateEnvironmentConfig(configs[name]);
-    return configs[name];
+    return name;
+  });
+}
+
+/**
+ * The validated configurations selected by the `environments` context value
+ * (`cdk synth -c environments=staging`, comma-separated); all of them when it is unset.
+ */
+export function selectEnvironments(
+  selection: unknown,
+  source: ConfigSource = process.env,
+): EnvironmentConfig[] {
+  return environmentsFromContext((key) => (key === 'environments' ? selection : undefined), source);
+}
+
+/** Reads one context value, as `app.node.tryGetContext` does. */
+export type ContextReader = (key: string) => unknown;
+
+/** The pets upgrade step given as `-c petsUpgradeStep=N`; undefined when unset. */
+function petsUpgradeStepFromContext(value: unknown): PetsUpgradeStepNumber | undefined {
+  if (value === undefined || value === '') return undefined;
+  const step = typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : value;
+  if (!PETS_UPGRADE_STEP_NUMBERS.includes(step as PetsUpgradeStepNumber)) {
+    throw new Error(
+      `Context value "petsUpgradeStep" is ${JSON.stringify(value)}: use one of ${PETS_UPGRADE_STEP_NUMBERS.join(', ')} ` +
+        '(doc/deploying.md gives the sequence), or leave it out once the upgrade is done.',
+    );
+  }
+  return step as PetsUpgradeStepNumber;
+}
+
+/**
+ * The validated configurations the app builds, from its context values:
+ * - `environments`: which ones (comma-separated; all when unset);
+ * - `petsUpgradeStep`: the pets table's upgrade step, for one environment at a time
+ *   (`-c environments=production -c petsUpgradeStep=2`), so a step meant for one table
+ *   never reaches another's; unset, the upgrade is done;
+ * - `platformDomain` and `platformHostedZoneId`: the platform address, for the selected
+ *   environments of {@link PLATFORM_ENVIRONMENTS} (ignored for the others).
+ * Nothing is looked up: synth stays offline.
+ */
+export function environmentsFromContext(
+  context: ContextReader,
+  source: ConfigSource = process.env,
+): EnvironmentConfig[] {
+  const configs = environmentConfigs(source);
+  const names = selectedNames(context('environments'));
+  const petsUpgradeStep = petsUpgradeStepFromContext(context('petsUpgradeStep'));
+  const platformAddress = platformAddressFromContext(
+    context('platformDomain'),
+    context('platformHostedZoneId'),
+  );
+  if (petsUpgradeStep !== undefined && names.length !== 1) {
+    throw new Error(
+      `Context value "petsUpgradeStep" applies to one environment's table: select it too, e.g. -c environments=production -c petsUpgradeStep=${petsUpgradeStep}.`,
+    );
+  }
+  return names.map((name) => {
+    const config: EnvironmentConfig = {
+      ...configs[name],
+      ...(petsUpgradeStep === undefined ? {} : { petsUpgradeStep }),
+      ...(platformAddress && PLATFORM_ENVIRONMENTS.includes(name) ? { platformAddress } : {}),
+    };
+    validateEnvironmentConfig(config);
+    return config;
   });
 }

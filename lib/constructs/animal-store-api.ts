@@ -24,7 +24,7 @@ import {
 import { ENVIRONMENT_VARIABLE } from '../../lambda/shared/observability';
 import { RUNTIME_ENV } from '../../lambda/shared/runtime-env';
 import { PETS_TABLE } from '../../lambda/store/table-schema';
-import { ApiFunction } from './api-function';
+import { ApiFunction, type TableBinding } from './api-function';
 import { ApiStageLogs } from './api-stage-logs';
 import type { DataTables } from './data-tables';
 import { GatewayErrorResponses } from './gateway-responses';
@@ -41,32 +41,38 @@ interface WiringContext {
  */
 const WIRE_OPERATION: Readonly<Record<OperationId, (fn: ApiFunction, context: WiringContext) => void>> = {
   listPets: (fn, { tables, cursorKey }) => {
-    fn.bindTable({
-      table: tables.pets,
-      environmentVariable: RUNTIME_ENV.petsTable,
+    bindPets(fn, tables, {
       actions: ['dynamodb:Query'],
-      // Lists by status on one index, all pets on the other.
-      target: { indexes: PETS_TABLE.globalIndexes.map((index) => index.indexName) },
+      // Lists by status on one index, all pets on the other: the project-scoped indexes of
+      // the final table that the deployed table has (during its upgrade, not the former ones).
+      target: { indexes: listIndexes(tables) },
     });
     fn.addEnvironment(RUNTIME_ENV.cursorKey, cursorKey);
   },
-  createPet: (fn, { tables }) =>
-    fn.bindTable({
-      table: tables.pets,
-      environmentVariable: RUNTIME_ENV.petsTable,
-      actions: ['dynamodb:PutItem'],
-      target: 'table',
-    }),
-  getPet: (fn, { tables }) =>
-    fn.bindTable({
-      table: tables.pets,
-      environmentVariable: RUNTIME_ENV.petsTable,
-      actions: ['dynamodb:GetItem'],
-      target: 'table',
-    }),
+  createPet: (fn, { tables }) => bindPets(fn, tables, { actions: ['dynamodb:PutItem'], target: 'table' }),
+  getPet: (fn, { tables }) => bindPets(fn, tables, { actions: ['dynamodb:GetItem'], target: 'table' }),
   // Serves the bundled OpenAPI document: no table of its own, only the rate limits.
   getOpenApi: () => undefined,
 };
+
+/** The list indexes of the final pets table that the deployed pets table has. */
+export function listIndexes(tables: Pick<DataTables, 'petsDefinition'>): string[] {
+  const deployed = new Set(tables.petsDefinition.globalIndexes.map((index) => index.indexName));
+  return PETS_TABLE.globalIndexes.map((index) => index.indexName).filter((name) => deployed.has(name));
+}
+
+/**
+ * Binds the pets table; while the table lacks its project-and-status index (upgrade
+ * step 1), also tells the function so, and status lists filter the project index instead.
+ */
+function bindPets(
+  fn: ApiFunction,
+  tables: DataTables,
+  access: Pick<TableBinding, 'actions' | 'target'>,
+): void {
+  fn.bindTable({ table: tables.pets, environmentVariable: RUNTIME_ENV.petsTable, ...access });
+  if (!tables.petsStatusIndex) fn.addEnvironment(RUNTIME_ENV.petsStatusIndex, 'false');
+}
 
 /**
  * Every operation runs the rate limiter (lambda/middleware/api-handler.ts) before its
@@ -98,6 +104,12 @@ export interface AnimalStoreApiProps {
   readonly tables: DataTables;
   /** Seconds the authorizer caches an API key lookup. */
   readonly apiKeyCacheSeconds: number;
+  /**
+   * The platform domain whose subdomains are project addresses: the authorizer accepts on
+   * `<project>.<domain>` the keys of that project only.
+   * @default no project addresses
+   */
+  readonly platformDomain?: string;
   /**
    * Memory of every function, in MB.
    * @default 512
@@ -177,12 +189,23 @@ export class AnimalStoreApi extends Construct {
     this.authorizerFunction = new ApiFunction(this, 'AuthorizerFunction', {
       ...functionDefaults,
       handlerModule: AUTHORIZER_MODULE,
-      description: 'REQUEST authorizer: looks up the bearer API key',
-      environment: { ...environment, [RUNTIME_ENV.apiKeyCacheSeconds]: String(props.apiKeyCacheSeconds) },
+      description: 'REQUEST authorizer: looks up the bearer API key and its project',
+      environment: {
+        ...environment,
+        [RUNTIME_ENV.apiKeyCacheSeconds]: String(props.apiKeyCacheSeconds),
+        ...(props.platformDomain === undefined ? {} : { [RUNTIME_ENV.platformDomain]: props.platformDomain }),
+      },
     });
+    // The key, then its project (plan, agreed numbers, usage identifier): one GetItem each.
     this.authorizerFunction.bindTable({
       table: props.tables.apiKeys,
       environmentVariable: RUNTIME_ENV.apiKeysTable,
+      actions: ['dynamodb:GetItem'],
+      target: 'table',
+    });
+    this.authorizerFunction.bindTable({
+      table: props.tables.projects,
+      environmentVariable: RUNTIME_ENV.projectsTable,
       actions: ['dynamodb:GetItem'],
       target: 'table',
     });

@@ -12,7 +12,10 @@ import {
   API_KEYS_TABLE,
   DOMAINS_TABLE,
   type KeyAttribute,
-  PETS_TABLE,
+  PETS_UPGRADE_STEPS,
+  type PetsUpgradeStepNumber,
+  petsTableAt,
+  PROJECTS_TABLE,
   RATE_LIMITS_TABLE,
   type TableDefinition,
 } from '../../lambda/store/table-schema';
@@ -36,6 +39,12 @@ export interface DataTablesProps {
    * @default false
    */
   readonly domains?: boolean;
+  /**
+   * The upgrade step of an already deployed pets table (PETS_UPGRADE_STEPS): the table gets
+   * that step's indexes, since DynamoDB adds or removes one index per update.
+   * @default the final pets table
+   */
+  readonly petsUpgradeStep?: PetsUpgradeStepNumber;
 }
 
 const ATTRIBUTE_TYPES = { S: AttributeType.STRING, N: AttributeType.NUMBER } as const;
@@ -49,10 +58,16 @@ function toAttribute(key: KeyAttribute): Attribute {
  * local mode also reads, so the deployed and the embedded tables cannot drift.
  */
 export class DataTables extends Construct {
-  /** One item per pet, keyed by numeric id, with the status and collection indexes. */
+  /** One item per pet, keyed by numeric id, with its project's list indexes. */
   public readonly pets: Table;
-  /** One item per API key, keyed by its public key id. */
+  /** The pets table's definition as deployed: the final one, or that of its upgrade step. */
+  public readonly petsDefinition: TableDefinition;
+  /** Whether the pets table has its project-and-status index yet (not at upgrade step 1). */
+  public readonly petsStatusIndex: boolean;
+  /** One item per API key, keyed by its public key id, with an index of each project's keys. */
   public readonly apiKeys: Table;
+  /** One item per project (tenant), keyed by its name: its plan lives here and nowhere else. */
+  public readonly projects: Table;
   /** One counter item per caller per UTC day, deleted by DynamoDB TTL on `expiresAt`. */
   public readonly rateLimits: Table;
   /**
@@ -65,12 +80,17 @@ export class DataTables extends Construct {
 
   constructor(scope: Construct, id: string, props: DataTablesProps = {}) {
     super(scope, id);
-    this.pets = this.tableFrom(PETS_TABLE, props);
+    this.petsDefinition = petsTableAt(props.petsUpgradeStep);
+    this.pets = this.tableFrom(this.petsDefinition, props);
+    this.petsStatusIndex =
+      props.petsUpgradeStep === undefined || PETS_UPGRADE_STEPS[props.petsUpgradeStep].statusIndex;
     this.apiKeys = this.tableFrom(API_KEYS_TABLE, props);
+    this.projects = this.tableFrom(PROJECTS_TABLE, props);
     this.rateLimits = this.tableFrom(RATE_LIMITS_TABLE, props);
     this.all = [
-      { definition: PETS_TABLE, table: this.pets },
+      { definition: this.petsDefinition, table: this.pets },
       { definition: API_KEYS_TABLE, table: this.apiKeys },
+      { definition: PROJECTS_TABLE, table: this.projects },
       { definition: RATE_LIMITS_TABLE, table: this.rateLimits },
     ];
     if (props.domains) this.domains = this.tableFrom(DOMAINS_TABLE, props);

@@ -4,7 +4,7 @@ import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { errorBodyJson } from '../../lambda/api/gateway-errors';
 import { MAX_BODY_BYTES } from '../../lambda/api/limits';
-import { allPlans, type PlanLimits } from '../../lambda/api/plans';
+import { PLAN_NAMES, type PlanLimits, planCapacity } from '../../lambda/domain/plans';
 
 /** How much of a REST API request body AWS WAF inspects by default. */
 export const WAF_BODY_INSPECTION_LIMIT_BYTES = 8 * 1024;
@@ -17,11 +17,11 @@ export const FLOOD_WINDOW_SECONDS = 60;
 
 /**
  * Requests one IP address may send per {@link FLOOD_WINDOW_SECONDS} before WAF blocks it:
- * twice the largest per-minute allowance of any plan, so that it never answers before the
- * service's exact limits for a single well-behaved client, and stops floods that would
- * otherwise each cost a Lambda invocation.
+ * twice the largest per-minute allowance any project may have (an agreed plan's ceiling
+ * included), so that it never answers before the service's exact limits for a single
+ * well-behaved client, and stops floods that would otherwise each cost a Lambda invocation.
  */
-export function floodLimitPerIp(plans: Iterable<PlanLimits> = allPlans().values()): number {
+export function floodLimitPerIp(plans: Iterable<PlanLimits> = PLAN_NAMES.map(planCapacity)): number {
   return 2 * Math.max(...[...plans].map((plan) => plan.perMinute));
 }
 

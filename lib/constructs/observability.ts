@@ -34,7 +34,7 @@ export const ALARM_THRESHOLDS = {
   apiLatencyP99Ms: 2_000,
   /** Failed invocations (`Errors`) of one function: any. Handlers answer errors themselves, so these are crashes and timeouts. */
   functionErrors: 1,
-  /** Throttled invocations (`Throttles`) of one function: any, since nothing here sets a reserved concurrency. */
+  /** Throttled invocations (`Throttles`) of one function: any, for functions without a reserved concurrency. */
   functionThrottles: 1,
   /** Throttled reads and writes on one table and its indexes: any, since on-demand tables should not throttle. */
   tableThrottles: 1,
@@ -64,6 +64,12 @@ export interface ObservabilityProps {
   readonly operations: ReadonlyMap<OperationId, IFunction>;
   /** Every other function to watch (the authorizer), by a name for alarm names and legends. */
   readonly otherFunctions: ReadonlyMap<string, IFunction>;
+  /**
+   * Functions whose throttles are expected, alarmed on errors only (the catch-all: its
+   * reserved concurrency caps it under floods of junk requests, by design).
+   * @default none
+   */
+  readonly errorOnlyFunctions?: ReadonlyMap<string, IFunction>;
   /** The tables to watch. */
   readonly tables: readonly ObservedTable[];
   /**
@@ -128,7 +134,12 @@ export class Observability extends Construct {
       datapointsToAlarm: 2,
     });
 
-    const functions = new Map<string, IFunction>([...props.operations, ...props.otherFunctions]);
+    const errorOnly = props.errorOnlyFunctions ?? new Map<string, IFunction>();
+    const functions = new Map<string, IFunction>([
+      ...props.operations,
+      ...props.otherFunctions,
+      ...errorOnly,
+    ]);
     for (const [name, fn] of functions) {
       this.alarm(`${pascalCase(name)}Errors`, {
         name: `${prefix}-${name}-errors`,
@@ -136,6 +147,7 @@ export class Observability extends Construct {
         metric: fn.metricErrors({ statistic: 'Sum', period: ALARM_PERIOD }),
         threshold: ALARM_THRESHOLDS.functionErrors,
       });
+      if (errorOnly.has(name)) continue;
       this.alarm(`${pascalCase(name)}Throttles`, {
         name: `${prefix}-${name}-throttles`,
         description: `The ${name} function was throttled within 5 minutes`,

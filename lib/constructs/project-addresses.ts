@@ -1,4 +1,3 @@
-import { CfnOutput } from 'aws-cdk-lib';
 import {
   type CfnDomainName,
   DomainName,
@@ -29,6 +28,8 @@ export interface ProjectAddressesProps {
 export class ProjectAddresses extends Construct {
   /** The wildcard custom domain, e.g. `*.animalstore.example`. */
   public readonly domainName: DomainName;
+  /** The wildcard certificate, validated in the platform zone. */
+  public readonly certificate: Certificate;
 
   constructor(scope: Construct, id: string, props: ProjectAddressesProps) {
     super(scope, id);
@@ -38,13 +39,13 @@ export class ProjectAddresses extends Construct {
       zoneName: domain,
     });
     const wildcard = `*.${domain}`;
-    const certificate = new Certificate(this, 'Certificate', {
+    this.certificate = new Certificate(this, 'Certificate', {
       domainName: wildcard,
       validation: CertificateValidation.fromDns(zone),
     });
     this.domainName = new DomainName(this, 'Domain', {
       domainName: wildcard,
-      certificate,
+      certificate: this.certificate,
       endpointType: EndpointType.REGIONAL,
       securityPolicy: SecurityPolicy.TLS_1_2,
     });
@@ -57,9 +58,5 @@ export class ProjectAddresses extends Construct {
     const target = RecordTarget.fromAlias(new ApiGatewayDomain(this.domainName));
     new ARecord(this, 'AliasA', { zone, recordName: `${wildcard}.`, target });
     new AaaaRecord(this, 'AliasAaaa', { zone, recordName: `${wildcard}.`, target });
-    new CfnOutput(this, 'ProjectUrlTemplate', {
-      description: 'Address of each project (replace <project> with its name)',
-      value: `https://<project>.${domain}/v1`,
-    });
   }
 }

@@ -1,4 +1,11 @@
-import { CfnOutput, CustomResource, Duration, type RemovalPolicy, Validations } from 'aws-cdk-lib';
+import {
+  CfnOutput,
+  CfnWaitConditionHandle,
+  CustomResource,
+  Duration,
+  type RemovalPolicy,
+  Validations,
+} from 'aws-cdk-lib';
 import {
   type CfnDomainName,
   DomainName,
@@ -27,7 +34,6 @@ import { REDIRECT_TARGET_ENV } from '../../lambda/handlers/redirect';
 import {
   cnameTarget,
   type CustomDomainConfig,
-  defaultAddress,
   formatTenantRecord,
   isApex,
   type PlatformConfig,
@@ -99,14 +105,15 @@ function acknowledgePublicRedirects(api: LambdaRestApi): void {
 }
 
 /**
- * The addresses of one project: its default address `<project>.<platform domain>` and
- * each custom domain, each with an ACM certificate (DNS validation), an API Gateway
- * regional custom domain (TLS 1.2) whose empty base path maps to the API stage, its
+ * The custom domains of one project, each with an ACM certificate (DNS validation), an API
+ * Gateway regional custom domain (TLS 1.2) whose empty base path maps to the API stage, its
  * target `<domain>.<cnameTargetDomain>` in the platform zone, and its records where its
- * zone is in Route 53. Redirect domains map to a one-function API that answers 301.
+ * zone is in Route 53. Redirect domains map to a one-function API that answers 301. The
+ * project's platform address `<project>.<platform domain>` is not here: the environment's
+ * stack serves every project's at once (lib/constructs/project-addresses.ts).
  */
 export class ProjectDomains extends Construct {
-  /** The API Gateway custom domain of each address, by host name (default address included). */
+  /** The API Gateway custom domain of each custom domain, by host name. */
   public readonly domainNames: ReadonlyMap<string, DomainName>;
   /** The function answering 301 on the redirect domains, if the project has any. */
   public readonly redirectFunction?: ApiFunction;
@@ -126,18 +133,6 @@ export class ProjectDomains extends Construct {
     this.platformZone = HostedZone.fromHostedZoneAttributes(this, 'PlatformZone', {
       hostedZoneId: platform.hostedZone.id,
       zoneName: platform.hostedZone.name,
-    });
-
-    // The default address keeps serving the API when a custom domain is primary: API
-    // clients that use it keep working (a 301 would turn their POSTs into GETs).
-    const defaultHost = defaultAddress(platform, project.name);
-    const defaultScope = new Construct(this, 'DefaultAddress');
-    const defaultDomain = this.customDomain(defaultScope, defaultHost, this.platformZone);
-    defaultDomain.addBasePathMapping(props.restApi);
-    this.aliasRecords(defaultScope, this.platformZone, defaultHost, defaultDomain);
-    new CfnOutput(defaultScope, 'Url', {
-      description: `Default address of project ${project.name}`,
-      value: `https://${defaultHost}/v1`,
     });
 
     const redirects = project.domains.filter((domain) => domain.role === 'redirect');
@@ -195,6 +190,11 @@ export class ProjectDomains extends Construct {
       this.tenantRecords(scopeOfDomain, platform, domain, zone, apiGatewayDomain);
     }
     this.domainNames = this.domains;
+    if (project.domains.length === 0) {
+      // A stack needs a resource. The project's stack exists before its first custom domain
+      // (the domains tool adds one after a deploy), and an upgraded stack empties this way.
+      new CfnWaitConditionHandle(this, 'NoCustomDomains');
+    }
   }
 
   private tenantZone(domain: CustomDomainConfig): IHostedZone | undefined {

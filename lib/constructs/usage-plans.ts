@@ -3,15 +3,14 @@ import { Stack } from 'aws-cdk-lib';
 import { ApiKey, Period, type Stage, UsagePlan } from 'aws-cdk-lib/aws-apigateway';
 import { Construct } from 'constructs';
 import {
-  ANONYMOUS_PLAN,
-  agreementProblems,
-  allPlans,
-  ENTERPRISE_AGREEMENTS,
-  type EnterpriseAgreement,
+  isAgreedPlan,
+  PLAN_NAMES,
   type PlanLimits,
   type PlanName,
-  usagePlanName,
-} from '../../lambda/api/plans';
+  planCapacity,
+  planDefinition,
+} from '../../lambda/domain/plans';
+import { ANONYMOUS_PLAN, usagePlanName } from '../config/usage-plan-names';
 
 /** An API Gateway token bucket: `burstLimit` is its size, `rateLimit` its refill in requests per second. */
 export interface GatewayThrottle {
@@ -32,8 +31,16 @@ export interface GatewayLimits extends GatewayThrottle {
 export const DEFAULT_ACCOUNT_THROTTLE: GatewayThrottle = { burstLimit: 5_000, rateLimit: 10_000 };
 
 /**
+ * What each plan's usage plan is sized from, by plan, in the plan table's order: a standard
+ * plan's limits, an agreed plan's ceiling (the most any of its projects may be granted).
+ */
+export function usagePlanCapacities(): ReadonlyMap<PlanName, PlanLimits> {
+  return new Map(PLAN_NAMES.map((plan) => [plan, planCapacity(plan)]));
+}
+
+/**
  * The gateway's allowance for a plan: twice the service's limits, so that the service,
- * which enforces the exact limits per key per UTC minute and day, always answers first
+ * which enforces the exact limits per project per UTC minute and day, always answers first
  * (429 with Retry-After and the rate-limit headers) and the gateway is only a backstop.
  *
  * - `burstLimit = 2 × perMinute`: a client may send its whole minute's allowance at once,
@@ -68,8 +75,8 @@ export function throttleProblems(
   const problems: string[] = [];
   const fix =
     'raise the account-level API Gateway throttle of the region with AWS Support, then raise ' +
-    'accountThrottle (DEFAULT_ACCOUNT_THROTTLE in lib/constructs/usage-plans.ts) to match, or lower the agreement ' +
-    'in lambda/api/plans.ts';
+    'accountThrottle (DEFAULT_ACCOUNT_THROTTLE in lib/constructs/usage-plans.ts) to match, or lower the plan ' +
+    'in lambda/domain/plans.ts';
   for (const [plan, { perMinute }] of plans) {
     if (perMinute > accountThrottle.burstLimit) {
       problems.push(
@@ -106,12 +113,6 @@ export interface UsagePlansProps {
   /** The API stage every plan applies to. */
   readonly stage: Stage;
   /**
-   * The Enterprise agreements, one usage plan each. The service's limiter reads
-   * ENTERPRISE_AGREEMENTS, so only tests pass anything else.
-   * @default ENTERPRISE_AGREEMENTS
-   */
-  readonly agreements?: readonly EnterpriseAgreement[];
-  /**
    * The account-level throttle of the target region, which caps every plan's throttle.
    * @default DEFAULT_ACCOUNT_THROTTLE
    */
@@ -119,10 +120,11 @@ export interface UsagePlansProps {
 }
 
 /**
- * One usage plan per plan of the plan table (standard plans and one per Enterprise
- * agreement) as a backstop at twice the service's limits, and the anonymous plan with
- * the one API key that stands for every caller without a valid key. Customers' keys are
- * added to their plans at runtime by the keys tool, found by {@link usagePlanName}.
+ * One usage plan per plan of the plan table as a backstop at twice the service's limits
+ * (an agreed plan's at twice its ceiling, so every agreement within it fits), and the
+ * anonymous plan with the one API key that stands for every caller without a valid key.
+ * Each project's gateway key (its usage identifier) is added to its plan's usage plan at
+ * runtime by the projects tool, found by {@link usagePlanName}.
  */
 export class UsagePlans extends Construct {
   /** Usage plan by plan name, `anonymous` included. */
@@ -138,10 +140,9 @@ export class UsagePlans extends Construct {
 
   constructor(scope: Construct, id: string, props: UsagePlansProps) {
     super(scope, id);
-    const agreements = props.agreements ?? ENTERPRISE_AGREEMENTS;
     const accountThrottle = props.accountThrottle ?? DEFAULT_ACCOUNT_THROTTLE;
-    const customerPlans = allPlans(agreements);
-    const problems = [...agreementProblems(agreements), ...throttleProblems(customerPlans, accountThrottle)];
+    const customerPlans = usagePlanCapacities();
+    const problems = throttleProblems(customerPlans, accountThrottle);
     if (problems.length > 0) {
       throw new Error(`Invalid usage plans:\n- ${problems.join('\n- ')}`);
     }
@@ -149,13 +150,15 @@ export class UsagePlans extends Construct {
     const { stackName } = Stack.of(this);
     const plans = new Map<PlanName | typeof ANONYMOUS_PLAN, UsagePlan>();
     for (const [plan, limits] of customerPlans) {
+      const definition = planDefinition(plan);
       plans.set(
         plan,
         this.usagePlan(
           plan,
           gatewayLimits(limits, accountThrottle),
           props.stage,
-          `${plan}: ${limits.perMinute} per minute and ${limits.perDay} per day, enforced by the service; twice that here`,
+          `${definition.title}: ${limits.perMinute} per minute and ${limits.perDay} per day ` +
+            `${isAgreedPlan(definition) ? 'at most (agreed per project)' : 'per project'}, enforced by the service; twice that here`,
         ),
       );
     }
@@ -186,7 +189,7 @@ export class UsagePlans extends Construct {
     stage: Stage,
     description: string,
   ): UsagePlan {
-    return new UsagePlan(this, plan.replace(':', '-'), {
+    return new UsagePlan(this, plan, {
       name: usagePlanName(Stack.of(this).stackName, plan),
       description,
       apiStages: [{ stage }],

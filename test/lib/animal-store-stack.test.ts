@@ -1,5 +1,6 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import { DOMAINS_TABLE, keyAttributes } from '../../lambda/store/table-schema';
+import { STACK_OUTPUTS } from '../../lib/animal-store-stack';
 import { ENVIRONMENT_NAMES } from '../../lib/config/environments';
 import { DOMAIN_ENVIRONMENTS } from '../../lib/domains-stack';
 import { synthEnvironment } from '../support/synth';
@@ -11,7 +12,12 @@ import {
   templateJson,
 } from './template-queries';
 
-const SERVICE_TABLE_OUTPUTS = ['PetsTableName', 'ApiKeysTableName', 'RateLimitsTableName'];
+const SERVICE_TABLE_OUTPUTS = [
+  'PetsTableName',
+  'ApiKeysTableName',
+  'ProjectsTableName',
+  'RateLimitsTableName',
+];
 
 describe.each(ENVIRONMENT_NAMES)('the %s stack', (name) => {
   const template = synthEnvironment(name);
@@ -64,6 +70,19 @@ describe.each(ENVIRONMENT_NAMES)('the %s stack', (name) => {
     const outputs = tableOutputs.map((output) => tableIdFromOutput(template, output));
     expect(outputs.sort()).toEqual(tables);
     expect(tables).toHaveLength(tableOutputs.length);
+  });
+});
+
+describe('the outputs the tools read', () => {
+  test('the projects table is STACK_OUTPUTS.projectsTable', () => {
+    expect(STACK_OUTPUTS.projectsTable).toBe('ProjectsTableName');
+  });
+
+  test('with a platform address, production has every output of STACK_OUTPUTS, and only those', () => {
+    const template = synthEnvironment('production', {
+      platformAddress: { domain: 'animalstore.example', hostedZoneId: 'Z0123456789PLATFORM' },
+    });
+    expect(Object.keys(templateJson(template).Outputs).sort()).toEqual(Object.values(STACK_OUTPUTS).sort());
   });
 });
 

@@ -2,6 +2,7 @@ import path from 'node:path';
 import { type App, Stack } from 'aws-cdk-lib';
 import { type IRestApi, MockIntegration, RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { Match, Template } from 'aws-cdk-lib/assertions';
+import { addAnimalStoreStacks, withDomainsPlatform } from '../../lib/animal-store-app';
 import { AnimalStoreStack } from '../../lib/animal-store-stack';
 import {
   type DomainsConfig,
@@ -132,27 +133,50 @@ describe('domain stacks', () => {
     );
   });
 
-  test('the default address has its certificate, domain, API mapping and alias in the platform zone', () => {
-    acme.hasResourceProperties('AWS::CertificateManager::Certificate', {
-      DomainName: 'acme.animalstore.example',
-      ValidationMethod: 'DNS',
-      DomainValidationOptions: [{ DomainName: 'acme.animalstore.example', HostedZoneId: PLATFORM_ZONE }],
-    });
-    const aliases = recordsNamed(acme, 'acme.animalstore.example.');
-    expect(aliases.map((r) => r.Properties.Type).sort()).toEqual(['A', 'AAAA']);
-    expect(aliases.every((r) => r.Properties.HostedZoneId === PLATFORM_ZONE)).toBe(true);
+  test("no project's platform address is in its domains stack: the environment's wildcard serves them all", () => {
+    for (const [name, t] of templates) {
+      const json = JSON.stringify(templateJson(t));
+      for (const project of CONFIG.projects) {
+        expect([name, json.includes(`"${project.name}.animalstore.example`)]).toEqual([name, false]);
+      }
+      expect(JSON.stringify(t.toJSON())).not.toContain('DefaultAddress');
+    }
+    // Only the custom domains: acme's three, birdhouse's two.
+    acme.resourceCountIs('AWS::ApiGateway::DomainName', 3);
+    birdhouse.resourceCountIs('AWS::ApiGateway::DomainName', 2);
   });
 
-  test('the default address keeps serving the API when a custom domain is primary', () => {
-    const mappings = Object.values(resourcesOfType(acme, 'AWS::ApiGateway::BasePathMapping'));
-    const domains = resourcesOfType(acme, 'AWS::ApiGateway::DomainName');
-    const defaultId = Object.entries(domains).find(
-      ([, d]) => d.Properties.DomainName === 'acme.animalstore.example',
-    )?.[0];
-    const mapping = mappings.find((m) => (m.Properties.DomainName as { Ref: string }).Ref === defaultId);
-    expect(JSON.stringify(mapping?.Properties.RestApiId)).toContain(
-      'AnimalStore-production:ExportsOutputRefApi',
-    );
+  test('a project without custom domains keeps a stack holding nothing but a placeholder', () => {
+    const [hobby] = synth({ ...CONFIG, projects: [{ name: 'hobby', plan: 'free', domains: [] }] }).values();
+    expect(Object.values(templateJson(hobby as Template).Resources).map((r) => r.Type)).toEqual([
+      'AWS::CloudFormation::WaitConditionHandle',
+    ]);
+  });
+
+  test("each domains stack deploys after its environment's stack, which holds the wildcard", () => {
+    const app = testApp();
+    const api = apiStack(app);
+    const stacks = addProjectDomainStacks(app, environmentConfigs({}).production, CONFIG, api);
+    for (const stack of stacks.filter((st) => st.stackName.includes('-domains-'))) {
+      expect([stack.stackName, stack.dependencies.map((st) => st.stackName)]).toEqual([
+        stack.stackName,
+        expect.arrayContaining(['AnimalStore-production']),
+      ]);
+    }
+  });
+
+  test('composed like bin/, the domains stacks depend on the stack that serves the wildcard address', () => {
+    const app = testApp();
+    const [, production] = addAnimalStoreStacks(app, {
+      environments: [environmentConfigs({}).staging, environmentConfigs({}).production],
+      domains: CONFIG,
+    });
+    expect(production?.projectAddresses).toBeDefined();
+    const domains = app.node.children
+      .filter(Stack.isStack)
+      .filter((stack) => stack.stackName.startsWith('AnimalStore-production-domains-'));
+    expect(domains.length).toBe(CONFIG.projects.length);
+    for (const stack of domains) expect(stack.dependencies).toContain(production);
   });
 
   test('every custom domain is a REGIONAL API Gateway domain with TLS 1.2, dual-stack', () => {
@@ -168,7 +192,7 @@ describe('domain stacks', () => {
 
   test('a serving domain maps the empty base path to the API stage, so /v1/pets reaches the API', () => {
     const mappings = Object.values(resourcesOfType(birdhouse, 'AWS::ApiGateway::BasePathMapping'));
-    expect(mappings).toHaveLength(3);
+    expect(mappings).toHaveLength(2);
     for (const mapping of mappings) {
       expect(mapping.Properties.BasePath).toBeUndefined();
       expect(JSON.stringify(mapping.Properties.RestApiId)).toContain('ExportsOutputRefApi');
@@ -195,11 +219,8 @@ describe('domain stacks', () => {
       });
     }
     birdhouseCertificates.resourceCountIs('AWS::CertificateManager::Certificate', 0);
-    // Only the Route 53 default address keeps CloudFormation's own (waiting) certificate.
-    birdhouse.resourceCountIs('AWS::CertificateManager::Certificate', 1);
-    birdhouse.hasResourceProperties('AWS::CertificateManager::Certificate', {
-      DomainName: 'birdhouse.animalstore.example',
-    });
+    // Every certificate of the project is the requested one: none is CloudFormation's own.
+    birdhouse.resourceCountIs('AWS::CertificateManager::Certificate', 0);
   });
 
   test("DNS elsewhere: the certificate request may only ask for the project's own domains", () => {
@@ -401,8 +422,8 @@ describe('domain stacks', () => {
     expect(json).not.toMatch(/"acme-pets\.example\.?"/);
     expect(json).not.toContain('"acme-pets.example.tenants.animalstore.example."');
     const remaining = template(without, 'acme');
-    remaining.resourceCountIs('AWS::CertificateManager::Certificate', 3);
-    remaining.resourceCountIs('AWS::ApiGateway::DomainName', 3);
+    remaining.resourceCountIs('AWS::CertificateManager::Certificate', 2);
+    remaining.resourceCountIs('AWS::ApiGateway::DomainName', 2);
   });
 
   test('removing a domain with DNS elsewhere removes its request; removing the last removes the certificates stack', () => {
@@ -441,7 +462,7 @@ describe('domain stacks', () => {
   test("a Free project's custom domain fails synth, saying a paid plan (Pro or above) is needed", () => {
     const free = { ...CONFIG, projects: [{ ...CONFIG.projects[1]!, plan: 'free' as const }] };
     expect(() => synth(free)).toThrow(
-      /project "birdhouse" is on plan free: custom domains need a paid plan \(Pro or above\)/,
+      /project "birdhouse" is on plan free: custom domains need a paid plan \(pro, business, enterprise\)/,
     );
   });
 });
@@ -513,9 +534,59 @@ describe('domains configuration', () => {
     ).toThrow(/it is in the platform zone/);
   });
 
+  test('a project name that is not a project name (reserved, too short) fails with the reason', () => {
+    expect(
+      problems((c) => ({
+        ...c,
+        projects: [
+          { name: 'www', plan: 'pro', domains: [] },
+          { name: 'ab', plan: 'pro', domains: [] },
+        ],
+      })),
+    ).toThrow(
+      /project "www": Project name "www" is reserved[\s\S]*project "ab": Project name "ab" must be 3 to 63/,
+    );
+  });
+
   test('a context value that is not a path fails with the fix', () => {
     expect(() => domainsConfigFromContext(42)).toThrow(
       /pass the path of a JSON file, e.g. -c domainsConfig=/,
     );
+  });
+});
+
+describe('the platform address and the domains configuration agree', () => {
+  const production = environmentConfigs({}).production;
+  const address = { domain: 'animalstore.example', hostedZoneId: PLATFORM_ZONE };
+
+  test("without one of its own, production takes the domains configuration's platform", () => {
+    expect(withDomainsPlatform(production, CONFIG).platformAddress).toEqual(address);
+  });
+
+  test('the same address from both is accepted; staging and no domains change nothing', () => {
+    const withAddress = { ...production, platformAddress: address };
+    expect(withDomainsPlatform(withAddress, CONFIG)).toBe(withAddress);
+    const staging = environmentConfigs({}).staging;
+    expect(withDomainsPlatform(staging, CONFIG)).toBe(staging);
+    expect(withDomainsPlatform(production, undefined)).toBe(production);
+  });
+
+  test('a different domain or hosted zone fails synth, naming both values', () => {
+    expect(() =>
+      withDomainsPlatform(
+        { ...production, platformAddress: { domain: 'pets.example', hostedZoneId: 'Z0OTHER' } },
+        CONFIG,
+      ),
+    ).toThrow(
+      /disagree:\n- platform.domain is "animalstore.example" but the platform domain \(-c platformDomain\) is "pets.example"[\s\S]*platform.hostedZone.id is "Z0PLATFORM" but the platform hosted zone \(-c platformHostedZoneId\) is "Z0OTHER"/,
+    );
+  });
+
+  test('the example configuration gives production its wildcard address', () => {
+    const example = readDomainsConfig(path.join(__dirname, '..', '..', 'config', 'domains.example.json'));
+    const app = testApp();
+    const [stack] = addAnimalStoreStacks(app, { environments: [production], domains: example });
+    const t = Template.fromStack(stack as Stack);
+    t.hasResourceProperties('AWS::ApiGateway::DomainName', { DomainName: `*.${example.platform.domain}` });
   });
 });

@@ -4,8 +4,8 @@ import { NAG_ALARM_EMAIL_STACK, type NagRun, runNag } from '../support/nag-app';
 
 /**
  * cdk-nag's AWS Solutions checks over everything the app can deploy: the account stack,
- * both environments, the example domain stacks (default addresses, custom domains,
- * redirect APIs) and the optional alarm topic. A finding is fixed or acknowledged, with
+ * both environments, production's wildcard project addresses, the example domain stacks
+ * (custom domains, redirect APIs) and the optional alarm topic. A finding is fixed or acknowledged, with
  * its reason, in the construct that creates the resource.
  */
 describe('AWS Solutions checks (cdk-nag)', () => {
@@ -27,6 +27,7 @@ describe('AWS Solutions checks (cdk-nag)', () => {
     );
     const paths = run.app.node.findAll().map((construct) => construct.node.path);
     expect(paths).toContain('AnimalStore-production-domains-acme/Domains/RedirectApi');
+    expect(paths).toContain('AnimalStore-production/ProjectAddresses/Domain');
     expect(paths).toContain(`${NAG_ALARM_EMAIL_STACK}/Observability/AlarmTopic`);
   });
 

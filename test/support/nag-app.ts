@@ -45,7 +45,8 @@ function acknowledgementsOf(root: IConstruct): NagAcknowledgement[] {
 
 /**
  * Composes the app as `bin/animal-store.ts` does, for both environments with the example
- * domains (every kind of domain stack), plus a staging copy with an alarm email, all
+ * domains (every kind of domain stack; production takes its platform address, the wildcard,
+ * from them), plus a staging copy with an alarm email, all
  * environment-agnostic and without bundling; registers the AWS Solutions checks as the
  * bin does and synthesizes. The findings come from running the same checks over the
  * synthesized tree, so a failure lists each one.

@@ -3,7 +3,11 @@ import path from 'node:path';
 import { App } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AnimalStoreStack } from '../../lib/animal-store-stack';
-import { type EnvironmentName, environmentConfigs } from '../../lib/config/environments';
+import {
+  type EnvironmentConfig,
+  type EnvironmentName,
+  environmentConfigs,
+} from '../../lib/config/environments';
 import { REPO_ROOT } from './processes';
 
 /** The context `cdk synth` gives the app from cdk.json: the feature flags above all. */
@@ -19,17 +23,22 @@ export function testApp(context: Record<string, unknown> = {}): App {
   return new App({ context: { ...CDK_JSON_CONTEXT, 'aws:cdk:bundling-stacks': [], ...context } });
 }
 
-const templates = new Map<EnvironmentName, Template>();
+const templates = new Map<string, Template>();
+
+/** What a test changes in an environment's shipped configuration (an upgrade step, a platform address). */
+export type EnvironmentChanges = Partial<Pick<EnvironmentConfig, 'petsUpgradeStep' | 'platformAddress'>>;
 
 /**
  * Synthesizes one environment's stack in a {@link testApp}, environment-agnostic whatever the
- * shell sets. Templates are immutable, so each environment is synthesized once per test file.
+ * shell sets, with its shipped configuration or that changed by `changes`. Templates are
+ * immutable, so each configuration is synthesized once per test file.
  */
-export function synthEnvironment(name: EnvironmentName): Template {
-  const cached = templates.get(name);
+export function synthEnvironment(name: EnvironmentName, changes: EnvironmentChanges = {}): Template {
+  const key = JSON.stringify([name, changes]);
+  const cached = templates.get(key);
   if (cached) return cached;
-  const config = environmentConfigs({})[name];
+  const config = { ...environmentConfigs({})[name], ...changes };
   const template = Template.fromStack(new AnimalStoreStack(testApp(), config.stackName, { config }));
-  templates.set(name, template);
+  templates.set(key, template);
   return template;
 }

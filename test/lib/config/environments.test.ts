@@ -1,11 +1,14 @@
 import { RemovalPolicy } from 'aws-cdk-lib';
-import { agreementProblems, type EnterpriseAgreement } from '../../../lambda/api/plans';
+import { PETS_UPGRADE_STEPS } from '../../../lambda/store/table-schema';
 import {
   type EnvironmentConfig,
   environmentConfigs,
+  environmentsFromContext,
+  PETS_UPGRADE_STEP_NUMBERS,
   selectEnvironments,
   validateEnvironmentConfig,
 } from '../../../lib/config/environments';
+import { platformAddressFromContext } from '../../../lib/config/platform';
 
 const NO_ACCOUNT = {};
 
@@ -99,16 +102,6 @@ describe('environment configuration', () => {
     );
   });
 
-  test('a bad Enterprise agreement fails with every one of its problems', () => {
-    const bad: EnterpriseAgreement[] = [
-      { name: 'acme', perMinute: 100, perDay: 1_000 },
-      { name: 'acme', perMinute: 0.5, perDay: 10 },
-    ];
-    const problems = agreementProblems(bad);
-    expect(problems.length).toBeGreaterThanOrEqual(2);
-    expect(() => validateEnvironmentConfig(withChanges({}), bad)).toThrow(problems.join('\n- '));
-  });
-
   test('every problem is reported at once', () => {
     expect(() =>
       validateEnvironmentConfig(withChanges({ apiKeyCacheSeconds: 120, lambdaMemoryMb: 0 })),
@@ -159,5 +152,101 @@ describe('environment configuration', () => {
     ],
   ] as [Partial<EnvironmentConfig>, RegExp][])('%j fails with a message naming it', (changes, message) => {
     expect(() => validateEnvironmentConfig(withChanges(changes))).toThrow(message);
+  });
+
+  test('the shipped configurations have finished the pets upgrade and publish no platform address', () => {
+    for (const config of Object.values(environmentConfigs(NO_ACCOUNT))) {
+      expect([config.petsUpgradeStep, config.platformAddress]).toEqual([undefined, undefined]);
+    }
+  });
+
+  test('an upgrade step outside the table schema fails, naming the valid steps', () => {
+    expect(PETS_UPGRADE_STEP_NUMBERS).toEqual(Object.keys(PETS_UPGRADE_STEPS).map(Number));
+    expect(() => validateEnvironmentConfig(withChanges({ petsUpgradeStep: 4 as never }))).toThrow(
+      /petsUpgradeStep is 4: use one of 1, 2, 3, or leave it out once the upgrade is done/,
+    );
+  });
+
+  test('a platform address outside production fails; a malformed one fails with each problem', () => {
+    const address = { domain: 'animalstore.example', hostedZoneId: 'Z0123456789PLATFORM' };
+    expect(() => validateEnvironmentConfig(withChanges({ platformAddress: address }))).toThrow(
+      /platformAddress is set: only production publishes project addresses/,
+    );
+    const production = environmentConfigs(NO_ACCOUNT).production;
+    expect(() => validateEnvironmentConfig({ ...production, platformAddress: address })).not.toThrow();
+    expect(() =>
+      validateEnvironmentConfig({
+        ...production,
+        platformAddress: { domain: 'Animalstore.example.', hostedZoneId: 'nope' },
+      }),
+    ).toThrow(/platform domain "Animalstore.example.": use a lower-case domain[\s\S]*hosted zone id "nope"/);
+  });
+});
+
+describe('configuration from context values', () => {
+  const context =
+    (values: Record<string, unknown>) =>
+    (key: string): unknown =>
+      values[key];
+
+  test('no context values: both environments as shipped', () => {
+    expect(environmentsFromContext(context({}), NO_ACCOUNT)).toEqual(
+      selectEnvironments(undefined, NO_ACCOUNT),
+    );
+  });
+
+  test('-c petsUpgradeStep=2 with one environment deploys its table at step 2', () => {
+    const [production, ...others] = environmentsFromContext(
+      context({ environments: 'production', petsUpgradeStep: '2' }),
+      NO_ACCOUNT,
+    );
+    expect(others).toEqual([]);
+    expect([production?.name, production?.petsUpgradeStep]).toEqual(['production', 2]);
+    // cdk.json may give it as a number.
+    expect(
+      environmentsFromContext(context({ environments: 'staging', petsUpgradeStep: 1 }), NO_ACCOUNT)[0]
+        ?.petsUpgradeStep,
+    ).toBe(1);
+  });
+
+  test('an upgrade step without exactly one environment fails: a step belongs to one table', () => {
+    expect(() => environmentsFromContext(context({ petsUpgradeStep: '1' }), NO_ACCOUNT)).toThrow(
+      /applies to one environment's table: select it too, e.g. -c environments=production -c petsUpgradeStep=1/,
+    );
+  });
+
+  test.each(['0', '4', 'two', '1.5', true])('petsUpgradeStep=%j fails, naming the valid steps', (value) => {
+    expect(() =>
+      environmentsFromContext(context({ environments: 'production', petsUpgradeStep: value }), NO_ACCOUNT),
+    ).toThrow(/Context value "petsUpgradeStep" is .*: use one of 1, 2, 3/);
+  });
+
+  test('the platform address goes to production only', () => {
+    const configs = environmentsFromContext(
+      context({ platformDomain: 'animalstore.example', platformHostedZoneId: 'Z0123456789PLATFORM' }),
+      NO_ACCOUNT,
+    );
+    expect(configs.map((config) => [config.name, config.platformAddress])).toEqual([
+      ['staging', undefined],
+      ['production', { domain: 'animalstore.example', hostedZoneId: 'Z0123456789PLATFORM' }],
+    ]);
+  });
+
+  test('half a platform address fails, asking for both', () => {
+    expect(() => platformAddressFromContext('animalstore.example', undefined)).toThrow(
+      /"platformHostedZoneId" is undefined: pass both/,
+    );
+    expect(() => platformAddressFromContext(undefined, 'Z0123')).toThrow(
+      /"platformDomain" is undefined: pass both/,
+    );
+  });
+
+  test('a malformed platform address from the context fails synth', () => {
+    expect(() =>
+      environmentsFromContext(
+        context({ environments: 'production', platformDomain: 'localhost', platformHostedZoneId: 'Z1' }),
+        NO_ACCOUNT,
+      ),
+    ).toThrow(/platform domain "localhost": use a lower-case domain name/);
   });
 });

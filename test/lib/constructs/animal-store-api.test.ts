@@ -29,6 +29,7 @@ import {
 const template = synthEnvironment('staging');
 const petsTable = tableIdFromOutput(template, 'PetsTableName');
 const apiKeysTable = tableIdFromOutput(template, 'ApiKeysTableName');
+const projectsTable = tableIdFromOutput(template, 'ProjectsTableName');
 const rateLimitsTable = tableIdFromOutput(template, 'RateLimitsTableName');
 const authorizerId = Object.keys(resourcesOfType(template, 'AWS::ApiGateway::Authorizer'))[0];
 const operationMethods = apiMethods(template).filter((method) => method.props.HttpMethod !== 'ANY');
@@ -208,7 +209,15 @@ describe('least privilege', () => {
     ['getOpenApi', () => operationFunctionId(template, 'getOpenApi'), rateLimitGrants],
     // Its only table is the rate-limit table: junk reaches no data.
     [CATCH_ALL.name, catchAllFunctionId, rateLimitGrants],
-    ['authorizer', () => authorizerFunctionId(template), [['dynamodb:GetItem', tableArn(apiKeysTable)]]],
+    // The key, then its project: item reads only.
+    [
+      'authorizer',
+      () => authorizerFunctionId(template),
+      [
+        ['dynamodb:GetItem', tableArn(apiKeysTable)],
+        ['dynamodb:GetItem', tableArn(projectsTable)],
+      ],
+    ],
   ];
 
   /** Every allowed DynamoDB action of a function on every resource, one entry per pair, sorted. */
@@ -348,9 +357,10 @@ describe('environment variables', () => {
     expect(key(production)).not.toBe(key(template));
   });
 
-  test('the authorizer learns the API keys table, its cache duration and the anonymous usage id, nothing else', () => {
+  test('the authorizer learns the API keys and projects tables, its cache duration and the anonymous usage id, nothing else', () => {
     expect(environmentOf(template, authorizerFunctionId(template))).toEqual({
       [RUNTIME_ENV.apiKeysTable]: { Ref: apiKeysTable },
+      [RUNTIME_ENV.projectsTable]: { Ref: projectsTable },
       [RUNTIME_ENV.apiKeyCacheSeconds]: '30',
       [RUNTIME_ENV.anonymousUsageId]: expect.stringMatching(/^anonymous[0-9a-f]{32}$/),
       [ENVIRONMENT_VARIABLE]: 'staging',
@@ -364,5 +374,78 @@ describe('environment variables', () => {
         expect(environmentOf(stack, fn)[ENVIRONMENT_VARIABLE]).toBe(name);
       }
     }
+  });
+});
+
+describe('the pets table during its upgrade', () => {
+  const listGrants = (t: Template) => {
+    const pets = tableIdFromOutput(t, 'PetsTableName');
+    return statementsOfFunction(t, operationFunctionId(t, 'listPets'))
+      .filter((statement) => actionsOf(statement).includes('dynamodb:Query'))
+      .flatMap((statement) => [statement.Resource].flat())
+      .map((resource) => JSON.stringify(resource).replace(pets, 'Pets'))
+      .sort();
+  };
+  const petsIndex = (name: string) => JSON.stringify(indexArn('Pets', name));
+  const petsOperations = ROUTES.filter((r) => r.operationId !== 'getOpenApi').map((r) => r.operationId);
+
+  test('done: listPets may Query the two project indexes only', () => {
+    expect(listGrants(template)).toEqual(
+      PETS_TABLE.globalIndexes.map((index) => petsIndex(index.indexName)).sort(),
+    );
+  });
+
+  test('step 1: listPets may Query the project index only, the one that exists', () => {
+    expect(listGrants(synthEnvironment('production', { petsUpgradeStep: 1 }))).toEqual([
+      petsIndex('project-id-index'),
+    ]);
+  });
+
+  test.each([2, 3] as const)('step %i: the two project indexes, never the former ones', (step) => {
+    expect(listGrants(synthEnvironment('production', { petsUpgradeStep: step }))).toEqual(
+      [petsIndex('project-id-index'), petsIndex('project-status-id-index')].sort(),
+    );
+  });
+
+  test('step 1: every pets function is told the status index is missing; later steps and done: none is', () => {
+    const step1 = synthEnvironment('production', { petsUpgradeStep: 1 });
+    for (const operation of petsOperations) {
+      expect([
+        operation,
+        environmentOf(step1, operationFunctionId(step1, operation))[RUNTIME_ENV.petsStatusIndex],
+      ]).toEqual([operation, 'false']);
+    }
+    for (const t of [
+      synthEnvironment('production', { petsUpgradeStep: 2 }),
+      synthEnvironment('production', { petsUpgradeStep: 3 }),
+      synthEnvironment('production'),
+    ]) {
+      for (const fn of Object.keys(resourcesOfType(t, 'AWS::Lambda::Function'))) {
+        expect(environmentOf(t, fn)[RUNTIME_ENV.petsStatusIndex]).toBeUndefined();
+      }
+    }
+  });
+});
+
+describe('project addresses', () => {
+  const address = { domain: 'animalstore.example', hostedZoneId: 'Z0123456789PLATFORM' };
+
+  test('with a platform address the authorizer learns PLATFORM_DOMAIN, and gains no access', () => {
+    const withAddress = synthEnvironment('production', { platformAddress: address });
+    const without = synthEnvironment('production');
+    const authorizer = (t: Template) => environmentOf(t, authorizerFunctionId(t));
+    expect(authorizer(withAddress)[RUNTIME_ENV.platformDomain]).toBe('animalstore.example');
+    expect(authorizer(without)[RUNTIME_ENV.platformDomain]).toBeUndefined();
+    const grants = (t: Template) => JSON.stringify(statementsOfFunction(t, authorizerFunctionId(t)));
+    expect(grants(withAddress)).toBe(grants(without));
+  });
+
+  test('no other function learns the platform domain', () => {
+    const withAddress = synthEnvironment('production', { platformAddress: address });
+    const others = Object.keys(resourcesOfType(withAddress, 'AWS::Lambda::Function')).filter(
+      (fn) => fn !== authorizerFunctionId(withAddress),
+    );
+    for (const fn of others)
+      expect(environmentOf(withAddress, fn)[RUNTIME_ENV.platformDomain]).toBeUndefined();
   });
 });

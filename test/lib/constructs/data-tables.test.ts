@@ -1,19 +1,33 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import {
   API_KEYS_TABLE,
+  FORMER_PETS_TABLE,
   keyAttributes,
   PETS_TABLE,
+  PETS_UPGRADE_STEPS,
+  PROJECTS_TABLE,
   RATE_LIMITS_TABLE,
   type TableDefinition,
+  TABLES,
 } from '../../../lambda/store/table-schema';
+import { PETS_UPGRADE_STEP_NUMBERS } from '../../../lib/config/environments';
 import { synthEnvironment } from '../../support/synth';
 import { resource, resourcesOfType, tableIdFromOutput } from '../template-queries';
 
-const TABLES: [string, TableDefinition][] = [
+const OUTPUTS: [string, TableDefinition][] = [
   ['PetsTableName', PETS_TABLE],
   ['ApiKeysTableName', API_KEYS_TABLE],
+  ['ProjectsTableName', PROJECTS_TABLE],
   ['RateLimitsTableName', RATE_LIMITS_TABLE],
 ];
+
+/** Index names of the pets table of a template, sorted. */
+function petsIndexes(template: ReturnType<typeof synthEnvironment>): string[] {
+  const table = resource(template, tableIdFromOutput(template, 'PetsTableName'));
+  return ((table.Properties.GlobalSecondaryIndexes ?? []) as { IndexName: string }[])
+    .map((index) => index.IndexName)
+    .sort();
+}
 
 function keySchema(partitionKey: string, sortKey?: string) {
   return [
@@ -27,20 +41,44 @@ describe('data tables', () => {
   const production = synthEnvironment('production');
 
   test('there are exactly the tables of the schema', () => {
+    expect(OUTPUTS.map(([, definition]) => definition)).toEqual(expect.arrayContaining([...TABLES]));
     staging.resourceCountIs('AWS::DynamoDB::Table', TABLES.length);
   });
 
-  test.each(TABLES)('%s: key schema and attribute types come from the table schema', (output, definition) => {
-    const table = resource(staging, tableIdFromOutput(staging, output));
-    expect(table.Properties.KeySchema).toEqual(
-      keySchema(definition.partitionKey.name, definition.sortKey?.name),
-    );
-    const expected = keyAttributes(definition).map((a) => ({ AttributeName: a.name, AttributeType: a.type }));
-    expect(table.Properties.AttributeDefinitions).toEqual(expect.arrayContaining(expected));
-    expect(table.Properties.AttributeDefinitions).toHaveLength(expected.length);
+  test('every table sits at the same construct path, Data/<logical name>', () => {
+    for (const [output, definition] of OUTPUTS) {
+      const id = tableIdFromOutput(staging, output);
+      expect([output, id]).toEqual([
+        output,
+        expect.stringMatching(new RegExp(`^Data${definition.logicalName}[0-9A-F]{8}$`)),
+      ]);
+    }
   });
 
-  test.each(TABLES)(
+  test("the keys table lists each project's keys through its project index", () => {
+    const table = resource(staging, tableIdFromOutput(staging, 'ApiKeysTableName'));
+    expect(
+      (table.Properties.GlobalSecondaryIndexes as { IndexName: string }[]).map((i) => i.IndexName),
+    ).toEqual(['project-key-index']);
+  });
+
+  test.each(OUTPUTS)(
+    '%s: key schema and attribute types come from the table schema',
+    (output, definition) => {
+      const table = resource(staging, tableIdFromOutput(staging, output));
+      expect(table.Properties.KeySchema).toEqual(
+        keySchema(definition.partitionKey.name, definition.sortKey?.name),
+      );
+      const expected = keyAttributes(definition).map((a) => ({
+        AttributeName: a.name,
+        AttributeType: a.type,
+      }));
+      expect(table.Properties.AttributeDefinitions).toEqual(expect.arrayContaining(expected));
+      expect(table.Properties.AttributeDefinitions).toHaveLength(expected.length);
+    },
+  );
+
+  test.each(OUTPUTS)(
     '%s: every index of the schema, with its sort key and ALL projection',
     (output, definition) => {
       const table = resource(staging, tableIdFromOutput(staging, output));
@@ -53,9 +91,8 @@ describe('data tables', () => {
     },
   );
 
-  test('the pets table has its two indexes (the schema is not empty by accident)', () => {
-    const table = resource(staging, tableIdFromOutput(staging, 'PetsTableName'));
-    expect((table.Properties.GlobalSecondaryIndexes as unknown[]).length).toBe(2);
+  test('the pets table has its two project-scoped indexes (the schema is not empty by accident)', () => {
+    expect(petsIndexes(staging)).toEqual(['project-id-index', 'project-status-id-index']);
   });
 
   test('rate-limit counters expire through DynamoDB TTL on expiresAt', () => {
@@ -63,7 +100,7 @@ describe('data tables', () => {
     expect(table.Properties.TimeToLiveSpecification).toEqual({ AttributeName: 'expiresAt', Enabled: true });
   });
 
-  test.each(TABLES)('%s: TTL exactly as the table schema says', (output, definition) => {
+  test.each(OUTPUTS)('%s: TTL exactly as the table schema says', (output, definition) => {
     const table = resource(staging, tableIdFromOutput(staging, output));
     const ttl = definition.timeToLiveAttribute;
     expect(table.Properties.TimeToLiveSpecification).toEqual(
@@ -96,5 +133,55 @@ describe('data tables', () => {
       UpdateReplacePolicy: 'Delete',
       Properties: Match.objectLike({ DeletionProtectionEnabled: false }),
     });
+  });
+});
+
+describe('the pets table upgrade, one index per deploy', () => {
+  const names = (definition: TableDefinition) =>
+    definition.globalIndexes.map((index) => index.indexName).sort();
+  /** The deploys in order: the release before projects, each step, the final table. */
+  const sequence: [string, string[]][] = [
+    ['before projects', names(FORMER_PETS_TABLE)],
+    ...PETS_UPGRADE_STEP_NUMBERS.map((step): [string, string[]] => [
+      `step ${step}`,
+      petsIndexes(synthEnvironment('production', { petsUpgradeStep: step })),
+    ]),
+    ['done', petsIndexes(synthEnvironment('production'))],
+  ];
+
+  test('each step deploys exactly the indexes the table schema gives it', () => {
+    expect(sequence.map(([name, indexes]) => [name, indexes])).toEqual([
+      ['before projects', ['collection-id-index', 'status-id-index']],
+      ['step 1', ['collection-id-index', 'project-id-index', 'status-id-index']],
+      ['step 2', ['collection-id-index', 'project-id-index', 'project-status-id-index', 'status-id-index']],
+      ['step 3', ['collection-id-index', 'project-id-index', 'project-status-id-index']],
+      ['done', ['project-id-index', 'project-status-id-index']],
+    ]);
+    for (const step of PETS_UPGRADE_STEP_NUMBERS) {
+      expect(sequence[step]?.[1]).toEqual(
+        names({ ...PETS_TABLE, globalIndexes: PETS_UPGRADE_STEPS[step].indexes }),
+      );
+    }
+  });
+
+  test('each deploy adds or removes exactly one index (what DynamoDB allows per update)', () => {
+    for (let i = 1; i < sequence.length; i += 1) {
+      const [, before] = sequence[i - 1] as [string, string[]];
+      const [name, after] = sequence[i] as [string, string[]];
+      const added = after.filter((index) => !before.includes(index));
+      const removed = before.filter((index) => !after.includes(index));
+      expect([name, added.length + removed.length]).toEqual([name, 1]);
+    }
+  });
+
+  test('the table keeps its key and its logical id at every step (never replaced)', () => {
+    const tables = [
+      ...PETS_UPGRADE_STEP_NUMBERS.map((step) => synthEnvironment('production', { petsUpgradeStep: step })),
+      synthEnvironment('production'),
+    ].map((template) => {
+      const id = tableIdFromOutput(template, 'PetsTableName');
+      return [id, resource(template, id).Properties.KeySchema];
+    });
+    expect(new Set(tables.map((table) => JSON.stringify(table))).size).toBe(1);
   });
 });

@@ -2,6 +2,7 @@ import { Stack } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import { MockIntegration, RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { MAX_BODY_BYTES } from '../../../lambda/api/limits';
+import { PLAN_NAMES, planCapacity } from '../../../lambda/domain/plans';
 import { EdgeFirewall, floodLimitPerIp, MANAGED_RULE_GROUPS } from '../../../lib/constructs/edge-firewall';
 import { synthEnvironment } from '../../support/synth';
 import { resourcesOfType } from '../template-queries';
@@ -103,6 +104,12 @@ describe('edge firewall', () => {
       code: 'rate_limited',
       status: 429,
     });
+  });
+
+  test("the flood limit is twice the largest per-minute any project may have (an agreed plan's ceiling included)", () => {
+    const largest = Math.max(...PLAN_NAMES.map((plan) => planCapacity(plan).perMinute));
+    expect(floodLimitPerIp()).toBe(2 * largest);
+    expect(floodLimitPerIp()).toBe(10_000);
   });
 
   test('the AWS managed rule groups run after the body and flood rules', () => {

@@ -1,11 +1,11 @@
 import { Match, Template } from 'aws-cdk-lib/assertions';
-import { ROUTES } from '../../../lambda/api/routes';
+import { API_VERSION_PREFIX, CATCH_ALL, ROUTES } from '../../../lambda/api/routes';
 import { TABLES } from '../../../lambda/store/table-schema';
 import { AnimalStoreStack } from '../../../lib/animal-store-stack';
 import { type EnvironmentConfig, environmentConfigs } from '../../../lib/config/environments';
 import { ALARM_THRESHOLDS } from '../../../lib/constructs/observability';
 import { synthEnvironment, testApp } from '../../support/synth';
-import { resourcesOfType } from '../template-queries';
+import { apiMethods, invokedFunctionId, resourcesOfType } from '../template-queries';
 
 const TOPIC_ARN = 'arn:aws:sns:eu-west-1:123456789012:animal-store-alarms';
 
@@ -18,6 +18,12 @@ function synthWith(changes: Partial<EnvironmentConfig>): Template {
 const template = synthEnvironment('production');
 const alarms = Object.values(resourcesOfType(template, 'AWS::CloudWatch::Alarm')).map(
   (alarm) => alarm.Properties,
+);
+const catchAllFunctionId = invokedFunctionId(
+  (
+    apiMethods(template).find((m) => m.path === `${API_VERSION_PREFIX}${CATCH_ALL.proxyPath}`)?.props
+      .Integration as { Uri: unknown }
+  ).Uri,
 );
 const alarmNamed = (suffix: string) => {
   const found = alarms.find((alarm) => alarm.AlarmName === `AnimalStore-production-${suffix}`);
@@ -77,6 +83,23 @@ describe('alarms', () => {
     },
   );
 
+  test('catchAll: errors of its function, any within 5 minutes, and no throttle alarm (junk floods are capped by design)', () => {
+    expect(alarmNamed(`${CATCH_ALL.name}-errors`)).toMatchObject({
+      Namespace: 'AWS/Lambda',
+      MetricName: 'Errors',
+      Dimensions: [{ Name: 'FunctionName', Value: { Ref: catchAllFunctionId } }],
+      Statistic: 'Sum',
+      Period: 300,
+      Threshold: 1,
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+    });
+    expect(alarms.map((alarm) => alarm.AlarmName)).not.toContain(
+      `AnimalStore-production-${CATCH_ALL.name}-throttles`,
+    );
+    const throttleAlarms = alarms.filter((alarm) => alarm.MetricName === 'Throttles');
+    expect(JSON.stringify(throttleAlarms)).not.toContain(catchAllFunctionId);
+  });
+
   test.each(TABLES.map((table) => [table.logicalName, table] as const))(
     '%s table: read and write throttle events of the table and each index, any within 5 minutes',
     (name, definition) => {
@@ -98,7 +121,8 @@ describe('alarms', () => {
   );
 
   test('there are no other alarms', () => {
-    expect(alarms).toHaveLength(2 + 2 * (ROUTES.length + 1) + TABLES.length);
+    // The stage's two, errors and throttles of each operation and the authorizer, the catch-all's errors, one per table.
+    expect(alarms).toHaveLength(2 + 2 * (ROUTES.length + 1) + 1 + TABLES.length);
   });
 
   test('missing data never breaches an alarm', () => {

@@ -3,16 +3,14 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { MockIntegration, RestApi } from 'aws-cdk-lib/aws-apigateway';
 import {
   ANONYMOUS_LIMITS,
-  ANONYMOUS_PLAN,
-  agreementProblems,
-  allPlans,
-  ENTERPRISE_AGREEMENTS,
-  type EnterpriseAgreement,
+  PLAN_NAMES,
+  PLANS,
   type PlanLimits,
-  usagePlanName,
-} from '../../../lambda/api/plans';
+  planCapacity,
+} from '../../../lambda/domain/plans';
 import { RUNTIME_ENV } from '../../../lambda/shared/runtime-env';
 import { ENVIRONMENT_NAMES, environmentConfigs } from '../../../lib/config/environments';
+import { ANONYMOUS_PLAN, usagePlanName } from '../../../lib/config/usage-plan-names';
 import { UsagePlans, type UsagePlansProps } from '../../../lib/constructs/usage-plans';
 import { synthEnvironment, testApp } from '../../support/synth';
 import { authorizerFunctionId, type CfnResource, environmentOf, resourcesOfType } from '../template-queries';
@@ -58,7 +56,8 @@ function plansStack(props: Partial<UsagePlansProps> = {}): Template {
   return Template.fromStack(stack);
 }
 
-const customerPlans = [...allPlans()];
+/** Each plan with what its usage plan is sized from: the table's limits, an agreed plan's ceiling. */
+const customerPlans = PLAN_NAMES.map((plan) => [plan, planCapacity(plan)] as const);
 
 describe.each(ENVIRONMENT_NAMES)('usage plans of %s', (name) => {
   const template = synthEnvironment(name);
@@ -66,13 +65,27 @@ describe.each(ENVIRONMENT_NAMES)('usage plans of %s', (name) => {
   const plans = plansByName(template);
 
   test('there is one usage plan per plan of the plan table, plus the anonymous one', () => {
-    const expected = [...allPlans().keys()].map((plan) => usagePlanName(stackName, plan));
+    const expected = PLAN_NAMES.map((plan) => usagePlanName(stackName, plan));
     expected.push(usagePlanName(stackName, ANONYMOUS_PLAN));
     expect([...plans.keys()].sort()).toEqual(expected.sort());
   });
 
   test.each(customerPlans)('%s: throttle and DAY quota at twice the service limits', (plan, limits) => {
     expect(plans.get(usagePlanName(stackName, plan))?.plan.Properties).toMatchObject(expectedLimits(limits));
+  });
+
+  test('enterprise is sized from its ceiling, so every agreement within it fits: 5,000 per minute, 5,000,000 per day', () => {
+    expect(PLANS.enterprise.ceiling).toEqual({ perMinute: 5_000, perDay: 5_000_000 });
+    expect(plans.get(usagePlanName(stackName, 'enterprise'))?.plan.Properties).toMatchObject({
+      Throttle: { BurstLimit: 5_000, RateLimit: 167 },
+      Quota: { Limit: 10_000_000, Period: 'DAY' },
+    });
+  });
+
+  test('usage plans are named <stack>-<plan>: no per-agreement plans', () => {
+    expect([...plans.keys()].sort()).toEqual(
+      ['anonymous', 'business', 'enterprise', 'free', 'pro'].map((plan) => `${stackName}-${plan}`),
+    );
   });
 
   test('free is the worked example: burst 120, rate 2 per second, 2,000 per day', () => {
@@ -143,60 +156,29 @@ describe('the anonymous usage identifier', () => {
   });
 });
 
-describe('plans from the agreements', () => {
+describe('the account throttle', () => {
   const plan = (template: Template, name: string) =>
-    plansByName(template).get(usagePlanName('AnimalStore-test', `enterprise:${name}`))?.plan.Properties;
-
-  test('an added agreement gets its own plan at twice its limits', () => {
-    const acme: EnterpriseAgreement = { name: 'acme', perMinute: 100, perDay: 2_000 };
-    const template = plansStack({ agreements: [...ENTERPRISE_AGREEMENTS, acme] });
-    expect(plan(template, 'acme')).toMatchObject({
-      Throttle: { BurstLimit: 200, RateLimit: 4 },
-      Quota: { Limit: 4_000, Period: 'DAY' },
-    });
-  });
-
-  test('without agreements only the standard and anonymous plans exist', () => {
-    const names = [...plansByName(plansStack({ agreements: [] })).keys()].sort();
-    expect(names).toEqual(
-      ['anonymous', 'business', 'free', 'pro'].map((suffix) => `AnimalStore-test-${suffix}`),
-    );
-  });
+    plansByName(template).get(`AnimalStore-test-${name}`)?.plan.Properties;
 
   test("a doubled burst above the account's burst limit is clamped to it", () => {
-    const template = plansStack({ agreements: [{ name: 'big', perMinute: 4_000, perDay: 100_000 }] });
-    expect(plan(template, 'big')).toMatchObject({ Throttle: { BurstLimit: 5_000, RateLimit: 134 } });
+    // enterprise: 2 × 5,000 per minute is above the default account burst of 5,000.
+    expect(plan(plansStack(), 'enterprise')).toMatchObject({ Throttle: { BurstLimit: 5_000 } });
   });
 
   test('a raised account throttle raises the cap', () => {
-    const template = plansStack({
-      agreements: [{ name: 'huge', perMinute: 6_000, perDay: 1_000_000 }],
-      accountThrottle: { burstLimit: 20_000, rateLimit: 20_000 },
-    });
-    expect(plan(template, 'huge')).toMatchObject({ Throttle: { BurstLimit: 12_000, RateLimit: 200 } });
+    const template = plansStack({ accountThrottle: { burstLimit: 20_000, rateLimit: 20_000 } });
+    expect(plan(template, 'enterprise')).toMatchObject({ Throttle: { BurstLimit: 10_000, RateLimit: 167 } });
   });
 
-  test("a minute's allowance above the account burst limit fails synth, naming the plan and the fix", () => {
-    expect(() => plansStack({ agreements: [{ name: 'huge', perMinute: 6_000, perDay: 1_000_000 }] })).toThrow(
-      /Plan "enterprise:huge" allows 6000 requests per minute, more than the account burst limit of 5000.*raise the account-level API Gateway throttle.*raise accountThrottle/,
+  test("a plan whose minute's allowance is above the account burst limit fails synth, naming the plan and the fix", () => {
+    expect(() => plansStack({ accountThrottle: { burstLimit: 1_000, rateLimit: 10_000 } })).toThrow(
+      /Plan "enterprise" allows 5000 requests per minute, more than the account burst limit of 1000.*raise the account-level API Gateway throttle.*raise accountThrottle/,
     );
   });
 
   test('a sustained rate above the account rate limit fails synth', () => {
-    expect(() =>
-      plansStack({
-        agreements: [{ name: 'fast', perMinute: 7_200, perDay: 1_000_000 }],
-        accountThrottle: { burstLimit: 10_000, rateLimit: 100 },
-      }),
-    ).toThrow(
-      /Plan "enterprise:fast" allows 7200 requests per minute, more than the account rate limit of 100/,
+    expect(() => plansStack({ accountThrottle: { burstLimit: 10_000, rateLimit: 50 } })).toThrow(
+      /Plan "enterprise" allows 5000 requests per minute, more than the account rate limit of 50/,
     );
-  });
-
-  test('a bad agreement fails synth with every one of its problems', () => {
-    const bad: EnterpriseAgreement[] = [{ name: 'Bad Name', perMinute: 0, perDay: 0 }];
-    const problems = agreementProblems(bad);
-    expect(problems.length).toBeGreaterThanOrEqual(2);
-    expect(() => plansStack({ agreements: bad })).toThrow(`Invalid usage plans:\n- ${problems.join('\n- ')}`);
   });
 });
