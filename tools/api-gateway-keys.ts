@@ -11,7 +11,7 @@ import {
 import type { PlanName } from '../lambda/domain/plans';
 import { reason, Refusal } from './failures';
 import type { ProjectGateway } from './project-admin';
-import { projectKeyName, usagePlanName } from './usage-plan-names';
+import { projectKeyName, usagePlanName } from '../lib/config/usage-plan-names';
 
 /** API Gateway's quota of API keys per account and region (not raisable). */
 export const GATEWAY_KEY_QUOTA = 10_000;

@@ -17,7 +17,7 @@ import {
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { mockClient } from 'aws-sdk-client-mock';
 import { PLAN_NAMES, type PlanName } from '../../lambda/domain/plans';
-import { ANONYMOUS_PLAN, usagePlanName } from '../../tools/usage-plan-names';
+import { ANONYMOUS_PLAN, usagePlanName } from '../../lib/config/usage-plan-names';
 
 /**
  * API Gateway's key and usage-plan state, as the mocked commands change it, for tests of

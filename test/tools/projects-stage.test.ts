@@ -18,7 +18,7 @@ import { runKeysCommand } from '../../tools/keys';
 import { ProjectAdmin } from '../../tools/project-admin';
 import { runProjectsCommand } from '../../tools/projects';
 import { connectStage, type StageConnection } from '../../tools/stage';
-import { projectKeyName, usagePlanName } from '../../tools/usage-plan-names';
+import { projectKeyName, usagePlanName } from '../../lib/config/usage-plan-names';
 import { startTestStore, type TestStore } from '../support/embedded-store';
 import { oldKeyItem, oldPetItem } from './old-release-data';
 import {
