@@ -1,6 +1,50 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/**
+ * import-direction: inside lambda/, imports run one way, handlers → middleware → api → domain ← store
+ * (STYLE.md, "How a request should travel here"). shared/ serves all but the domain and imports none
+ * of them; custom-resources/ serves its handlers only. Each folder lists what it must not import.
+ */
+const RULE = 'import-direction (handlers → middleware → api → domain ← store)';
+const FORBIDDEN = {
+  domain: ['handlers', 'middleware', 'api', 'store', 'shared', 'custom-resources'],
+  api: ['handlers', 'middleware', 'store', 'custom-resources'],
+  middleware: ['handlers', 'store', 'custom-resources'],
+  store: ['handlers', 'middleware', 'api', 'custom-resources'],
+  shared: ['handlers', 'middleware', 'api', 'domain', 'store', 'custom-resources'],
+  'custom-resources': ['handlers', 'middleware', 'api', 'store'],
+};
+// Only the store and the certificate functions talk to AWS; the domain knows no HTTP either.
+const AWS_SDK = ['@aws-sdk/*'];
+const FORBIDDEN_PACKAGES = {
+  domain: [
+    ...AWS_SDK,
+    'aws-lambda',
+    '@middy/*',
+    '@aws-lambda-powertools/*',
+    '@aws/*',
+    'aws-cdk-lib',
+    'aws-cdk-lib/*',
+  ],
+  api: AWS_SDK,
+  middleware: AWS_SDK,
+  shared: AWS_SDK,
+};
+
+function importDirection(layer, folders = FORBIDDEN[layer]) {
+  const patterns = folders.map((folder) => ({
+    // Relative from anywhere under lambda/<layer>/, with or without a detour through lambda/.
+    regex: `^(\\.\\./)+(lambda/)?${folder}(/|$)`,
+    message: `${RULE}: lambda/${layer}/ must not import lambda/${folder}/.`,
+  }));
+  const packages = FORBIDDEN_PACKAGES[layer];
+  if (packages) {
+    patterns.push({ group: packages, message: `${RULE}: lambda/${layer}/ must not import this package.` });
+  }
+  return { files: [`lambda/${layer}/**/*.ts`], rules: { 'no-restricted-imports': ['error', { patterns }] } };
+}
+
 export default tseslint.config(
   { ignores: ['node_modules/', 'cdk.out/', '.data/', 'coverage/'] },
   js.configs.recommended,
@@ -18,6 +62,16 @@ export default tseslint.config(
       },
     },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
+  ...Object.keys(FORBIDDEN).map((layer) => importDirection(layer)),
+  {
+    // Builds its default rate limiter from the store until each function gets one composition
+    // place that passes it in (issue 16); no other middleware may reach the store.
+    ...importDirection(
+      'middleware',
+      FORBIDDEN.middleware.filter((folder) => folder !== 'store'),
+    ),
+    files: ['lambda/middleware/api-handler.ts'],
   },
   {
     files: ['test/**/*.ts'],

@@ -8,10 +8,10 @@ import type {
   APIGatewayRequestAuthorizerEvent,
   Context,
 } from 'aws-lambda';
+import { toErrorResponse } from '../lambda/api/error-response';
 import { gatewayError } from '../lambda/api/gateway-errors';
 import { MAX_BODY_BYTES } from '../lambda/api/limits';
 import { CATCH_ALL, type OperationId } from '../lambda/api/routes';
-import { toErrorResponse } from '../lambda/middleware/error-responses';
 import { log } from '../lambda/shared/observability';
 import { matchRoute } from './route-matcher';
 

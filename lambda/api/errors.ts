@@ -1,3 +1,5 @@
+import { DomainError, type DomainErrorKind } from '../domain/errors';
+
 /**
  * The catalogue of machine-readable error codes. Every non-2xx response the service
  * produces (handlers, middleware, the gateway's own responses, the local server)
@@ -73,7 +75,12 @@ export interface ErrorBody {
   status: number;
 }
 
-/** An error that maps to an HTTP response: thrown anywhere, turned into the Error body by one middleware. */
+/** The Error body of a code: every Error body the service or its gateway sends is built here. */
+export function errorBody(code: ErrorCode, message: string): ErrorBody {
+  return { code, message, status: ERROR_CATALOGUE[code].status };
+}
+
+/** An error that maps to an HTTP response: thrown by the HTTP layer, turned into the Error body by {@link toApiError}'s callers. */
 export class ApiError extends Error {
   readonly code: ErrorCode;
   readonly status: number;
@@ -88,6 +95,32 @@ export class ApiError extends Error {
   }
 
   toBody(): ErrorBody {
-    return { code: this.code, message: this.message, status: this.status };
+    return errorBody(this.code, this.message);
   }
+}
+
+/** Seconds a client should wait before retrying after the store failed. */
+const STORE_RETRY_AFTER_SECONDS = 1;
+
+/** How each domain refusal reads over HTTP; a new kind does not compile until it has a line here. */
+const FROM_DOMAIN: { readonly [K in DomainErrorKind]: (error: DomainError) => ApiError } = {
+  invalid_parameter: (error) => new ApiError('invalid_parameter', error.message),
+  invalid_cursor: (error) => new ApiError('invalid_cursor', error.message),
+  // The store's own message and cause stay in the logs.
+  store_unavailable: () =>
+    new ApiError(
+      'service_unavailable',
+      'The data store is temporarily unavailable; retry after the Retry-After delay.',
+      { 'Retry-After': String(STORE_RETRY_AFTER_SECONDS) },
+    ),
+};
+
+/**
+ * The one mapping from anything thrown to the error the API answers with: an ApiError as it
+ * is, a domain error by its kind, anything else a 500 that reveals nothing.
+ */
+export function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  if (error instanceof DomainError) return FROM_DOMAIN[error.kind](error);
+  return new ApiError('internal_error', 'An unexpected error occurred.');
 }

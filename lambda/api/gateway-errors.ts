@@ -1,4 +1,4 @@
-import { ApiError, ERROR_CATALOGUE, type ErrorBody, type ErrorCode } from './errors';
+import { ApiError, ERROR_CATALOGUE, type ErrorCode, errorBody } from './errors';
 import { MAX_BODY_BYTES } from './limits';
 import { API_VERSION_PREFIX } from './routes';
 
@@ -24,8 +24,7 @@ export function statusOf(code: ErrorCode): number {
  * without running any of our code.
  */
 export function errorBodyJson(code: ErrorCode, message: string): string {
-  const body: ErrorBody = { code, message, status: statusOf(code) };
-  return JSON.stringify(body);
+  return JSON.stringify(errorBody(code, message));
 }
 
 /** Every gateway response type API Gateway REST APIs know. */

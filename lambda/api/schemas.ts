@@ -1,6 +1,6 @@
+import { MAX_SAFE_ID, NAME_MAX_LENGTH, PAGE_LIMIT } from '../domain/limits';
 import { PET_STATUSES } from '../domain/pet';
 import { ERROR_CATALOGUE } from './errors';
-import { MAX_SAFE_ID, NAME_MAX_LENGTH, PAGE_LIMIT } from './limits';
 
 /**
  * JSON Schemas of the resources and parameters, stated once. The handlers validate

@@ -1,5 +1,5 @@
-import { ApiError } from '../api/errors';
-import { PAGE_LIMIT } from '../api/limits';
+import { DomainError } from './errors';
+import { PAGE_LIMIT } from './limits';
 import { decodeCursor } from './page-cursor';
 import { isPetStatus, PET_STATUSES, type PetStatus } from './pet';
 
@@ -17,7 +17,7 @@ export function parseListQuery(query: Record<string, string>, cursorKey: string)
   if (query.limit !== undefined) {
     const limit = LIMIT_PATTERN.test(query.limit) ? Number(query.limit) : Number.NaN;
     if (!(limit >= PAGE_LIMIT.min && limit <= PAGE_LIMIT.max)) {
-      throw new ApiError(
+      throw new DomainError(
         'invalid_parameter',
         `limit must be an integer from ${PAGE_LIMIT.min} to ${PAGE_LIMIT.max}, not ${JSON.stringify(query.limit)}.`,
       );
@@ -26,7 +26,7 @@ export function parseListQuery(query: Record<string, string>, cursorKey: string)
   }
   if (query.status !== undefined) {
     if (!isPetStatus(query.status)) {
-      throw new ApiError(
+      throw new DomainError(
         'invalid_parameter',
         `status must be one of ${PET_STATUSES.join(', ')}, not ${JSON.stringify(query.status)}.`,
       );
@@ -36,7 +36,7 @@ export function parseListQuery(query: Record<string, string>, cursorKey: string)
   if (query.cursor !== undefined) {
     const decoded = decodeCursor(query.cursor, request.status, cursorKey);
     if ('problem' in decoded) {
-      throw new ApiError(
+      throw new DomainError(
         'invalid_cursor',
         decoded.problem === 'filter-mismatch'
           ? 'This cursor belongs to a listing with a different status filter; follow the Link header of the listing it came from.'

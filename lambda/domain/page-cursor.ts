@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { MAX_SAFE_ID } from '../api/limits';
+import { MAX_SAFE_ID } from './limits';
 import { PET_STATUSES, type PetStatus } from './pet';
 
 /**

@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { MAX_SAFE_ID } from '../api/limits';
+import { MAX_SAFE_ID } from './limits';
 
 /**
  * Pet ids are time-ordered 53-bit integers: milliseconds since {@link ID_EPOCH_MS}

@@ -2,7 +2,7 @@ import type { PlanLimits } from './plans';
 
 /**
  * Rate-limit arithmetic: fixed windows aligned to UTC minutes and UTC days, and
- * the headers that describe them. Fixed windows make every number a client sees
+ * what a caller has left in them (lambda/api/rate-limit.ts writes that as headers). Fixed windows make every number a client sees
  * exact and easy to reason about (the reset is a wall-clock boundary), need one
  * counter per window, and cost one conditional write per admitted request; the
  * price, a burst of up to twice the per-minute limit across a minute boundary,
@@ -82,7 +82,8 @@ export function retryAt(reason: RefusalReason, state: CounterState, nowMs: numbe
   return reason === 'day' ? windows.dayResetMs : (Math.max(state.minute, windows.minute) + 1) * 60_000;
 }
 
-interface WindowReport {
+/** Where a caller stands in one window, as the rate-limit headers report it. */
+export interface WindowReport {
   readonly name: 'minute' | 'day';
   readonly limit: number;
   readonly remaining: number;
@@ -90,7 +91,8 @@ interface WindowReport {
   readonly seconds: number;
 }
 
-function reports(admission: Admission): [WindowReport, WindowReport] {
+/** The minute and the day window of an admission: limit, requests left, reset. */
+export function windowReports(admission: Admission): [WindowReport, WindowReport] {
   const { limits, state, nowMs } = admission;
   const windows = windowsAt(nowMs);
   const minuteUsed = state.minute >= windows.minute ? state.minuteCount : 0;
@@ -110,37 +112,4 @@ function reports(admission: Admission): [WindowReport, WindowReport] {
       seconds: 86_400,
     },
   ];
-}
-
-const seconds = (ms: number) => Math.ceil(ms / 1000);
-
-/**
- * The rate-limit headers of a response. `X-RateLimit-*` describe the window
- * closest to exhaustion (fewest requests left; on a tie, the minute, which resets
- * first); a refusal reports the window that refused. `RateLimit-Policy` and
- * `RateLimit` (draft-ietf-httpapi-ratelimit-headers) describe both windows.
- */
-export function rateLimitHeaders(admission: Admission): Record<string, string> {
-  const [minute, day] = reports(admission);
-  let shown = day.remaining < minute.remaining ? day : minute;
-  let remaining = shown.remaining;
-  let resetMs = shown.resetMs;
-  if (!admission.admitted) {
-    shown = admission.reason === 'day' ? day : minute;
-    remaining = 0;
-    resetMs = admission.retryAtMs;
-  }
-  const left = (report: WindowReport) => (admission.admitted || report !== shown ? report.remaining : 0);
-  const headers: Record<string, string> = {
-    'X-RateLimit-Limit': String(shown.limit),
-    'X-RateLimit-Remaining': String(remaining),
-    'X-RateLimit-Reset': String(seconds(resetMs)),
-    'RateLimit-Policy': [minute, day].map((w) => `"${w.name}";q=${w.limit};w=${w.seconds}`).join(', '),
-    RateLimit: [minute, day]
-      .map((w) => `"${w.name}";r=${left(w)};t=${Math.max(0, seconds(w.resetMs - admission.nowMs))}`)
-      .join(', '),
-  };
-  if (!admission.admitted)
-    headers['Retry-After'] = String(Math.max(1, seconds(admission.retryAtMs - admission.nowMs)));
-  return headers;
 }

@@ -1,6 +1,6 @@
 import { ApiError } from '../api/errors';
 import { jsonResponse } from '../api/http';
-import { MAX_SAFE_ID } from '../api/limits';
+import { MAX_SAFE_ID } from '../domain/limits';
 import { parsePetId } from '../domain/pet-id';
 import { apiHandler } from '../middleware/api-handler';
 import { petRepositoryFromEnv } from '../store/pets';

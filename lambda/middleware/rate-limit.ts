@@ -1,12 +1,12 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { ApiError } from '../api/errors';
-import { ANONYMOUS_LIMITS, type PlanLimits } from '../domain/plans';
+import { toErrorResponse } from '../api/error-response';
 import { principalOf } from '../api/principal';
-import { type Admission, rateLimitHeaders } from '../domain/rate-limit';
+import { rateLimitHeaders, rateLimitRefusal, rateLimitUnavailable } from '../api/rate-limit';
+import { ANONYMOUS_LIMITS, type PlanLimits } from '../domain/plans';
+import type { Admission } from '../domain/rate-limit';
 import type { RateLimiter } from '../domain/rate-limiter';
 import { logError } from '../shared/observability';
-import { toErrorResponse } from './error-responses';
 
 type Request = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult>;
 type Settled = { admission: Admission; caller: string } | { failure: unknown };
@@ -34,40 +34,14 @@ function callerOf(event: APIGatewayProxyEvent): { identity: string; limits: Plan
   };
 }
 
-function refusalError(admission: Admission & { admitted: false }, caller: string): ApiError {
-  const headers = rateLimitHeaders(admission);
-  const until = new Date(admission.retryAtMs).toISOString();
-  const wait = headers['Retry-After'];
-  if (admission.reason === 'banned') {
-    return new ApiError(
-      'temporarily_banned',
-      `Too many requests were sent while rate limited, so this caller is banned until ${until} (${wait} s). Wait for Retry-After, then back off exponentially.`,
-      headers,
-    );
-  }
-  const limit = admission.reason === 'minute' ? admission.limits.perMinute : admission.limits.perDay;
-  return new ApiError(
-    'rate_limited',
-    `Rate limit exceeded: ${limit} requests per ${admission.reason} for ${caller}. The ${admission.reason} window resets at ${until} (in ${wait} s).`,
-    headers,
-  );
-}
-
-const unavailable = () =>
-  new ApiError(
-    'service_unavailable',
-    'Rate limits cannot be checked because the data store is unavailable; retry after the Retry-After delay.',
-    { 'Retry-After': '1' },
-  );
-
 /** The response for a settled admission: the given one with the rate-limit headers, or the refusal. */
 function finish(
   settled: Settled,
   response: APIGatewayProxyResult | null | undefined,
 ): APIGatewayProxyResult | null | undefined {
-  if ('failure' in settled) return toErrorResponse(unavailable());
+  if ('failure' in settled) return toErrorResponse(rateLimitUnavailable());
   const { admission, caller } = settled;
-  if (!admission.admitted) return toErrorResponse(refusalError(admission, caller));
+  if (!admission.admitted) return toErrorResponse(rateLimitRefusal(admission, caller));
   if (response) response.headers = { ...response.headers, ...rateLimitHeaders(admission) };
   return response;
 }
@@ -97,8 +71,8 @@ export function rateLimit(
       (request.internal as Record<symbol, Promise<Settled>>)[PENDING] = pending;
       if (countBeforeHandler) {
         const settled = await pending;
-        if ('failure' in settled) throw unavailable();
-        if (!settled.admission.admitted) throw refusalError(settled.admission, caller);
+        if ('failure' in settled) throw rateLimitUnavailable();
+        if (!settled.admission.admitted) throw rateLimitRefusal(settled.admission, caller);
       }
     },
     after: async (request) => {

@@ -7,7 +7,8 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { ApiKeyRecord } from '../domain/api-key';
-import { isConditionalCheckFailure, StoreUnavailableError, storeCall } from './dynamodb-client';
+import { StoreUnavailableError } from '../domain/errors';
+import { isConditionalCheckFailure, storeCall } from './dynamodb-client';
 import { API_KEYS_TABLE } from './table-schema';
 
 const [PROJECT_INDEX] = API_KEYS_TABLE.globalIndexes;

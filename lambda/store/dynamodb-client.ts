@@ -1,5 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { StoreUnavailableError } from '../domain/errors';
 import { optionalEnv, RUNTIME_ENV } from '../shared/runtime-env';
 
 /**
@@ -38,14 +39,6 @@ let shared: DynamoDBDocumentClient | undefined;
 export function documentClient(): DynamoDBDocumentClient {
   shared ??= createDocumentClient(optionalEnv(RUNTIME_ENV.dynamodbEndpoint));
   return shared;
-}
-
-/** Thrown when the store cannot answer (unreachable, throttling, failing): the API answers 503. */
-export class StoreUnavailableError extends Error {
-  constructor(cause: unknown) {
-    super('The data store is unavailable', { cause });
-    this.name = 'StoreUnavailableError';
-  }
 }
 
 /** Runs a store call, turning any failure into {@link StoreUnavailableError} (callers handle expected conditions first). */

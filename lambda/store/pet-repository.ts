@@ -7,10 +7,11 @@ import {
   ScanCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { StoreUnavailableError } from '../domain/errors';
 import { type NewPet, type Pet, type PetStatus, petFrom } from '../domain/pet';
 import { newPetId } from '../domain/pet-id';
 import { now } from '../shared/clock';
-import { isConditionalCheckFailure, StoreUnavailableError, storeCall } from './dynamodb-client';
+import { isConditionalCheckFailure, storeCall } from './dynamodb-client';
 import { PETS_TABLE } from './table-schema';
 
 const [STATUS_INDEX, PROJECT_INDEX] = PETS_TABLE.globalIndexes;

@@ -6,9 +6,10 @@ import {
   ScanCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
+import { StoreUnavailableError } from '../domain/errors';
 import type { PlanLimits, PlanName } from '../domain/plans';
 import type { ProjectRecord } from '../domain/project';
-import { isConditionalCheckFailure, StoreUnavailableError, storeCall } from './dynamodb-client';
+import { isConditionalCheckFailure, storeCall } from './dynamodb-client';
 
 /** The only code that knows how projects are stored. */
 export class ProjectRepository {

@@ -1,10 +1,11 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
+import { StoreUnavailableError } from '../domain/errors';
 import type { PlanLimits } from '../domain/plans';
 import type { CounterState } from '../domain/rate-limit';
 import type { CountOutcome, CounterStore } from '../domain/rate-limiter';
-import { isConditionalCheckFailure, StoreUnavailableError, storeCall } from './dynamodb-client';
+import { isConditionalCheckFailure, storeCall } from './dynamodb-client';
 
 const NAMES = {
   '#minute': 'minute',

@@ -117,14 +117,18 @@ function problemOf(link: Link, texts: Map<string, string>): string | undefined {
   const hash = link.target.indexOf('#');
   const pathPart = decodeURIComponent(hash < 0 ? link.target : link.target.slice(0, hash));
   const anchor = hash < 0 ? undefined : decodeURIComponent(link.target.slice(hash + 1));
-  const resolved = pathPart === '' ? link.file : path.posix.normalize(path.posix.join(path.posix.dirname(link.file), pathPart));
+  const resolved =
+    pathPart === ''
+      ? link.file
+      : path.posix.normalize(path.posix.join(path.posix.dirname(link.file), pathPart));
   if (resolved.startsWith('../') || resolved === '..' || path.posix.isAbsolute(resolved)) {
     return 'leads outside the repository';
   }
   const absolute = path.join(ROOT, resolved);
   if (!existsSync(absolute)) return `${resolved} does not exist`;
   if (anchor === undefined || anchor === '') return undefined;
-  if (!resolved.endsWith('.md') || statSync(absolute).isDirectory()) return `#${anchor} on a file that is not Markdown`;
+  if (!resolved.endsWith('.md') || statSync(absolute).isDirectory())
+    return `#${anchor} on a file that is not Markdown`;
   const text = texts.get(resolved) ?? readFileSync(absolute, 'utf8');
   return anchorsOf(text).has(anchor) ? undefined : `${resolved} has no heading #${anchor}`;
 }
@@ -158,7 +162,8 @@ describe('Markdown links', () => {
   });
 
   it('reports a link that leaves the repository, a missing file and a missing heading', () => {
-    const text = '[spec](../shared/spec.md) [gone](doc/nope.md) [anchor](README.md#no-such-heading) `[code](x.md)`';
+    const text =
+      '[spec](../shared/spec.md) [gone](doc/nope.md) [anchor](README.md#no-such-heading) `[code](x.md)`';
     const problems = linksOf('README.md', text).map((link) => problemOf(link, texts));
     expect(problems).toEqual([
       'leads outside the repository',

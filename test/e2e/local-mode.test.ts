@@ -20,7 +20,9 @@ describe('npm start (local mode)', () => {
     const pet = (await created.json()) as { id: number };
     // The project's own address, dev.localhost (resolved to loopback), serves it too.
     expect(first.output()).toMatch(/Project dev \(pro plan\) at http:\/\/dev\.localhost:\d+\/v1/);
-    expect(first.output()).toMatch(/Console token of project dev \(valid until the next start\): pct_dev_\S{43}/);
+    expect(first.output()).toMatch(
+      /Console token of project dev \(valid until the next start\): pct_dev_\S{43}/,
+    );
     const port = new URL(first.baseUrl).port;
     const atAddress = await fetch(`http://127.0.0.1:${port}/v1/pets/${pet.id}`, {
       headers: { Authorization: `Bearer ${first.apiKey}`, Host: `dev.localhost:${port}` },

@@ -1,0 +1,17 @@
+import type { APIGatewayProxyResult } from 'aws-lambda';
+import { logError } from '../shared/observability';
+import { ApiError, toApiError } from './errors';
+import { jsonResponse } from './http';
+
+/**
+ * The Error-body response for anything thrown: the middleware, the local server and the
+ * gateway's own refusals all answer through here. Never leaks a stack or an internal message;
+ * what the API did not choose to say is logged instead.
+ */
+export function toErrorResponse(error: unknown): APIGatewayProxyResult {
+  const apiError = toApiError(error);
+  if (!(error instanceof ApiError) && apiError.status >= 500) {
+    logError(apiError.code === 'service_unavailable' ? 'store unavailable' : 'unhandled error', error);
+  }
+  return jsonResponse(apiError.status, apiError.toBody(), apiError.headers);
+}
