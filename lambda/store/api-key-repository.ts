@@ -7,8 +7,7 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { ApiKeyRecord } from '../domain/api-key';
-import { StoreUnavailableError } from '../domain/errors';
-import { isConditionalCheckFailure, storeCall } from './dynamodb-client';
+import { allPages, conditionalWrite, storeCall } from './dynamodb-client';
 import { API_KEYS_TABLE } from './table-schema';
 
 const [PROJECT_INDEX] = API_KEYS_TABLE.globalIndexes;
@@ -49,15 +48,9 @@ export class ApiKeyRepository {
 
   /** Every key, oldest first (an operator's listing: a full scan is fine at this scale). */
   async list(): Promise<ApiKeyRecord[]> {
-    const records: ApiKeyRecord[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await storeCall(() =>
-        this.client.send(new ScanCommand({ TableName: this.tableName, ExclusiveStartKey: startKey })),
-      );
-      records.push(...((page.Items ?? []) as ApiKeyRecord[]));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+    const records = (await allPages((startKey) =>
+      this.client.send(new ScanCommand({ TableName: this.tableName, ExclusiveStartKey: startKey })),
+    )) as unknown as ApiKeyRecord[];
     return records.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
@@ -70,24 +63,18 @@ export class ApiKeyRepository {
 
   /** A project's keys, oldest first (a Query on the project index: it reads only that project's keys). */
   async listByProject(project: string): Promise<ApiKeyRecord[]> {
-    const records: ApiKeyRecord[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await storeCall(() =>
-        this.client.send(
-          new QueryCommand({
-            TableName: this.tableName,
-            IndexName: PROJECT_INDEX.indexName,
-            KeyConditionExpression: '#project = :project',
-            ExpressionAttributeNames: { '#project': PROJECT_INDEX.partitionKey.name },
-            ExpressionAttributeValues: { ':project': project },
-            ExclusiveStartKey: startKey,
-          }),
-        ),
-      );
-      records.push(...((page.Items ?? []) as ApiKeyRecord[]));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+    const records = (await allPages((startKey) =>
+      this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: PROJECT_INDEX.indexName,
+          KeyConditionExpression: '#project = :project',
+          ExpressionAttributeNames: { '#project': PROJECT_INDEX.partitionKey.name },
+          ExpressionAttributeValues: { ':project': project },
+          ExclusiveStartKey: startKey,
+        }),
+      ),
+    )) as unknown as ApiKeyRecord[];
     return records.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
@@ -98,35 +85,27 @@ export class ApiKeyRepository {
 
   /** Keys written before projects (no project), for the upgrade. */
   async listUnassigned(): Promise<UnassignedKey[]> {
-    const keys: UnassignedKey[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await storeCall(() =>
-        this.client.send(
-          new ScanCommand({
-            TableName: this.tableName,
-            FilterExpression: 'attribute_not_exists(#project)',
-            ExpressionAttributeNames: { '#project': 'project' },
-            ExclusiveStartKey: startKey,
-          }),
-        ),
-      );
-      for (const item of page.Items ?? []) {
-        keys.push({
-          keyId: item.keyId as string,
-          ...(typeof item.plan === 'string' ? { formerPlan: item.plan } : {}),
-          ...(typeof item.revokedAt === 'string' ? { revokedAt: item.revokedAt } : {}),
-        });
-      }
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
-    return keys;
+    const items = await allPages((startKey) =>
+      this.client.send(
+        new ScanCommand({
+          TableName: this.tableName,
+          FilterExpression: 'attribute_not_exists(#project)',
+          ExpressionAttributeNames: { '#project': 'project' },
+          ExclusiveStartKey: startKey,
+        }),
+      ),
+    );
+    return items.map((item) => ({
+      keyId: item.keyId as string,
+      ...(typeof item.plan === 'string' ? { formerPlan: item.plan } : {}),
+      ...(typeof item.revokedAt === 'string' ? { revokedAt: item.revokedAt } : {}),
+    }));
   }
 
   /** Puts a key written before projects into a project, dropping its former plan and usage id; false when it has a project. */
   async assignProject(keyId: string, project: string): Promise<boolean> {
-    try {
-      await this.client.send(
+    return conditionalWrite(() =>
+      this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { keyId },
@@ -135,12 +114,8 @@ export class ApiKeyRepository {
           ExpressionAttributeNames: { '#project': 'project', '#plan': 'plan' },
           ExpressionAttributeValues: { ':project': project },
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionalCheckFailure(error)) return false;
-      throw new StoreUnavailableError(error);
-    }
+      ),
+    );
   }
 
   private async update(
@@ -149,8 +124,8 @@ export class ApiKeyRepository {
     values: Record<string, unknown>,
     names?: Record<string, string>,
   ): Promise<boolean> {
-    try {
-      await this.client.send(
+    return conditionalWrite(() =>
+      this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { keyId },
@@ -159,11 +134,7 @@ export class ApiKeyRepository {
           ExpressionAttributeValues: values,
           ...(names ? { ExpressionAttributeNames: names } : {}),
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionalCheckFailure(error)) return false;
-      throw new StoreUnavailableError(error);
-    }
+      ),
+    );
   }
 }

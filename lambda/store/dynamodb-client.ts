@@ -53,3 +53,37 @@ export async function storeCall<T>(call: () => Promise<T>): Promise<T> {
 export function isConditionalCheckFailure(error: unknown): boolean {
   return error instanceof Error && error.name === 'ConditionalCheckFailedException';
 }
+
+/**
+ * Runs a conditional write: true when it was made, false when its condition failed (the
+ * item is not in the state the write expects); any other failure is the store's.
+ */
+export async function conditionalWrite(write: () => Promise<unknown>): Promise<boolean> {
+  try {
+    await write();
+    return true;
+  } catch (error) {
+    if (isConditionalCheckFailure(error)) return false;
+    throw new StoreUnavailableError(error);
+  }
+}
+
+/** One page of a Scan or Query: its items and where the next page starts. */
+interface Page {
+  readonly Items?: Record<string, unknown>[];
+  readonly LastEvaluatedKey?: Record<string, unknown>;
+}
+
+/** Every item of a paged Scan or Query, following LastEvaluatedKey to the end (operators' listings, the upgrade). */
+export async function allPages(
+  readPage: (startKey: Record<string, unknown> | undefined) => Promise<Page>,
+): Promise<Record<string, unknown>[]> {
+  const items: Record<string, unknown>[] = [];
+  let startKey: Record<string, unknown> | undefined;
+  do {
+    const page = await storeCall(() => readPage(startKey));
+    items.push(...(page.Items ?? []));
+    startKey = page.LastEvaluatedKey;
+  } while (startKey);
+  return items;
+}

@@ -11,7 +11,7 @@ import { StoreUnavailableError } from '../domain/errors';
 import { type NewPet, type Pet, type PetStatus, petFrom } from '../domain/pet';
 import { newPetId } from '../domain/pet-id';
 import { now } from '../shared/clock';
-import { isConditionalCheckFailure, storeCall } from './dynamodb-client';
+import { allPages, conditionalWrite, isConditionalCheckFailure, storeCall } from './dynamodb-client';
 import { PETS_TABLE } from './table-schema';
 
 const [STATUS_INDEX, PROJECT_INDEX] = PETS_TABLE.globalIndexes;
@@ -156,23 +156,18 @@ export class PetRepository {
 
   /** Ids of the pets written before projects (they have none), for the upgrade. */
   async listUnassigned(): Promise<number[]> {
-    const ids: number[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await storeCall(() =>
-        this.client.send(
-          new ScanCommand({
-            TableName: this.tableName,
-            FilterExpression: 'attribute_not_exists(#project)',
-            ProjectionExpression: '#id',
-            ExpressionAttributeNames: { '#project': 'project', '#id': 'id' },
-            ExclusiveStartKey: startKey,
-          }),
-        ),
-      );
-      ids.push(...(page.Items ?? []).map((item) => item.id as number));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+    const items = await allPages((startKey) =>
+      this.client.send(
+        new ScanCommand({
+          TableName: this.tableName,
+          FilterExpression: 'attribute_not_exists(#project)',
+          ProjectionExpression: '#id',
+          ExpressionAttributeNames: { '#project': 'project', '#id': 'id' },
+          ExclusiveStartKey: startKey,
+        }),
+      ),
+    );
+    const ids = items.map((item) => item.id as number);
     return ids.sort((a, b) => a - b);
   }
 
@@ -182,8 +177,8 @@ export class PetRepository {
       this.client.send(new GetCommand({ TableName: this.tableName, Key: { id }, ConsistentRead: true })),
     );
     if (!Item || Item.project !== undefined) return false;
-    try {
-      await this.client.send(
+    return conditionalWrite(() =>
+      this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { id },
@@ -195,11 +190,7 @@ export class PetRepository {
             ':projectStatus': projectStatus(project, Item.status as PetStatus),
           },
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionalCheckFailure(error)) return false;
-      throw new StoreUnavailableError(error);
-    }
+      ),
+    );
   }
 }

@@ -6,10 +6,9 @@ import {
   ScanCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { StoreUnavailableError } from '../domain/errors';
 import type { PlanLimits, PlanName } from '../domain/plans';
 import type { ProjectRecord } from '../domain/project';
-import { isConditionalCheckFailure, storeCall } from './dynamodb-client';
+import { allPages, conditionalWrite, storeCall } from './dynamodb-client';
 
 /** The only code that knows how projects are stored. */
 export class ProjectRepository {
@@ -27,33 +26,23 @@ export class ProjectRepository {
 
   /** Stores a new project; false when one of that name exists already. */
   async create(record: ProjectRecord): Promise<boolean> {
-    try {
-      await this.client.send(
+    return conditionalWrite(() =>
+      this.client.send(
         new PutCommand({
           TableName: this.tableName,
           Item: record,
           ConditionExpression: 'attribute_not_exists(#name)',
           ExpressionAttributeNames: { '#name': 'name' },
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionalCheckFailure(error)) return false;
-      throw new StoreUnavailableError(error);
-    }
+      ),
+    );
   }
 
   /** Every project, by name (an operator's listing: a full scan is fine at this scale). */
   async list(): Promise<ProjectRecord[]> {
-    const records: ProjectRecord[] = [];
-    let startKey: Record<string, unknown> | undefined;
-    do {
-      const page = await storeCall(() =>
-        this.client.send(new ScanCommand({ TableName: this.tableName, ExclusiveStartKey: startKey })),
-      );
-      records.push(...((page.Items ?? []) as ProjectRecord[]));
-      startKey = page.LastEvaluatedKey;
-    } while (startKey);
+    const records = (await allPages((startKey) =>
+      this.client.send(new ScanCommand({ TableName: this.tableName, ExclusiveStartKey: startKey })),
+    )) as unknown as ProjectRecord[];
     return records.sort((a, b) => a.name.localeCompare(b.name));
   }
 
@@ -89,25 +78,21 @@ export class ProjectRepository {
   }
 
   async delete(name: string): Promise<boolean> {
-    try {
-      await this.client.send(
+    return conditionalWrite(() =>
+      this.client.send(
         new DeleteCommand({
           TableName: this.tableName,
           Key: { name },
           ConditionExpression: 'attribute_exists(#name)',
           ExpressionAttributeNames: { '#name': 'name' },
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionalCheckFailure(error)) return false;
-      throw new StoreUnavailableError(error);
-    }
+      ),
+    );
   }
 
   private async update(name: string, expression: string, values: Record<string, unknown>): Promise<boolean> {
-    try {
-      await this.client.send(
+    return conditionalWrite(() =>
+      this.client.send(
         new UpdateCommand({
           TableName: this.tableName,
           Key: { name },
@@ -119,11 +104,7 @@ export class ProjectRepository {
           },
           ExpressionAttributeValues: values,
         }),
-      );
-      return true;
-    } catch (error) {
-      if (isConditionalCheckFailure(error)) return false;
-      throw new StoreUnavailableError(error);
-    }
+      ),
+    );
   }
 }
