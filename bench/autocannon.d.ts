@@ -3,6 +3,8 @@ declare module 'autocannon' {
   interface Client {
     setHeaders(headers: Record<string, string>): void;
     setRequest(request: { method?: string; path?: string; headers?: Record<string, string> }): void;
+    /** Replaces every request the client cycles through (setRequest changes only the first). */
+    setRequests(requests: { method?: string; path?: string; headers?: Record<string, string> }[]): void;
   }
 
   interface Options {

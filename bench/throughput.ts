@@ -32,13 +32,25 @@ async function load({ stack, projects }: Target, seconds: number): Promise<Tally
     setupClient: (client) => {
       // A pet is found only through a key of its own project.
       const { key, newest } = projects[next++ % projects.length] as SeededProject;
-      client.setRequest({
-        method: 'GET',
-        path: `${base.pathname}/pets/${Number(newest.id)}`,
-        headers: { Authorization: `Bearer ${key.apiKey}` },
-      });
+      // setRequests, not setRequest: the latter changes only the first request of the client.
+      client.setRequests([
+        {
+          method: 'GET',
+          path: `${base.pathname}/pets/${Number(newest.id)}`,
+          headers: { Authorization: `Bearer ${key.apiKey}` },
+        },
+      ]);
     },
   });
+  // Every answer must be the pet: anything else would measure something other than getPet.
+  if (result.non2xx > 0) {
+    const statuses = JSON.stringify(
+      (result as unknown as { statusCodeStats?: unknown }).statusCodeStats ?? {},
+    );
+    throw new Error(
+      `throughput: ${result.non2xx} of ${result.requests.total} answers were not 2xx (${statuses})`,
+    );
+  }
   return {
     ok: result.requests.total - result.non2xx,
     failed: result.non2xx + result.errors,
