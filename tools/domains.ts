@@ -7,7 +7,6 @@ import {
 } from '@aws-sdk/client-acm';
 import type { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import {
-  allowsCustomDomains,
   cnameTarget,
   type CustomDomainConfig,
   type DomainsConfig,
@@ -36,6 +35,8 @@ import {
   verdictOf,
 } from './domains-dns';
 import { type DomainState, type DomainStateRecord, DomainStateStore } from './domains-store';
+import { PLAN_NAMES, PLANS } from '../lambda/domain/plans';
+import { ProjectRepository } from '../lambda/store/project-repository';
 import { reason, Refusal, UsageError } from './failures';
 
 export { Refusal } from './failures';
@@ -157,6 +158,8 @@ export interface DomainsCommandIo {
   /** The local store; by default where npm start runs it (DYNAMODB_PORT, DYNAMODB_ENDPOINT). */
   readonly endpoint?: string;
   readonly tableName: string;
+  /** The local projects table (default: npm start's). */
+  readonly projectsTableName?: string;
   readonly configPath: string;
   /** The clock (tests). */
   readonly now?: () => Date;
@@ -177,6 +180,8 @@ interface DeployedStage {
 interface Context {
   readonly io: DomainsCommandIo;
   readonly store: DomainStateStore;
+  /** The projects table (the only place a project's plan is kept), connected on first use. */
+  projects(): Promise<ProjectRepository>;
   readonly now: Date;
   readonly values: OptionValues<typeof OPTIONS>;
   /** Set with --stage; without it the tool acts on the local store. */
@@ -496,12 +501,17 @@ async function status(context: Context, projectName: string | undefined): Promis
   if (projectName && projects.length === 0)
     throw new Refusal(`No project ${JSON.stringify(projectName)} in ${io.configPath}.`);
   const records = await store.all();
+  const plans = new Map<string, string>();
+  const projectsTable = projects.length > 0 ? await context.projects() : undefined;
+  for (const project of projects) {
+    plans.set(project.name, (await projectsTable?.get(project.name))?.plan ?? 'none');
+  }
   const rows = projects.flatMap((project) =>
     project.domains.map((domain) => {
       const record = records.get(domain.name);
       return {
         project: project.name,
-        plan: project.plan,
+        plan: plans.get(project.name),
         domain: domain.name,
         role: domain.role,
         state: record?.state ?? 'pending-dns',
@@ -559,9 +569,16 @@ async function add(context: Context, projectName: string, name: string): Promise
     throw new Refusal(
       `No project ${JSON.stringify(projectName)} in ${io.configPath}: the platform engineer adds projects there.`,
     );
-  if (!allowsCustomDomains(project.plan)) {
+  const stored = await (await context.projects()).get(projectName);
+  if (!stored) {
     throw new Refusal(
-      `Project ${projectName} is on the free plan: custom domains need a paid plan (Pro or above). Upgrade it (set "plan" in ${io.configPath}) and try again.`,
+      `Project ${projectName} is not in the projects table: create it first (npm run projects -- create ${projectName}${context.stage ? ` --stage ${context.stage.name}` : ''}).`,
+    );
+  }
+  if (!PLANS[stored.plan].customDomains) {
+    const paid = PLAN_NAMES.filter((plan) => PLANS[plan].customDomains);
+    throw new Refusal(
+      `Project ${projectName} is on the ${stored.plan} plan: custom domains need a paid plan (${paid.join(', ')}). Upgrade it (npm run projects -- set-plan ${projectName} <plan>) and try again.`,
     );
   }
   if (!(await store.deployOf(projectName))) {
@@ -729,25 +746,41 @@ async function requireDeployedStack(context: Context, stage: DeployedStage, proj
 
 interface Connection {
   readonly store: DomainStateStore;
+  projects(): Promise<ProjectRepository>;
   readonly stage?: DeployedStage;
   close(): void;
 }
 
-/** The store of the domain state: the deployed domains table of --stage, or the local one. */
+/** The store of the domain state and the projects: the deployed tables of --stage, or the local ones. */
 async function connect(io: DomainsCommandIo, stage: EnvironmentName | undefined): Promise<Connection> {
   if (stage) {
     const table = await connectStageTable(stage, STACK_OUTPUTS.domainsTable, io.stageClients);
+    let projects: Promise<ProjectRepository> | undefined;
     return {
       store: new DomainStateStore(table.documents, table.tableName),
+      projects: () => {
+        projects ??= connectStageTable(stage, STACK_OUTPUTS.projectsTable, {
+          ...io.stageClients,
+          cloudFormation: table.cloudFormation,
+          documents: table.documents,
+        }).then((found) => new ProjectRepository(table.documents, found.tableName));
+        return projects;
+      },
       stage: { name: stage, cloudFormation: table.cloudFormation },
       close: () => table.close(),
     };
   }
-  const documents = await openLocalTable(io.endpoint ?? toolStoreEndpoint(), {
+  const endpoint = io.endpoint ?? toolStoreEndpoint();
+  const documents = await openLocalTable(endpoint, {
     tableName: io.tableName,
     variable: 'DOMAINS_TABLE_NAME',
   });
-  return { store: new DomainStateStore(documents, io.tableName), close: () => documents.destroy() };
+  const projectsTable = io.projectsTableName ?? LOCAL_TABLE_NAMES.projects;
+  return {
+    store: new DomainStateStore(documents, io.tableName),
+    projects: async () => new ProjectRepository(documents, projectsTable),
+    close: () => documents.destroy(),
+  };
 }
 
 /** The --stage value, refused before any AWS call when that environment has no custom domains. */
@@ -823,6 +856,7 @@ export async function runDomainsCommand(argv: readonly string[], io: DomainsComm
     const context: Context = {
       io: resolvedIo,
       store: connection.store,
+      projects: connection.projects,
       stage: connection.stage,
       now: (io.now ?? (() => new Date()))(),
       values,

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { isPlanName, PLAN_NAMES, type PlanName, planDefinition } from '../../lambda/domain/plans';
 import { projectNameProblem } from '../../lambda/domain/project';
 import { HOSTED_ZONE_ID, isHostName, type PlatformAddressConfig, RESERVED_PROJECT_NAMES } from './platform';
 
@@ -41,8 +40,6 @@ export interface CustomDomainConfig {
 export interface ProjectConfig {
   /** The project's name (a DNS label, its address's label), also the stack name's suffix. */
   readonly name: string;
-  /** The project's plan, from the plan table (lambda/domain/plans.ts); custom domains need a paid one. */
-  readonly plan: PlanName;
   readonly domains: readonly CustomDomainConfig[];
 }
 
@@ -133,11 +130,6 @@ export function primaryHost(platform: PlatformConfig, project: ProjectConfig): s
   return project.domains.find((d) => d.role === 'primary')?.name ?? defaultAddress(platform, project.name);
 }
 
-/** Custom domains need a paid plan (the spec: Pro or above), as the plan table says. */
-export function allowsCustomDomains(plan: PlanName): boolean {
-  return planDefinition(plan).customDomains;
-}
-
 /** The record a tenant creates for a domain: CNAME for a subdomain, ALIAS/ANAME for an apex. */
 export function tenantDnsRecord(platform: PlatformConfig, domain: CustomDomainConfig): TenantDnsRecord {
   return {
@@ -192,16 +184,6 @@ export function domainsConfigProblems(config: DomainsConfig): string[] {
     if (projectNames.has(project.name))
       problems.push(`${where}: the name is used twice; give each project its own.`);
     projectNames.add(project.name);
-    if (!isPlanName(project.plan)) {
-      problems.push(
-        `${where}: plan ${JSON.stringify(project.plan)} is not in the plan table (lambda/domain/plans.ts): use ${PLAN_NAMES.join(', ')}.`,
-      );
-    } else if (project.domains.length > 0 && !allowsCustomDomains(project.plan)) {
-      const paid = PLAN_NAMES.filter(allowsCustomDomains);
-      problems.push(
-        `${where} is on plan ${project.plan}: custom domains need a paid plan (${paid.join(', ')}). Upgrade the project (set "plan" to one of them) or remove its domains (${project.domains.map((d) => d.name).join(', ')}).`,
-      );
-    }
     const primaries = project.domains.filter((d) => d.role === 'primary');
     if (project.domains.length > 0 && primaries.length !== 1) {
       problems.push(
@@ -305,8 +287,14 @@ export function parseDomainsConfig(json: unknown, source: string): DomainsConfig
   }
   if (!Array.isArray(projects)) return fail('"projects" must be an array (it may be empty)');
   projects.forEach((project: unknown, i) => {
-    if (!isRecord(project) || typeof project.name !== 'string' || typeof project.plan !== 'string') {
-      fail(`projects[${i}] must be an object with "name", "plan" and "domains"`);
+    if (!isRecord(project) || typeof project.name !== 'string') {
+      fail(`projects[${i}] must be an object with "name" and "domains"`);
+    }
+    // The plan lives in the projects table only: a second copy here could disagree with it.
+    if ('plan' in (project as Record<string, unknown>)) {
+      fail(
+        `projects[${i}].plan: a project's plan is kept in the projects table only; remove "plan" here (npm run projects -- set-plan changes it)`,
+      );
     }
     const domains = (project as Record<string, unknown>).domains;
     if (!Array.isArray(domains)) return fail(`projects[${i}].domains must be an array (it may be empty)`);

@@ -1,3 +1,5 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { type App, Stack } from 'aws-cdk-lib';
 import { type IRestApi, MockIntegration, RestApi } from 'aws-cdk-lib/aws-apigateway';
@@ -29,7 +31,6 @@ const CONFIG: DomainsConfig = {
   projects: [
     {
       name: 'acme',
-      plan: 'pro',
       domains: [
         {
           name: 'shop.acme-pets.example',
@@ -50,7 +51,6 @@ const CONFIG: DomainsConfig = {
     },
     {
       name: 'birdhouse',
-      plan: 'business',
       domains: [
         { name: 'pets.birdhouse.example', role: 'primary', zone: { name: 'birdhouse.example' } },
         { name: 'birdhouse.example', role: 'additional', zone: { name: 'birdhouse.example' } },
@@ -147,7 +147,7 @@ describe('domain stacks', () => {
   });
 
   test('a project without custom domains keeps a stack holding nothing but a placeholder', () => {
-    const [hobby] = synth({ ...CONFIG, projects: [{ name: 'hobby', plan: 'free', domains: [] }] }).values();
+    const [hobby] = synth({ ...CONFIG, projects: [{ name: 'hobby', domains: [] }] }).values();
     expect(Object.values(templateJson(hobby as Template).Resources).map((r) => r.Type)).toEqual([
       'AWS::CloudFormation::WaitConditionHandle',
     ]);
@@ -459,11 +459,18 @@ describe('domain stacks', () => {
     template(inRoute53, 'birdhouse').resourceCountIs('Custom::CertificateIssued', 0);
   });
 
-  test("a Free project's custom domain fails synth, saying a paid plan (Pro or above) is needed", () => {
-    const free = { ...CONFIG, projects: [{ ...CONFIG.projects[1]!, plan: 'free' as const }] };
-    expect(() => synth(free)).toThrow(
-      /project "birdhouse" is on plan free: custom domains need a paid plan \(pro, business, enterprise\)/,
-    );
+  test('a configuration that still carries a plan fails, saying the plan lives in the projects table', () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'domains-config-'));
+    const file = path.join(dir, 'domains.json');
+    const withPlan = { ...CONFIG, projects: [{ ...CONFIG.projects[1]!, plan: 'free' }] };
+    writeFileSync(file, JSON.stringify(withPlan));
+    try {
+      expect(() => readDomainsConfig(file)).toThrow(
+        /projects\[0\]\.plan: a project's plan is kept in the projects table only/,
+      );
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 
@@ -492,7 +499,6 @@ describe('domains configuration', () => {
         projects: [
           {
             name: 'x',
-            plan: 'pro',
             domains: [{ name: 'a.b.example', role: 'primary', zone: { name: 'c.example' } }],
           },
         ],
@@ -507,14 +513,9 @@ describe('domains configuration', () => {
       problems((c) => ({
         ...c,
         platform: { ...c.platform, hostedZone: { ...c.platform.hostedZone, id: 'nope' } },
-        projects: [
-          ...c.projects,
-          { name: 'copy', plan: 'gold' as never, domains: [c.projects[0]!.domains[0]!] },
-        ],
+        projects: [...c.projects, { name: 'copy', domains: [c.projects[0]!.domains[0]!] }],
       })),
-    ).toThrow(
-      /hostedZone.id is "nope"[\s\S]*plan "gold" is not in the plan table[\s\S]*also configured for project "acme"/,
-    );
+    ).toThrow(/hostedZone.id is "nope"[\s\S]*also configured for project "acme"/);
   });
 
   test('a custom domain inside the platform zone is refused', () => {
@@ -524,7 +525,6 @@ describe('domains configuration', () => {
         projects: [
           {
             name: 'x',
-            plan: 'pro',
             domains: [
               { name: 'x.animalstore.example', role: 'primary', zone: { name: 'animalstore.example' } },
             ],
@@ -539,8 +539,8 @@ describe('domains configuration', () => {
       problems((c) => ({
         ...c,
         projects: [
-          { name: 'www', plan: 'pro', domains: [] },
-          { name: 'ab', plan: 'pro', domains: [] },
+          { name: 'www', domains: [] },
+          { name: 'ab', domains: [] },
         ],
       })),
     ).toThrow(

@@ -10,7 +10,9 @@ import {
 } from '@aws-sdk/client-cloudformation';
 import { DeleteCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { mockClient } from 'aws-sdk-client-mock';
-import { DOMAINS_TABLE } from '../../lambda/store/table-schema';
+import { issueConsoleToken, newUsageId } from '../../lambda/domain/project';
+import { ProjectRepository } from '../../lambda/store/project-repository';
+import { DOMAINS_TABLE, PROJECTS_TABLE } from '../../lambda/store/table-schema';
 import type { DomainsConfig } from '../../lib/config/domains';
 import { LOCAL_TABLE_NAMES } from '../../local/local-tables';
 import { Refusal, runDomainsCommand } from '../../tools/domains';
@@ -24,6 +26,7 @@ const ENVIRONMENT_STACK = 'AnimalStore-production';
 const PROJECT_STACK = 'AnimalStore-production-domains-acme';
 /** A deployed table name, unlike the local one, so a test can tell which table was used. */
 const DEPLOYED_TABLE = 'AnimalStore-production-DataDomainsTable0A1B2C-XYZ';
+const DEPLOYED_PROJECTS_TABLE = 'AnimalStore-production-DataProjectsTable0D1E2F-XYZ';
 const NEW_DOMAIN = 'api.acme.test';
 const SHOP = 'shop.acme.test';
 
@@ -36,7 +39,6 @@ const CONFIG: DomainsConfig = {
   projects: [
     {
       name: 'acme',
-      plan: 'pro',
       domains: [{ name: SHOP, role: 'primary', zone: { name: 'acme.test' } }],
     },
   ],
@@ -113,6 +115,17 @@ async function run(...argv: string[]): Promise<{ code: number; out: string }> {
 beforeAll(async () => {
   t = await startTestStore();
   await t.createTable(DOMAINS_TABLE, DEPLOYED_TABLE);
+  // The plan of acme, where the projects tool keeps it: the deployed projects table.
+  await t.createTable(PROJECTS_TABLE, DEPLOYED_PROJECTS_TABLE);
+  const created = new Date().toISOString();
+  await new ProjectRepository(t.documents, DEPLOYED_PROJECTS_TABLE).create({
+    name: 'acme',
+    plan: 'pro',
+    createdAt: created,
+    consoleTokenHash: issueConsoleToken('acme').hash,
+    consoleTokenIssuedAt: created,
+    usageId: newUsageId(),
+  });
   dir = mkdtempSync(path.join(os.tmpdir(), 'domains-stage-'));
   configPath = path.join(dir, 'domains.json');
 });
@@ -132,6 +145,7 @@ beforeEach(async () => {
   environmentStack([
     { OutputKey: 'ApiKeysTableName', OutputValue: 'AnimalStore-production-DataApiKeysTable-XYZ' },
     { OutputKey: 'DomainsTableName', OutputValue: DEPLOYED_TABLE },
+    { OutputKey: 'ProjectsTableName', OutputValue: DEPLOYED_PROJECTS_TABLE },
   ]);
   projectStack('UPDATE_COMPLETE');
   writeFileSync(configPath, JSON.stringify(CONFIG));

@@ -9,6 +9,8 @@ import type { DomainsConfig } from '../../lib/config/domains';
 import { LOCAL_TABLE_NAMES } from '../../local/local-tables';
 import { startTestStore, type TestStore } from '../support/embedded-store';
 import { Refusal, runDomainsCommand } from '../../tools/domains';
+import { issueConsoleToken, newUsageId } from '../../lambda/domain/project';
+import { ProjectRepository } from '../../lambda/store/project-repository';
 import { DomainStateStore } from '../../tools/domains-store';
 
 const { Packet } = dns2;
@@ -73,13 +75,12 @@ const CONFIG: DomainsConfig = {
   projects: [
     {
       name: 'acme',
-      plan: 'pro',
       domains: [
         { name: SHOP, role: 'primary', zone: { name: APEX } },
         { name: APEX, role: 'additional', zone: { name: APEX } },
       ],
     },
-    { name: 'hobby', plan: 'free', domains: [] },
+    { name: 'hobby', domains: [] },
   ],
 };
 
@@ -109,6 +110,22 @@ beforeAll(async () => {
   resolver = `127.0.0.1:${(udp as { port: number }).port}`;
   dir = mkdtempSync(path.join(os.tmpdir(), 'domains-tool-'));
   configPath = path.join(dir, 'domains.json');
+  // The plans live in the projects table, as the projects tool stores them.
+  const projects = new ProjectRepository(store.documents, LOCAL_TABLE_NAMES.projects);
+  for (const [name, plan] of [
+    ['acme', 'pro'],
+    ['hobby', 'free'],
+  ] as const) {
+    const now = new Date().toISOString();
+    await projects.create({
+      name,
+      plan,
+      createdAt: now,
+      consoleTokenHash: issueConsoleToken(name).hash,
+      consoleTokenIssuedAt: now,
+      usageId: newUsageId(),
+    });
+  }
 });
 
 afterAll(async () => {
@@ -236,9 +253,9 @@ describe('domains verify against a DNS server on loopback', () => {
 });
 
 describe('domains add, status, redirect, primary, remove', () => {
-  test('add refuses on a Free plan', async () => {
+  test('add refuses on a Free plan, read from the projects table', async () => {
     await expect(run('add', 'hobby', 'pets.hobby.test')).rejects.toThrow(
-      /free plan: custom domains need a paid plan \(Pro or above\)/,
+      /Project hobby is on the free plan: custom domains need a paid plan \(pro, business, enterprise\)\. Upgrade it \(npm run projects -- set-plan hobby <plan>\)/,
     );
   });
 
