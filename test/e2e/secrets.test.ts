@@ -26,6 +26,7 @@ import { LOCAL_TABLE_NAMES } from '../../local/local-tables';
 import { captureOutput } from '../support/capture-output';
 import { authorizerEvent, lambdaContext, proxyEvent } from '../support/events';
 import { fakeClock } from '../support/fake-clock';
+import { loadHandler } from '../support/handlers';
 import { startLocalMode } from '../support/processes';
 import { closeRawConnections, rawRequest } from '../support/raw-http';
 import { startTestApi, type TestApi } from '../support/test-api';
@@ -367,30 +368,3 @@ describe('npm start (a child process: everything it writes to stdout and stderr)
     expect(requestLogLines(written)).toBe(sent);
   }, 60_000);
 });
-
-/** Imports a handler module fresh, with the environment the stack would give it (as handlers.test.ts does). */
-function loadHandler<T>(module: string, endpoint: string): T {
-  const env: Record<string, string> = {
-    DYNAMODB_ENDPOINT: endpoint,
-    PETS_TABLE_NAME: LOCAL_TABLE_NAMES.pets,
-    API_KEYS_TABLE_NAME: LOCAL_TABLE_NAMES.apiKeys,
-    RATE_LIMITS_TABLE_NAME: LOCAL_TABLE_NAMES.rateLimits,
-    CURSOR_KEY: 'secrets-test',
-    ANONYMOUS_USAGE_ID: 'anonymous-usage-identifier-000',
-  };
-  const saved = Object.fromEntries(Object.keys(env).map((name) => [name, process.env[name]]));
-  Object.assign(process.env, env);
-  let handler: T | undefined;
-  try {
-    jest.isolateModules(() => {
-      handler = (require(`../../lambda/handlers/${module}`) as { handler: T }).handler;
-    });
-  } finally {
-    // The server of this file read its configuration from the same variables.
-    for (const [name, value] of Object.entries(saved)) {
-      if (value === undefined) delete process.env[name];
-      else process.env[name] = value;
-    }
-  }
-  return handler as T;
-}

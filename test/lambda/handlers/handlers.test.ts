@@ -7,6 +7,7 @@ import { ProjectRepository } from '../../../lambda/store/project-repository';
 import { LOCAL_TABLE_NAMES } from '../../../local/local-tables';
 import { startTestStore, type TestStore } from '../../support/embedded-store';
 import { authorizerEvent, lambdaContext, proxyEvent } from '../../support/events';
+import { loadHandler } from '../../support/handlers';
 
 type ProxyHandler = (
   event: APIGatewayProxyEvent,
@@ -14,23 +15,6 @@ type ProxyHandler = (
 ) => Promise<APIGatewayProxyResult>;
 
 let store: TestStore;
-
-/** Imports a handler module fresh, with the environment the stack would give it. */
-function loadHandler<T>(module: string, endpoint: string): T {
-  process.env.DYNAMODB_ENDPOINT = endpoint;
-  process.env.PETS_TABLE_NAME = LOCAL_TABLE_NAMES.pets;
-  process.env.API_KEYS_TABLE_NAME = LOCAL_TABLE_NAMES.apiKeys;
-  process.env.PROJECTS_TABLE_NAME = LOCAL_TABLE_NAMES.projects;
-  process.env.PLATFORM_DOMAIN = 'animalstore.example';
-  process.env.RATE_LIMITS_TABLE_NAME = LOCAL_TABLE_NAMES.rateLimits;
-  process.env.CURSOR_KEY = 'handler-test';
-  process.env.ANONYMOUS_USAGE_ID = 'anonymous-usage-identifier-000';
-  let handler: T | undefined;
-  jest.isolateModules(() => {
-    handler = require(`../../../lambda/handlers/${module}`).handler;
-  });
-  return handler as T;
-}
 
 beforeAll(async () => {
   store = await startTestStore();

@@ -8,6 +8,7 @@ import { issueConsoleToken } from '../../../lambda/domain/project';
 import { ApiKeyRepository } from '../../../lambda/store/api-key-repository';
 import { ProjectRepository } from '../../../lambda/store/project-repository';
 import { LOCAL_TABLE_NAMES } from '../../../local/local-tables';
+import { loadHandlers } from '../../support/handlers';
 import { startTestStore, type TestStore } from '../../support/embedded-store';
 import { authorizerEvent, lambdaContext, proxyEvent } from '../../support/events';
 
@@ -49,24 +50,13 @@ beforeAll(async () => {
 afterAll(() => store.close());
 
 /** The authorizer and an operation, loaded afresh against the embedded store with the plan table given. */
-function loadHandlers(): { authorizer: Authorizer; listPets: ProxyHandler } {
-  process.env.DYNAMODB_ENDPOINT = store.store.endpoint;
-  process.env.PETS_TABLE_NAME = LOCAL_TABLE_NAMES.pets;
-  process.env.API_KEYS_TABLE_NAME = LOCAL_TABLE_NAMES.apiKeys;
-  process.env.PROJECTS_TABLE_NAME = LOCAL_TABLE_NAMES.projects;
-  process.env.PLATFORM_DOMAIN = 'animalstore.example';
-  process.env.RATE_LIMITS_TABLE_NAME = LOCAL_TABLE_NAMES.rateLimits;
-  process.env.CURSOR_KEY = 'new-plan-test';
-  process.env.ANONYMOUS_USAGE_ID = 'anonymous-usage-identifier-000';
-  let handlers: { authorizer: Authorizer; listPets: ProxyHandler } | undefined;
-  jest.isolateModules(() => {
-    jest.doMock('../../../lambda/domain/plans', plansWithStartup);
-    handlers = {
-      authorizer: require('../../../lambda/handlers/authorizer').handler,
-      listPets: require('../../../lambda/handlers/list-pets').handler,
-    };
-  });
-  return handlers!;
+function loadWithStartup(): { authorizer: Authorizer; listPets: ProxyHandler } {
+  const [authorizer, listPets] = loadHandlers<Authorizer & ProxyHandler>(
+    ['authorizer', 'list-pets'],
+    store.store.endpoint,
+    () => jest.doMock('../../../lambda/domain/plans', plansWithStartup),
+  );
+  return { authorizer: authorizer as Authorizer, listPets: listPets as ProxyHandler };
 }
 
 it('a plan added to the plan table alone is enough for the keys of a project on it to work', async () => {
@@ -83,7 +73,7 @@ it('a plan added to the plan table alone is enough for the keys of a project on 
   });
   const issued = issueApiKey(name, 'new plan test', new Date());
   await new ApiKeyRepository(store.documents, LOCAL_TABLE_NAMES.apiKeys).put(issued.record);
-  const { authorizer, listPets } = loadHandlers();
+  const { authorizer, listPets } = loadWithStartup();
 
   const decision = await authorizer(authorizerEvent({ Authorization: `Bearer ${issued.apiKey}` }));
   expect(decision.context).toMatchObject({
