@@ -2,18 +2,21 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 /**
- * import-direction: inside lambda/, imports run one way, handlers → middleware → api → domain ← store
- * (STYLE.md, "How a request should travel here"). shared/ serves all but the domain and imports none
- * of them; custom-resources/ serves its handlers only. Each folder lists what it must not import.
+ * import-direction: inside lambda/, imports run one way, handlers → operations → middleware → api →
+ * domain ← store (STYLE.md, "How a request should travel here"). A handler is its function's
+ * composition place: the only code that builds store modules and passes them in. shared/ serves all
+ * but the domain and imports none of them; custom-resources/ serves its handlers only. Each folder
+ * lists what it must not import.
  */
-const RULE = 'import-direction (handlers → middleware → api → domain ← store)';
+const RULE = 'import-direction (handlers → operations → middleware → api → domain ← store)';
 const FORBIDDEN = {
-  domain: ['handlers', 'middleware', 'api', 'store', 'shared', 'custom-resources'],
-  api: ['handlers', 'middleware', 'store', 'custom-resources'],
-  middleware: ['handlers', 'store', 'custom-resources'],
-  store: ['handlers', 'middleware', 'api', 'custom-resources'],
-  shared: ['handlers', 'middleware', 'api', 'domain', 'store', 'custom-resources'],
-  'custom-resources': ['handlers', 'middleware', 'api', 'store'],
+  domain: ['handlers', 'operations', 'middleware', 'api', 'store', 'shared', 'custom-resources'],
+  api: ['handlers', 'operations', 'middleware', 'store', 'custom-resources'],
+  middleware: ['handlers', 'operations', 'store', 'custom-resources'],
+  operations: ['handlers', 'store', 'custom-resources'],
+  store: ['handlers', 'operations', 'middleware', 'api', 'custom-resources'],
+  shared: ['handlers', 'operations', 'middleware', 'api', 'domain', 'store', 'custom-resources'],
+  'custom-resources': ['handlers', 'operations', 'middleware', 'api', 'store'],
 };
 // Only the store and the certificate functions talk to AWS; the domain knows no HTTP either.
 const AWS_SDK = ['@aws-sdk/*'];
@@ -29,6 +32,7 @@ const FORBIDDEN_PACKAGES = {
   ],
   api: AWS_SDK,
   middleware: AWS_SDK,
+  operations: AWS_SDK,
   shared: AWS_SDK,
 };
 
@@ -64,15 +68,6 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   ...Object.keys(FORBIDDEN).map((layer) => importDirection(layer)),
-  {
-    // Builds its default rate limiter from the store until each function gets one composition
-    // place that passes it in (issue 16); no other middleware may reach the store.
-    ...importDirection(
-      'middleware',
-      FORBIDDEN.middleware.filter((folder) => folder !== 'store'),
-    ),
-    files: ['lambda/middleware/api-handler.ts'],
-  },
   {
     files: ['test/**/*.ts'],
     // Tests load handler modules afresh with jest.isolateModules, which needs require().

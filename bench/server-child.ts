@@ -1,24 +1,31 @@
-import { RateLimitStore } from '../lambda/store/rate-limit-store';
+import { RateLimiter, type CounterStore } from '../lambda/domain/rate-limiter';
+import { now } from '../lambda/shared/clock';
 import { startLocalApi } from '../local/server';
+
+/** A counter store that admits every request without a store call: the limiter's cost taken away. */
+const admitAll: CounterStore = {
+  countInSameMinute: async (_counterId, minute) => ({
+    counted: true,
+    state: { minute, minuteCount: 1, dayCount: 1 },
+  }),
+  countInNewMinute: async (_counterId, minute) => ({
+    counted: true,
+    state: { minute, minuteCount: 1, dayCount: 1 },
+  }),
+  read: async () => undefined,
+  ban: async () => 0,
+};
 
 /**
  * The local API for the bench, in its own process, on free ports with an in-memory
  * store. Prints one JSON line with its addresses once it listens.
  *
- * With BENCH_LIMITER=off the limiter's store admits every request without a
- * DynamoDB call: the handler modules build their limiter themselves, so the bench
- * swaps the store's two counting methods before they load (see README, Performance).
+ * With BENCH_LIMITER=off the server is given a limiter whose store admits every
+ * request without a DynamoDB call (see doc/performance.md).
  */
 async function main(): Promise<void> {
-  if (process.env.BENCH_LIMITER === 'off') {
-    const admitAll = async (_counterId: string, minute: number) => ({
-      counted: true as const,
-      state: { minute, minuteCount: 1, dayCount: 1 },
-    });
-    RateLimitStore.prototype.countInSameMinute = admitAll;
-    RateLimitStore.prototype.countInNewMinute = admitAll;
-  }
-  const api = await startLocalApi({ port: 0, dynamodbPort: 0 });
+  const limiter = process.env.BENCH_LIMITER === 'off' ? new RateLimiter(admitAll, now) : undefined;
+  const api = await startLocalApi({ port: 0, dynamodbPort: 0, ...(limiter ? { limiter } : {}) });
   process.stdout.write(
     `${JSON.stringify({ baseUrl: api.baseUrl, dynamodbEndpoint: api.dynamodbEndpoint })}\n`,
   );

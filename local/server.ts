@@ -1,23 +1,25 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import path from 'node:path';
-import {
-  API_VERSION_PREFIX,
-  AUTHORIZER_MODULE,
-  CATCH_ALL,
-  type OperationId,
-  ROUTES,
-} from '../lambda/api/routes';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { MAX_API_KEY_CACHE_SECONDS } from '../lambda/api/limits';
+import { API_VERSION_PREFIX, type OperationId, ROUTES } from '../lambda/api/routes';
+import { RateLimiter } from '../lambda/domain/rate-limiter';
+import { authorizer } from '../lambda/operations/authorizer';
+import { catchAll } from '../lambda/operations/catch-all';
+import { OPERATIONS } from '../lambda/operations';
 import { now } from '../lambda/shared/clock';
 import { concurrentInvocations } from '../lambda/shared/observability';
-import { RUNTIME_ENV } from '../lambda/shared/runtime-env';
+import { optionalEnv, RUNTIME_ENV } from '../lambda/shared/runtime-env';
+import { ApiKeyRepository } from '../lambda/store/api-key-repository';
+import { cachedLookup } from '../lambda/store/cached-lookup';
 import { createDocumentClient } from '../lambda/store/dynamodb-client';
+import { PetRepository } from '../lambda/store/pet-repository';
+import { ProjectRepository } from '../lambda/store/project-repository';
+import { RateLimitStore } from '../lambda/store/rate-limit-store';
 import { type EmbeddedDynamoDb, startEmbeddedDynamoDb } from './embedded-dynamodb';
-import { type AuthorizerHandler, createGatewayListener, type OperationHandler } from './gateway';
+import { createGatewayListener, type LocalGatewayOptions, type OperationHandler } from './gateway';
 import { startExpiredItemSweeper } from './expired-item-sweeper';
 import { ensureLocalTablesAt, LOCAL_TABLE_NAMES, LOCAL_TABLES } from './local-tables';
-
-const HANDLERS_DIR = path.join(__dirname, '..', 'lambda', 'handlers');
 
 /** Local mode's platform domain: project `acme` is served at `http://acme.localhost:<port>/v1`. */
 export const LOCAL_PLATFORM_DOMAIN = 'localhost';
@@ -46,6 +48,11 @@ export interface LocalApiOptions {
   readonly dataDir?: string;
   /** Seconds the authorizer caches key lookups (as in AWS). */
   readonly apiKeyCacheSeconds?: number;
+  /**
+   * The rate limiter every operation shares.
+   * @default one over the local rate-limit table
+   */
+  readonly limiter?: RateLimiter;
 }
 
 export interface LocalApi {
@@ -59,15 +66,46 @@ export interface LocalApi {
   close(): Promise<void>;
 }
 
-async function importHandler<T>(module: string): Promise<T> {
-  const loaded = (await import(path.join(HANDLERS_DIR, module))) as { handler: T };
-  return loaded.handler;
+/**
+ * Local mode's composition place: the operations of the route table, the catch-all and the
+ * authorizer, built as their Lambda functions build them but over the local tables, with one
+ * limiter (and one clock) that all of them share, as one process serves them all.
+ */
+function composeLocalFunctions(
+  client: DynamoDBDocumentClient,
+  options: LocalApiOptions,
+): Omit<LocalGatewayOptions, 'stage'> {
+  const clock = now;
+  const limiter =
+    options.limiter ?? new RateLimiter(new RateLimitStore(client, LOCAL_TABLE_NAMES.rateLimits), clock);
+  const dependencies = {
+    pets: new PetRepository(client, LOCAL_TABLE_NAMES.pets, { clock }),
+    limiter,
+    clock,
+    cursorKey: optionalEnv(RUNTIME_ENV.cursorKey) ?? 'local-cursor-key',
+  };
+  const operations = new Map<OperationId, OperationHandler>(
+    ROUTES.map((route) => [route.operationId, OPERATIONS[route.operationId](dependencies)]),
+  );
+  const keys = new ApiKeyRepository(client, LOCAL_TABLE_NAMES.apiKeys);
+  const projects = new ProjectRepository(client, LOCAL_TABLE_NAMES.projects);
+  const cacheSeconds = Math.min(options.apiKeyCacheSeconds ?? 30, MAX_API_KEY_CACHE_SECONDS);
+  return {
+    operations,
+    catchAll: catchAll({ limiter }),
+    authorizer: authorizer({
+      findKey: cachedLookup((keyId: string) => keys.get(keyId), cacheSeconds, clock),
+      findProject: cachedLookup((name: string) => projects.get(name), cacheSeconds, clock),
+      // Every `<project>.localhost` is a project address (browsers and curl resolve it to loopback).
+      platformDomain: LOCAL_PLATFORM_DOMAIN,
+    }),
+  };
 }
 
 /**
  * Runs the whole API in this process: the embedded store (unless an endpoint is
- * given), the tables from the shared definitions, and the very Lambda handlers
- * of the route table behind a local API Gateway.
+ * given), the tables from the shared definitions, and the operations of the route
+ * table, composed as in Lambda, behind a local API Gateway.
  */
 export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi> {
   const store = options.dynamodbEndpoint
@@ -75,32 +113,17 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     : await startEmbeddedDynamoDb({ port: options.dynamodbPort ?? 0, dataDir: options.dataDir });
   const dynamodbEndpoint = options.dynamodbEndpoint ?? store?.endpoint ?? '';
   try {
-    // The handlers read their configuration at import, as they do in Lambda.
-    process.env[RUNTIME_ENV.dynamodbEndpoint] = dynamodbEndpoint;
-    process.env[RUNTIME_ENV.petsTable] = LOCAL_TABLE_NAMES.pets;
-    process.env[RUNTIME_ENV.apiKeysTable] = LOCAL_TABLE_NAMES.apiKeys;
-    process.env[RUNTIME_ENV.projectsTable] = LOCAL_TABLE_NAMES.projects;
-    // Every `<project>.localhost` is a project address (browsers and curl resolve it to loopback).
-    process.env[RUNTIME_ENV.platformDomain] = LOCAL_PLATFORM_DOMAIN;
-    process.env[RUNTIME_ENV.rateLimitsTable] = LOCAL_TABLE_NAMES.rateLimits;
-    process.env[RUNTIME_ENV.cursorKey] ??= 'local-cursor-key';
-    process.env[RUNTIME_ENV.apiKeyCacheSeconds] = String(options.apiKeyCacheSeconds ?? 30);
     process.env.AWS_REGION ??= 'local';
     // Request logs go to the console as in Lambda; metrics have no CloudWatch to go to.
     process.env.POWERTOOLS_METRICS_DISABLED ??= 'true';
 
     await ensureLocalTablesAt(dynamodbEndpoint);
 
-    const operations = new Map<OperationId, OperationHandler>();
-    for (const route of ROUTES) operations.set(route.operationId, await importHandler(route.handlerModule));
-    const catchAll = await importHandler<OperationHandler>(CATCH_ALL.handlerModule);
-    const authorizer = await importHandler<AuthorizerHandler>(AUTHORIZER_MODULE);
-
+    const client = createDocumentClient(dynamodbEndpoint);
     // Stands in for DynamoDB TTL, which the embedded store lacks: expired rate-limit counters go hourly.
-    const sweeperClient = createDocumentClient(dynamodbEndpoint);
-    const stopSweeper = startExpiredItemSweeper(sweeperClient, LOCAL_TABLES, 60 * 60_000, now);
+    const stopSweeper = startExpiredItemSweeper(client, LOCAL_TABLES, 60 * 60_000, now);
 
-    const listener = createGatewayListener({ operations, catchAll, authorizer });
+    const listener = createGatewayListener(composeLocalFunctions(client, options));
     // Once closing, every answer closes its connection: server.close() only drops idle ones,
     // and a keep-alive client under load would otherwise hold the server open for ever.
     let closing = false;
@@ -128,7 +151,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
         closing = true;
         for (const response of inFlight) if (!response.headersSent) response.setHeader('Connection', 'close');
         stopSweeper();
-        sweeperClient.destroy();
+        client.destroy();
         await new Promise<void>((resolve) => server.close(() => resolve()));
         await store?.close();
       },

@@ -2,7 +2,7 @@ import { ERROR_CATALOGUE, type ErrorCode } from '../lambda/api/errors';
 import { RETRY_AFTER_SECONDS } from '../lambda/api/gateway-errors';
 import { MAX_BODY_BYTES, NAME_MAX_LENGTH, PAGE_LIMIT } from '../lambda/api/limits';
 import { planTableRows } from './plan-table';
-import { API_VERSION_PREFIX, type OperationId, ROUTES, type Route } from '../lambda/api/routes';
+import { API_VERSION_PREFIX, ROUTES, type Route } from '../lambda/api/routes';
 import {
   ErrorSchema,
   NewPetSchema,
@@ -37,17 +37,6 @@ interface ErrorResponse {
   readonly source: Source;
   readonly description: string;
   readonly headers?: Readonly<Record<string, Json>>;
-}
-
-/** What each operation answers besides its success: the error table of doc/api.md, per operation. */
-interface OperationDoc {
-  readonly summary: string;
-  readonly description: string;
-  readonly tag: 'pets' | 'interface';
-  readonly success: { readonly status: number; readonly description: string; readonly schema: Json };
-  readonly successHeaders?: Readonly<Record<string, Json>>;
-  /** Status → the error response. */
-  readonly errors: Readonly<Record<number, ErrorResponse>>;
 }
 
 const header = (schema: Json, description: string, required: boolean): Json => ({
@@ -160,102 +149,6 @@ function commonErrors(route: Route): Record<number, ErrorResponse> {
   };
 }
 
-const NEXT_LINK = header(
-  { type: 'string', pattern: '^<[^>]+/pets\\?[^>]*cursor=[A-Za-z0-9_-]+[^>]*>; rel="next"$' },
-  'Present when more animals follow: `<{base}/pets?limit=…&status=…&cursor=…>; rel="next"`. Follow it unchanged; its absence marks the last page.',
-  false,
-);
-
-const OPERATION_DOCS: Readonly<Record<OperationId, OperationDoc>> = {
-  listPets: {
-    summary: 'List all animals',
-    tag: 'pets',
-    description:
-      'One page of animals in ascending id (creation) order, optionally filtered by status. More pages are reached through the `Link: rel="next"` header; unknown or repeated query parameters are refused.',
-    success: {
-      status: 200,
-      description: 'A JSON array of animals (possibly empty).',
-      schema: ref('schemas', 'Pets'),
-    },
-    successHeaders: { Link: NEXT_LINK },
-    errors: {
-      400: {
-        codes: ['invalid_parameter', 'invalid_cursor'],
-        source: 'service',
-        description:
-          'A query parameter is invalid, unknown or repeated, or the cursor was altered or belongs to another status filter.',
-      },
-    },
-  },
-  createPet: {
-    summary: 'Add an animal',
-    tag: 'pets',
-    description: `Stores a new animal and answers with it, including its assigned id. The body is a \`NewPet\` sent as \`application/json\` (UTF-8), at most ${MAX_BODY_BYTES} bytes; unknown fields are refused. A pet created without a status is \`available\`.`,
-    success: {
-      status: 201,
-      description: 'The created animal.',
-      schema: ref('schemas', 'Pet'),
-    },
-    successHeaders: {
-      Location: header(
-        { type: 'string', format: 'uri', pattern: '/pets/[1-9][0-9]*$' },
-        'URL of the created animal: `{base}/pets/{id}`.',
-        true,
-      ),
-    },
-    errors: {
-      400: {
-        codes: ['invalid_body', 'malformed_json', 'invalid_parameter'],
-        source: 'service',
-        description:
-          'The body is missing, not JSON or not a valid `NewPet`, or a query parameter was sent. The message names each problem: every field and the rule it breaks.',
-      },
-      415: {
-        codes: ['unsupported_media_type'],
-        source: 'service',
-        description: 'The body is not sent as `application/json` (charset, if given, UTF-8).',
-      },
-    },
-  },
-  getPet: {
-    summary: 'Get an animal',
-    tag: 'pets',
-    description: 'One animal by id, read with strong consistency.',
-    success: { status: 200, description: 'The animal.', schema: ref('schemas', 'Pet') },
-    errors: {
-      400: {
-        codes: ['invalid_parameter'],
-        source: 'service',
-        description: 'The id is not an integer from 1 to 2^53 − 1, or a query parameter was sent.',
-      },
-      404: { codes: ['pet_not_found'], source: 'service', description: 'No animal has this id.' },
-      410: {
-        codes: ['gone'],
-        source: 'service',
-        description: 'The operation has reached its sunset date and was removed.',
-      },
-    },
-  },
-  getOpenApi: {
-    summary: 'Get this OpenAPI document',
-    tag: 'interface',
-    description:
-      'This document, as JSON. It needs no API key: without one (or with an invalid one) the request is counted against the anonymous per-IP allowance, with a valid key against its plan.',
-    success: {
-      status: 200,
-      description: 'The OpenAPI 3.1 document.',
-      schema: {
-        type: 'object',
-        required: ['openapi', 'info', 'paths'],
-        properties: { openapi: { const: '3.1.0' }, info: { type: 'object' }, paths: { type: 'object' } },
-      },
-    },
-    errors: {
-      400: { codes: ['invalid_parameter'], source: 'service', description: 'A query parameter was sent.' },
-    },
-  },
-};
-
 /** The Error schema narrowed to the codes (and so the status) one response can carry. */
 function errorSchemaFor(status: number, codes: readonly ErrorCode[]): Json {
   for (const code of codes) {
@@ -311,19 +204,31 @@ function deprecationHeaderDocs(route: Route, required: boolean): Record<string, 
 }
 
 function responsesOf(route: Route): Json {
-  const doc = OPERATION_DOCS[route.operationId];
+  const { success } = route.docs;
+  const successHeaders = Object.entries(success.headers ?? {}).map(([name, doc]) => [
+    name,
+    header(doc.schema, doc.description, doc.required),
+  ]);
   const responses: Record<string, Json> = {
-    [doc.success.status]: {
-      description: doc.success.description,
+    [success.status]: {
+      description: success.description,
       headers: {
         ...rateLimitHeaders(true),
         ...deprecationHeaderDocs(route, true),
-        ...doc.successHeaders,
+        ...Object.fromEntries(successHeaders),
       },
-      content: { [JSON_MEDIA_TYPE]: { schema: doc.success.schema } },
+      content: {
+        [JSON_MEDIA_TYPE]: {
+          schema: typeof success.schema === 'string' ? ref('schemas', success.schema) : success.schema,
+        },
+      },
     },
   };
-  const errors = { ...commonErrors(route), ...doc.errors };
+  const ownErrors = Object.entries(route.docs.errors).map(([status, error]) => [
+    status,
+    { ...error, source: 'service' } satisfies ErrorResponse,
+  ]);
+  const errors: Record<number, ErrorResponse> = { ...commonErrors(route), ...Object.fromEntries(ownErrors) };
   for (const status of Object.keys(errors)
     .map(Number)
     .sort((a, b) => a - b)) {
@@ -351,7 +256,7 @@ const PARAMETER_COMPONENT: Record<QueryParameterName | keyof typeof PATH_PARAMET
 };
 
 function operationOf(route: Route): Json {
-  const doc = OPERATION_DOCS[route.operationId];
+  const doc = route.docs;
   const pathParameters = [...route.path.matchAll(/\{(\w+)\}/g)].map(
     ([, name]) => name as keyof typeof PATH_PARAMETER_SCHEMAS,
   );

@@ -1,10 +1,12 @@
+import type { ErrorCode } from './errors';
+import { MAX_BODY_BYTES } from './limits';
 import { NewPetSchema, type QueryParameterName } from './schemas';
 import type { Schema } from './validate';
 
 /**
- * The route table: the one list of operations. The CDK stack builds API Gateway
- * resources and methods from it, the local server routes requests with it, and the
- * OpenAPI document is generated from it.
+ * The route table: the one list of operations, with their documentation. The CDK stack
+ * builds API Gateway resources and methods from it, the local server routes requests with
+ * it, and the OpenAPI document is generated from it.
  */
 
 /** Every path of the API lives under this version prefix (the spec's `{base_url}` ends in it). */
@@ -31,6 +33,36 @@ export interface RequestBody {
   readonly schema: Schema;
 }
 
+/** A response header an operation documents. */
+export interface HeaderDoc {
+  /** JSON Schema of its value. */
+  readonly schema: Readonly<Record<string, unknown>>;
+  readonly description: string;
+  /** Sent on every such response. */
+  readonly required: boolean;
+}
+
+/**
+ * What the OpenAPI document says of an operation beyond its route: the errors every
+ * operation shares (authentication, rate limits, gateway and store failures) are added there.
+ */
+export interface OperationDocs {
+  readonly summary: string;
+  readonly description: string;
+  readonly tag: 'pets' | 'interface';
+  readonly success: {
+    readonly status: number;
+    readonly description: string;
+    /** A schema component's name, or an inline JSON Schema. */
+    readonly schema: string | Readonly<Record<string, unknown>>;
+    readonly headers?: Readonly<Record<string, HeaderDoc>>;
+  };
+  /** Status → the operation's own error codes there (always answered by the service), and when. */
+  readonly errors: Readonly<
+    Record<number, { readonly codes: readonly ErrorCode[]; readonly description: string }>
+  >;
+}
+
 export interface Route {
   readonly operationId: OperationId;
   readonly method: HttpMethod;
@@ -45,7 +77,15 @@ export interface Route {
   /** Served without an API key (still counted, per client IP, by the rate limiter). */
   readonly public?: boolean;
   readonly deprecation?: Deprecation;
+  readonly docs: OperationDocs;
 }
+
+const NEXT_LINK: HeaderDoc = {
+  schema: { type: 'string', pattern: '^<[^>]+/pets\\?[^>]*cursor=[A-Za-z0-9_-]+[^>]*>; rel="next"$' },
+  description:
+    'Present when more animals follow: `<{base}/pets?limit=…&status=…&cursor=…>; rel="next"`. Follow it unchanged; its absence marks the last page.',
+  required: false,
+};
 
 export const ROUTES: readonly Route[] = [
   {
@@ -54,6 +94,25 @@ export const ROUTES: readonly Route[] = [
     path: '/pets',
     handlerModule: 'list-pets',
     queryParameters: ['limit', 'status', 'cursor'],
+    docs: {
+      summary: 'List all animals',
+      tag: 'pets',
+      description:
+        'One page of animals in ascending id (creation) order, optionally filtered by status. More pages are reached through the `Link: rel="next"` header; unknown or repeated query parameters are refused.',
+      success: {
+        status: 200,
+        description: 'A JSON array of animals (possibly empty).',
+        schema: 'Pets',
+        headers: { Link: NEXT_LINK },
+      },
+      errors: {
+        400: {
+          codes: ['invalid_parameter', 'invalid_cursor'],
+          description:
+            'A query parameter is invalid, unknown or repeated, or the cursor was altered or belongs to another status filter.',
+        },
+      },
+    },
   },
   {
     operationId: 'createPet',
@@ -62,6 +121,34 @@ export const ROUTES: readonly Route[] = [
     handlerModule: 'create-pet',
     queryParameters: [],
     requestBody: { name: 'NewPet', schema: NewPetSchema },
+    docs: {
+      summary: 'Add an animal',
+      tag: 'pets',
+      description: `Stores a new animal and answers with it, including its assigned id. The body is a \`NewPet\` sent as \`application/json\` (UTF-8), at most ${MAX_BODY_BYTES} bytes; unknown fields are refused. A pet created without a status is \`available\`.`,
+      success: {
+        status: 201,
+        description: 'The created animal.',
+        schema: 'Pet',
+        headers: {
+          Location: {
+            schema: { type: 'string', format: 'uri', pattern: '/pets/[1-9][0-9]*$' },
+            description: 'URL of the created animal: `{base}/pets/{id}`.',
+            required: true,
+          },
+        },
+      },
+      errors: {
+        400: {
+          codes: ['invalid_body', 'malformed_json', 'invalid_parameter'],
+          description:
+            'The body is missing, not JSON or not a valid `NewPet`, or a query parameter was sent. The message names each problem: every field and the rule it breaks.',
+        },
+        415: {
+          codes: ['unsupported_media_type'],
+          description: 'The body is not sent as `application/json` (charset, if given, UTF-8).',
+        },
+      },
+    },
   },
   {
     operationId: 'getPet',
@@ -74,6 +161,20 @@ export const ROUTES: readonly Route[] = [
       sunsetAt: '2030-12-05T00:00:00Z',
       replacementPath: '/pets',
     },
+    docs: {
+      summary: 'Get an animal',
+      tag: 'pets',
+      description: 'One animal by id, read with strong consistency.',
+      success: { status: 200, description: 'The animal.', schema: 'Pet' },
+      errors: {
+        400: {
+          codes: ['invalid_parameter'],
+          description: 'The id is not an integer from 1 to 2^53 − 1, or a query parameter was sent.',
+        },
+        404: { codes: ['pet_not_found'], description: 'No animal has this id.' },
+        410: { codes: ['gone'], description: 'The operation has reached its sunset date and was removed.' },
+      },
+    },
   },
   {
     operationId: 'getOpenApi',
@@ -82,6 +183,22 @@ export const ROUTES: readonly Route[] = [
     handlerModule: 'get-openapi',
     queryParameters: [],
     public: true,
+    docs: {
+      summary: 'Get this OpenAPI document',
+      tag: 'interface',
+      description:
+        'This document, as JSON. It needs no API key: without one (or with an invalid one) the request is counted against the anonymous per-IP allowance, with a valid key against its plan.',
+      success: {
+        status: 200,
+        description: 'The OpenAPI 3.1 document.',
+        schema: {
+          type: 'object',
+          required: ['openapi', 'info', 'paths'],
+          properties: { openapi: { const: '3.1.0' }, info: { type: 'object' }, paths: { type: 'object' } },
+        },
+      },
+      errors: { 400: { codes: ['invalid_parameter'], description: 'A query parameter was sent.' } },
+    },
   },
 ];
 

@@ -29,6 +29,11 @@ export interface ApiKeyRecord {
   revokedAt?: string;
 }
 
+/** What authentication needs of key storage (the store implements it; tools use more of it). */
+export interface ApiKeyStore {
+  get(keyId: string): Promise<ApiKeyRecord | undefined>;
+}
+
 /** Where a key's randomness comes from (tests pass their own to reach every secret shape). */
 export interface KeyRandomness {
   keyId(length: number): string;

@@ -35,3 +35,27 @@ export function petFrom(id: number, newPet: NewPet): Pet {
     status: newPet.status ?? DEFAULT_PET_STATUS,
   };
 }
+
+/** One page of a project's pets: what `listPets` asks the store for. */
+export interface ListPetsQuery {
+  limit: number;
+  status?: PetStatus;
+  /** Return only pets with a larger id (the previous page's last id). */
+  afterId?: number;
+}
+
+export interface PetPage {
+  pets: Pet[];
+  /** True when at least one more pet follows this page. */
+  hasMore: boolean;
+}
+
+/** What the operations need of pet storage; every read and write is scoped to one project. */
+export interface PetStore {
+  /** Stores a new pet under a fresh id, never overwriting another. */
+  create(project: string, newPet: NewPet): Promise<Pet>;
+  /** One pet of the project; another project's pet is undefined, exactly like a missing one. */
+  get(project: string, id: number): Promise<Pet | undefined>;
+  /** One page of the project's pets in ascending id order. */
+  list(project: string, query: ListPetsQuery): Promise<PetPage>;
+}

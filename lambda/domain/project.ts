@@ -28,6 +28,11 @@ export interface ProjectRecord extends Project {
   readonly usageId: string;
 }
 
+/** What authentication needs of project storage (the store implements it; tools use more of it). */
+export interface ProjectStore {
+  get(name: string): Promise<ProjectRecord | undefined>;
+}
+
 /**
  * The project that receives everything written before projects existed (`npm run projects --
  * migrate`). A key from before projects acts for it even before the migration reaches the key.

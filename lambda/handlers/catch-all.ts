@@ -1,10 +1,7 @@
-import { unmatchedRequestError } from '../api/unmatched';
-import { catchAllHandler } from '../middleware/api-handler';
+import { RateLimiter } from '../domain/rate-limiter';
+import { catchAll } from '../operations/catch-all';
+import { now } from '../shared/clock';
+import { rateLimitStoreFromEnv } from '../store/from-environment';
 
-/**
- * Every request under `/v1` that no operation takes: 404, or 405 with `Allow` on a known
- * path. Wired as ANY on the catch-all paths of the route table (`catchAllPaths`).
- */
-export const handler = catchAllHandler(async (event) => {
-  throw unmatchedRequestError(event.resource);
-});
+/** The catch-all function: builds its limiter from the stack's environment. */
+export const handler = catchAll({ limiter: new RateLimiter(rateLimitStoreFromEnv(), now) });

@@ -1,12 +1,11 @@
-import { jsonResponse, versionBaseUrl } from '../api/http';
-import type { NewPet } from '../domain/pet';
-import { apiHandler } from '../middleware/api-handler';
-import { petRepositoryFromEnv } from '../store/pets';
+import { RateLimiter } from '../domain/rate-limiter';
+import { createPet } from '../operations/create-pet';
+import { now } from '../shared/clock';
+import { petRepositoryFromEnv, rateLimitStoreFromEnv } from '../store/from-environment';
 
-const pets = petRepositoryFromEnv();
-
-/** `POST /pets`: stores a new pet and answers 201 with it and its `Location`. */
-export const handler = apiHandler<NewPet>('createPet', async (event) => {
-  const pet = await pets.create(event.project, event.jsonBody);
-  return jsonResponse(201, pet, { Location: `${versionBaseUrl(event)}/pets/${pet.id}` });
+/** The createPet function: builds its store, limiter and clock from the stack's environment. */
+export const handler = createPet({
+  pets: petRepositoryFromEnv(now),
+  limiter: new RateLimiter(rateLimitStoreFromEnv(), now),
+  clock: now,
 });

@@ -1,13 +1,7 @@
-import document from '../../openapi.json';
-import { JSON_HEADERS } from '../api/http';
-import { apiHandler } from '../middleware/api-handler';
+import { RateLimiter } from '../domain/rate-limiter';
+import { getOpenApi } from '../operations/get-openapi';
+import { now } from '../shared/clock';
+import { rateLimitStoreFromEnv } from '../store/from-environment';
 
-/** Bundled into the function by esbuild: nothing is read from disk at run time. */
-const body = JSON.stringify(document);
-
-/** `GET /openapi.json`: the published interface, without an API key but rate limited like any request. */
-export const handler = apiHandler('getOpenApi', async () => ({
-  statusCode: 200,
-  headers: { ...JSON_HEADERS },
-  body,
-}));
+/** The getOpenApi function: builds its limiter and clock from the stack's environment. */
+export const handler = getOpenApi({ limiter: new RateLimiter(rateLimitStoreFromEnv(), now), clock: now });

@@ -1,23 +1,11 @@
-import { ApiError } from '../api/errors';
-import { jsonResponse } from '../api/http';
-import { MAX_SAFE_ID } from '../domain/limits';
-import { parsePetId } from '../domain/pet-id';
-import { apiHandler } from '../middleware/api-handler';
-import { petRepositoryFromEnv } from '../store/pets';
+import { RateLimiter } from '../domain/rate-limiter';
+import { getPet } from '../operations/get-pet';
+import { now } from '../shared/clock';
+import { petRepositoryFromEnv, rateLimitStoreFromEnv } from '../store/from-environment';
 
-const pets = petRepositoryFromEnv();
-
-/** `GET /pets/{petId}` (deprecated): one pet, or 404. */
-export const handler = apiHandler('getPet', async (event) => {
-  const raw = event.pathParameters?.petId ?? '';
-  const id = parsePetId(raw);
-  if (id === undefined) {
-    throw new ApiError(
-      'invalid_parameter',
-      `petId must be an integer from 1 to ${MAX_SAFE_ID}, not ${JSON.stringify(raw)}.`,
-    );
-  }
-  const pet = await pets.get(event.project, id);
-  if (!pet) throw new ApiError('pet_not_found', `No pet has id ${id}.`);
-  return jsonResponse(200, pet);
+/** The getPet function: builds its store, limiter and clock from the stack's environment. */
+export const handler = getPet({
+  pets: petRepositoryFromEnv(now),
+  limiter: new RateLimiter(rateLimitStoreFromEnv(), now),
+  clock: now,
 });

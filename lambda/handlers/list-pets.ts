@@ -1,24 +1,13 @@
-import { jsonResponse, versionBaseUrl } from '../api/http';
-import { parseListQuery } from '../domain/list-query';
-import { encodeCursor } from '../domain/page-cursor';
-import { apiHandler } from '../middleware/api-handler';
+import { RateLimiter } from '../domain/rate-limiter';
+import { listPets } from '../operations/list-pets';
+import { now } from '../shared/clock';
 import { RUNTIME_ENV, requireEnv } from '../shared/runtime-env';
-import { petRepositoryFromEnv } from '../store/pets';
+import { petRepositoryFromEnv, rateLimitStoreFromEnv } from '../store/from-environment';
 
-const pets = petRepositoryFromEnv();
-const cursorKey = requireEnv(RUNTIME_ENV.cursorKey);
-
-/** `GET /pets`: one page of pets in ascending id order; a `Link: rel="next"` header when more follow. */
-export const handler = apiHandler('listPets', async (event) => {
-  const request = parseListQuery(event.query, cursorKey);
-  const page = await pets.list(event.project, request);
-  const last = page.pets.at(-1);
-  const headers: Record<string, string> = {};
-  if (page.hasMore && last) {
-    const next = new URLSearchParams({ limit: String(request.limit) });
-    if (request.status) next.set('status', request.status);
-    next.set('cursor', encodeCursor({ afterId: last.id, status: request.status }, cursorKey));
-    headers.Link = `<${versionBaseUrl(event)}/pets?${next}>; rel="next"`;
-  }
-  return jsonResponse(200, page.pets, headers);
+/** The listPets function: builds its store, limiter, clock and cursor key from the stack's environment. */
+export const handler = listPets({
+  pets: petRepositoryFromEnv(now),
+  limiter: new RateLimiter(rateLimitStoreFromEnv(), now),
+  clock: now,
+  cursorKey: requireEnv(RUNTIME_ENV.cursorKey),
 });

@@ -4,12 +4,8 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { principalOf } from '../api/principal';
 import { readQuery } from '../api/query';
 import { CATCH_ALL, type HandlerName, type OperationId, routeFor } from '../api/routes';
-import { RateLimiter } from '../domain/rate-limiter';
-import { now } from '../shared/clock';
+import type { RateLimiter } from '../domain/rate-limiter';
 import { log } from '../shared/observability';
-import { RUNTIME_ENV, requireEnv } from '../shared/runtime-env';
-import { documentClient } from '../store/dynamodb-client';
-import { RateLimitStore } from '../store/rate-limit-store';
 import { authenticate } from './authenticate';
 import { deprecated, sunset } from './deprecation';
 import { errorResponses } from './error-responses';
@@ -32,23 +28,12 @@ export interface ApiEvent<Body = undefined> extends APIGatewayProxyEvent {
   project: string;
 }
 
-export interface ApiHandlerOptions {
-  /**
-   * The rate limiter.
-   * @default one over the rate-limit table named by the environment
-   */
-  readonly limiter?: RateLimiter;
-}
-
-let sharedLimiter: RateLimiter | undefined;
-
-/** One limiter per process, so that every operation of the local server shares its memory. */
-function defaultLimiter(): RateLimiter {
-  sharedLimiter ??= new RateLimiter(
-    new RateLimitStore(documentClient(), requireEnv(RUNTIME_ENV.rateLimitsTable)),
-    now,
-  );
-  return sharedLimiter;
+/** What every operation's stack is given by its function's composition place. */
+export interface OperationDependencies {
+  /** Counts every request (one per process, shared by the operations it serves). */
+  readonly limiter: RateLimiter;
+  /** Milliseconds since the epoch (sunsets). */
+  readonly clock: () => number;
 }
 
 type Stack = middy.MiddyfiedHandler<APIGatewayProxyEvent, APIGatewayProxyResult>;
@@ -73,15 +58,15 @@ function loggedStack(name: HandlerName): Stack {
 export function apiHandler<Body = undefined>(
   operationId: OperationId,
   handle: (event: ApiEvent<Body>) => Promise<APIGatewayProxyResult>,
-  options: ApiHandlerOptions = {},
+  { limiter, clock }: OperationDependencies,
 ): ApiLambdaHandler {
   const route = routeFor(operationId);
   const stack = loggedStack(operationId);
   if (route.deprecation) stack.use(deprecated(route.deprecation));
   // Reads count beside the operation; a write must know it is admitted before it writes.
-  stack.use(rateLimit(options.limiter ?? defaultLimiter(), { countBeforeHandler: route.method !== 'GET' }));
+  stack.use(rateLimit(limiter, { countBeforeHandler: route.method !== 'GET' }));
   stack.use(errorResponses());
-  if (route.deprecation) stack.use(sunset(route.deprecation));
+  if (route.deprecation) stack.use(sunset(route.deprecation, clock));
   // A public route answers without a key; its callers are still counted (per client IP without one).
   stack.use(authenticate({ required: !route.public }));
   stack.use({
@@ -103,11 +88,11 @@ export function apiHandler<Body = undefined>(
  */
 export function catchAllHandler(
   handle: (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>,
-  options: ApiHandlerOptions = {},
+  { limiter }: Pick<OperationDependencies, 'limiter'>,
 ): ApiLambdaHandler {
   const stack = loggedStack(CATCH_ALL.name);
   // Nothing is written: the count may run beside the (instant) answer.
-  stack.use(rateLimit(options.limiter ?? defaultLimiter(), { countBeforeHandler: false }));
+  stack.use(rateLimit(limiter, { countBeforeHandler: false }));
   stack.use(errorResponses());
   stack.use(authenticate({ required: false }));
   return stack.handler(handle) as ApiLambdaHandler;

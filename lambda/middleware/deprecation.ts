@@ -3,7 +3,6 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { ApiError } from '../api/errors';
 import { versionBaseUrl } from '../api/http';
 import type { Deprecation } from '../api/routes';
-import { now } from '../shared/clock';
 
 type Middleware = middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult>;
 
@@ -27,7 +26,7 @@ export function deprecated(deprecation: Deprecation): Middleware {
 }
 
 /** From the sunset date on, a deprecated operation answers 410 to everyone. */
-export function sunset(deprecation: Deprecation): Middleware {
+export function sunset(deprecation: Deprecation, now: () => number): Middleware {
   const sunsetMs = Date.parse(deprecation.sunsetAt);
   return {
     before: async () => {

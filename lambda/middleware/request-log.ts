@@ -3,7 +3,13 @@ import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { principalOf } from '../api/principal';
 import type { HandlerName } from '../api/routes';
-import { log, type MetricGroup, serviceMetrics } from '../shared/observability';
+import {
+  log,
+  METRIC_DIMENSIONS,
+  type MetricGroup,
+  SERVICE_METRICS,
+  serviceMetrics,
+} from '../shared/observability';
 
 type Request = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult>;
 
@@ -58,18 +64,19 @@ export function requestLog(
       ...(code ? { code } : {}),
     });
 
-    publish('requests', { Operation: operation }, (metrics) => {
-      metrics.addMetric('Requests', MetricUnit.Count, 1);
-      metrics.addMetric('Latency', MetricUnit.Milliseconds, latencyMs);
+    const { operation: OPERATION, code: CODE, plan: PLAN } = METRIC_DIMENSIONS;
+    publish('requests', { [OPERATION]: operation }, (metrics) => {
+      metrics.addMetric(SERVICE_METRICS.requests, MetricUnit.Count, 1);
+      metrics.addMetric(SERVICE_METRICS.latency, MetricUnit.Milliseconds, latencyMs);
     });
     if (code) {
-      publish('errors', { Operation: operation, Code: code }, (metrics) =>
-        metrics.addMetric('Errors', MetricUnit.Count, 1),
+      publish('errors', { [OPERATION]: operation, [CODE]: code }, (metrics) =>
+        metrics.addMetric(SERVICE_METRICS.errors, MetricUnit.Count, 1),
       );
     }
     if (code && RATE_LIMIT_CODES.has(code)) {
-      publish('rateLimited', { Operation: operation, Plan: plan }, (metrics) =>
-        metrics.addMetric('RateLimited', MetricUnit.Count, 1),
+      publish('rateLimited', { [OPERATION]: operation, [PLAN]: plan }, (metrics) =>
+        metrics.addMetric(SERVICE_METRICS.rateLimited, MetricUnit.Count, 1),
       );
     }
   };

@@ -6,6 +6,25 @@ import { InvokeStore, InvokeStoreBase } from '@aws/lambda-invoke-store';
 /** Namespace of the service's own CloudWatch metrics (embedded metric format). */
 export const METRICS_NAMESPACE = 'AnimalStore';
 
+/**
+ * The service's own metrics, as the request log publishes them and the dashboard and alarms
+ * read them: names, and the dimensions they carry (always Environment and Operation; errors
+ * add Code, rate-limited requests Plan).
+ */
+export const SERVICE_METRICS = {
+  requests: 'Requests',
+  latency: 'Latency',
+  errors: 'Errors',
+  rateLimited: 'RateLimited',
+} as const;
+
+export const METRIC_DIMENSIONS = {
+  environment: 'Environment',
+  operation: 'Operation',
+  code: 'Code',
+  plan: 'Plan',
+} as const;
+
 /** Variable naming the deployment (`staging`, `production`); `local` in local mode. */
 export const ENVIRONMENT_VARIABLE = 'ANIMAL_STORE_ENVIRONMENT';
 
@@ -36,7 +55,9 @@ export function serviceMetrics(group: MetricGroup): Metrics {
   if (!metrics) {
     metrics = new Metrics({ namespace: METRICS_NAMESPACE });
     metrics.clearDefaultDimensions();
-    metrics.setDefaultDimensions({ Environment: process.env[ENVIRONMENT_VARIABLE] ?? 'local' });
+    metrics.setDefaultDimensions({
+      [METRIC_DIMENSIONS.environment]: process.env[ENVIRONMENT_VARIABLE] ?? 'local',
+    });
     metricGroups.set(group, metrics);
   }
   return metrics;

@@ -6,7 +6,7 @@ import {
   ScanCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { ApiKeyRecord } from '../domain/api-key';
+import type { ApiKeyRecord, ApiKeyStore } from '../domain/api-key';
 import { allPages, conditionalWrite, storeCall } from './dynamodb-client';
 import { API_KEYS_TABLE } from './table-schema';
 
@@ -21,7 +21,7 @@ export interface UnassignedKey {
 }
 
 /** The only code that knows how API keys are stored. Records hold a hash of the secret, never the secret. */
-export class ApiKeyRepository {
+export class ApiKeyRepository implements ApiKeyStore {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,

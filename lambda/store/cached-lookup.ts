@@ -1,5 +1,3 @@
-import { now } from '../shared/clock';
-
 /** Entries kept at most; the oldest goes first (bounds memory under key-guessing floods). */
 const MAX_ENTRIES = 10_000;
 
@@ -11,6 +9,7 @@ const MAX_ENTRIES = 10_000;
 export function cachedLookup<T>(
   lookup: (id: string) => Promise<T | undefined>,
   ttlSeconds: number,
+  now: () => number,
 ): (id: string) => Promise<T | undefined> {
   const entries = new Map<string, { record: T | undefined; expiresAt: number }>();
   return async (id) => {

@@ -7,11 +7,18 @@ import {
   ScanCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import { StoreUnavailableError } from '../domain/errors';
-import { type NewPet, type Pet, type PetStatus, petFrom } from '../domain/pet';
+import {
+  type ListPetsQuery,
+  type NewPet,
+  type Pet,
+  type PetPage,
+  type PetStatus,
+  type PetStore,
+  petFrom,
+} from '../domain/pet';
 import { newPetId } from '../domain/pet-id';
-import { now } from '../shared/clock';
-import { allPages, conditionalWrite, isConditionalCheckFailure, storeCall } from './dynamodb-client';
+import { now as wallClock } from '../shared/clock';
+import { allPages, conditionalWrite, storeCall } from './dynamodb-client';
 import { PETS_TABLE } from './table-schema';
 
 const [STATUS_INDEX, PROJECT_INDEX] = PETS_TABLE.globalIndexes;
@@ -29,19 +36,6 @@ interface PetItem extends Pet {
 
 const projectStatus = (project: string, status: PetStatus) => `${project}#${status}`;
 
-export interface ListPetsQuery {
-  limit: number;
-  status?: PetStatus;
-  /** Return only pets with a larger id (the previous page's last id). */
-  afterId?: number;
-}
-
-export interface PetPage {
-  pets: Pet[];
-  /** True when at least one more pet follows this page. */
-  hasMore: boolean;
-}
-
 export interface PetRepositoryOptions {
   /**
    * Whether the project-and-status index exists. Only during the upgrade of a deployed
@@ -50,6 +44,11 @@ export interface PetRepositoryOptions {
    * @default true
    */
   readonly statusIndex?: boolean;
+  /**
+   * Milliseconds since the epoch, for new ids and `createdAt`.
+   * @default the service's clock
+   */
+  readonly clock?: () => number;
 }
 
 function toPet(item: Record<string, unknown>): Pet {
@@ -58,8 +57,9 @@ function toPet(item: Record<string, unknown>): Pet {
 }
 
 /** The only code that knows how pets are stored. */
-export class PetRepository {
+export class PetRepository implements PetStore {
   private readonly statusIndex: boolean;
+  private readonly clock: () => number;
 
   constructor(
     private readonly client: DynamoDBDocumentClient,
@@ -67,6 +67,7 @@ export class PetRepository {
     options: PetRepositoryOptions = {},
   ) {
     this.statusIndex = options.statusIndex ?? true;
+    this.clock = options.clock ?? wallClock;
   }
 
   /**
@@ -76,30 +77,36 @@ export class PetRepository {
    */
   async create(project: string, newPet: NewPet): Promise<Pet> {
     for (let attempt = 0; attempt < MAX_ID_ATTEMPTS; attempt++) {
-      const pet = petFrom(newPetId(now()), newPet);
-      const createToken = randomUUID();
-      const item: PetItem = {
-        ...pet,
-        project,
-        projectStatus: projectStatus(project, pet.status),
-        createdAt: new Date(now()).toISOString(),
-        createToken,
-      };
-      try {
-        await this.client.send(
-          new PutCommand({
-            TableName: this.tableName,
-            Item: item,
-            ConditionExpression: 'attribute_not_exists(id) OR createToken = :token',
-            ExpressionAttributeValues: { ':token': createToken },
-          }),
-        );
-        return pet;
-      } catch (error) {
-        if (!isConditionalCheckFailure(error)) throw new StoreUnavailableError(error);
-      }
+      const nowMs = this.clock();
+      const pet = petFrom(newPetId(nowMs), newPet);
+      if (await this.writeReserved(project, pet, randomUUID(), nowMs)) return pet;
     }
     throw new Error(`No free pet id after ${MAX_ID_ATTEMPTS} attempts`);
+  }
+
+  /**
+   * Writes a pet whose id was chosen (reserved) beforehand: true when it is stored, by this
+   * call or an earlier one with the same create token (which writes the identical item
+   * again); false when the id is another pet's. Never overwrites another pet.
+   */
+  async writeReserved(project: string, pet: Pet, createToken: string, createdAtMs: number): Promise<boolean> {
+    const item: PetItem = {
+      ...pet,
+      project,
+      projectStatus: projectStatus(project, pet.status),
+      createdAt: new Date(createdAtMs).toISOString(),
+      createToken,
+    };
+    return conditionalWrite(() =>
+      this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: item,
+          ConditionExpression: 'attribute_not_exists(id) OR createToken = :token',
+          ExpressionAttributeValues: { ':token': createToken },
+        }),
+      ),
+    );
   }
 
   /**

@@ -7,11 +7,11 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { PlanLimits, PlanName } from '../domain/plans';
-import type { ProjectRecord } from '../domain/project';
+import type { ProjectRecord, ProjectStore } from '../domain/project';
 import { allPages, conditionalWrite, storeCall } from './dynamodb-client';
 
 /** The only code that knows how projects are stored. */
-export class ProjectRepository {
+export class ProjectRepository implements ProjectStore {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,

@@ -20,7 +20,7 @@ import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
 import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
 import { Construct } from 'constructs';
 import type { OperationId } from '../../lambda/api/routes';
-import { METRICS_NAMESPACE } from '../../lambda/shared/observability';
+import { METRIC_DIMENSIONS, METRICS_NAMESPACE, SERVICE_METRICS } from '../../lambda/shared/observability';
 import type { TableDefinition } from '../../lambda/store/table-schema';
 
 /** Window of every alarm's datapoints. */
@@ -38,14 +38,6 @@ export const ALARM_THRESHOLDS = {
   functionThrottles: 1,
   /** Throttled reads and writes on one table and its indexes: any, since on-demand tables should not throttle. */
   tableThrottles: 1,
-} as const;
-
-/** The service's own metrics (EMF, lambda/middleware/request-log.ts) that the dashboard reads. */
-export const SERVICE_METRICS = {
-  requests: 'Requests',
-  latency: 'Latency',
-  errors: 'Errors',
-  rateLimited: 'RateLimited',
 } as const;
 
 /** A table with its definition (for its index names). */
@@ -177,17 +169,21 @@ export class Observability extends Construct {
       new Metric({
         namespace: METRICS_NAMESPACE,
         metricName,
-        dimensionsMap: { Environment: props.environmentName, Operation: operation },
+        dimensionsMap: {
+          [METRIC_DIMENSIONS.environment]: props.environmentName,
+          [METRIC_DIMENSIONS.operation]: operation,
+        },
         statistic,
         period: ALARM_PERIOD,
         label,
       });
     const operations = [...props.operations.keys()];
+    const { environment, operation } = METRIC_DIMENSIONS;
     const search = (metricName: string, extraDimension: string, label: string) =>
       new MathExpression({
         expression:
-          `SEARCH('{${METRICS_NAMESPACE},Environment,Operation,${extraDimension}} ` +
-          `MetricName="${metricName}" Environment="${props.environmentName}"', 'Sum', ${ALARM_PERIOD.toSeconds()})`,
+          `SEARCH('{${METRICS_NAMESPACE},${environment},${operation},${extraDimension}} ` +
+          `MetricName="${metricName}" ${environment}="${props.environmentName}"', 'Sum', ${ALARM_PERIOD.toSeconds()})`,
         usingMetrics: {},
         label,
         period: ALARM_PERIOD,
@@ -240,12 +236,12 @@ export class Observability extends Construct {
       }),
       new GraphWidget({
         title: 'Service: errors by operation and code',
-        left: [search(SERVICE_METRICS.errors, 'Code', 'errors')],
+        left: [search(SERVICE_METRICS.errors, METRIC_DIMENSIONS.code, 'errors')],
         width: 6,
       }),
       new GraphWidget({
         title: 'Service: rate limited by operation and plan',
-        left: [search(SERVICE_METRICS.rateLimited, 'Plan', 'rate limited')],
+        left: [search(SERVICE_METRICS.rateLimited, METRIC_DIMENSIONS.plan, 'rate limited')],
         width: 6,
       }),
     );

@@ -4,7 +4,8 @@ import { ESLint, type Linter } from 'eslint';
 
 /**
  * The import-direction rule of `npm run lint` (eslint.config.mjs): inside lambda/, imports run
- * handlers → middleware → api → domain ← store. Each forbidden direction fails; the allowed ones pass.
+ * handlers → operations → middleware → api → domain ← store. Each forbidden direction fails; the
+ * allowed ones pass.
  */
 
 const ROOT = path.resolve(__dirname, '../..');
@@ -37,6 +38,12 @@ const FORBIDDEN: [file: string, importLine: string][] = [
   ['lambda/api/x.ts', "import { value } from '@aws-sdk/client-dynamodb';"],
   ['lambda/middleware/x.ts', "import { value } from '../store/rate-limit-store';"],
   ['lambda/middleware/x.ts', "import { value } from '../handlers/create-pet';"],
+  ['lambda/middleware/x.ts', "import { value } from '../operations/create-pet';"],
+  // Only a function's composition place (its handler) builds store modules.
+  ['lambda/operations/x.ts', "import { value } from '../store/pet-repository';"],
+  ['lambda/operations/x.ts', "import { value } from '../handlers/get-pet';"],
+  ['lambda/operations/x.ts', "import { value } from '@aws-sdk/lib-dynamodb';"],
+  ['lambda/domain/x.ts', "import { value } from '../operations/list-pets';"],
   ['lambda/store/x.ts', "import { value } from '../api/errors';"],
   ['lambda/store/x.ts', "import { value } from '../middleware/rate-limit';"],
   ['lambda/store/x.ts', "import { value } from '../handlers/authorizer';"],
@@ -56,8 +63,10 @@ const ALLOWED: [file: string, importLine: string][] = [
   ['lambda/middleware/x.ts', "import { value } from '../domain/rate-limiter';"],
   ['lambda/store/x.ts', "import { value } from '../domain/errors';"],
   ['lambda/store/x.ts', "import { value } from '@aws-sdk/lib-dynamodb';"],
-  ['lambda/handlers/x.ts', "import { value } from '../middleware/api-handler';"],
-  ['lambda/handlers/x.ts', "import { value } from '../store/pets';"],
+  ['lambda/operations/x.ts', "import { value } from '../middleware/api-handler';"],
+  ['lambda/operations/x.ts', "import type { value } from '../domain/pet';"],
+  ['lambda/handlers/x.ts', "import { value } from '../operations/get-pet';"],
+  ['lambda/handlers/x.ts', "import { value } from '../store/from-environment';"],
   ['lambda/handlers/x.ts', "import { value } from '../custom-resources/tenant-certificates';"],
 ];
 
@@ -65,7 +74,9 @@ describe('the import-direction lint rule', () => {
   it.each(FORBIDDEN)('fails in %s on %s', async (file, importLine) => {
     const errors = await directionErrors(file, importLine);
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toContain('import-direction (handlers → middleware → api → domain ← store)');
+    expect(errors[0]).toContain(
+      'import-direction (handlers → operations → middleware → api → domain ← store)',
+    );
   });
 
   it.each(ALLOWED)('passes in %s on %s', async (file, importLine) => {

@@ -35,7 +35,7 @@ describe('rate-limit middleware', () => {
         started = true;
         return jsonResponse(200, []);
       },
-      { limiter: new RateLimiter(store, () => NOW) },
+      { limiter: new RateLimiter(store, () => NOW), clock: () => NOW },
     );
     const pending = handler(proxyEvent(), lambdaContext);
     await tick();
@@ -55,7 +55,7 @@ describe('rate-limit middleware', () => {
         started = true;
         return jsonResponse(201, {});
       },
-      { limiter: new RateLimiter(store, () => NOW) },
+      { limiter: new RateLimiter(store, () => NOW), clock: () => NOW },
     );
     const pending = handler(
       proxyEvent({
@@ -81,7 +81,7 @@ describe('rate-limit middleware', () => {
         started = true;
         return jsonResponse(201, {});
       },
-      { limiter: new RateLimiter(store, () => NOW) },
+      { limiter: new RateLimiter(store, () => NOW), clock: () => NOW },
     );
     release();
     const response = await handler(
@@ -111,6 +111,7 @@ describe('rate-limit middleware', () => {
     try {
       const handler = apiHandler('listPets', async () => jsonResponse(200, []), {
         limiter: new RateLimiter(failing, () => NOW),
+        clock: () => NOW,
       });
       const response = await handler(proxyEvent(), lambdaContext);
       expect(response.statusCode).toBe(503);

@@ -65,8 +65,8 @@ describe('each log line names its own request', () => {
         await gate.release.promise;
         return jsonResponse(200, []);
       };
-      const listPets = apiHandler('listPets', held(list), { limiter });
-      const getPet = apiHandler('getPet', held(get), { limiter });
+      const listPets = apiHandler('listPets', held(list), { limiter, clock: Date.now });
+      const getPet = apiHandler('getPet', held(get), { limiter, clock: Date.now });
       const call = (handler: typeof listPets, name: string, id: string) =>
         invoke(() =>
           handler(eventWithRequestId(id), { ...lambdaContext, functionName: name, awsRequestId: id }),

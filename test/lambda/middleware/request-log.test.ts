@@ -51,7 +51,10 @@ describe('request log and metrics', () => {
   const event = proxyEvent({ headers: { Authorization: 'Bearer ask_secret_value', Host: 'h' } });
 
   it('write one line per request with the correlation id, operation, status, latency and plan, and no header', async () => {
-    const handler = apiHandler('listPets', async () => jsonResponse(200, []), { limiter: limiterWith(1) });
+    const handler = apiHandler('listPets', async () => jsonResponse(200, []), {
+      limiter: limiterWith(1),
+      clock: Date.now,
+    });
     const lines = await linesOf(() => handler(event, lambdaContext));
     const requestLines = lines.filter((line) => line.message === 'request');
     expect(requestLines).toHaveLength(1);
@@ -67,7 +70,10 @@ describe('request log and metrics', () => {
   });
 
   it('publish Requests and Latency by Environment and Operation only', async () => {
-    const handler = apiHandler('listPets', async () => jsonResponse(200, []), { limiter: limiterWith(1) });
+    const handler = apiHandler('listPets', async () => jsonResponse(200, []), {
+      limiter: limiterWith(1),
+      clock: Date.now,
+    });
     const lines = await linesOf(() => handler(event, lambdaContext));
     const emf = lines.find((line) => 'Requests' in line) as Record<string, unknown> & {
       _aws: {
@@ -83,7 +89,10 @@ describe('request log and metrics', () => {
   });
 
   it('count errors by code and 429s by plan', async () => {
-    const handler = apiHandler('listPets', async () => jsonResponse(200, []), { limiter: limiterWith(60) });
+    const handler = apiHandler('listPets', async () => jsonResponse(200, []), {
+      limiter: limiterWith(60),
+      clock: Date.now,
+    });
     const lines = await linesOf(() => handler(event, lambdaContext));
     expect(lines.find((line) => 'Errors' in line)).toMatchObject({
       Operation: 'listPets',
