@@ -1,7 +1,7 @@
 /** @type {import('jest').Config} */
 module.exports = {
   testEnvironment: 'node',
-  roots: ['<rootDir>/test'],
+  roots: ['<rootDir>/test', '<rootDir>/client/test'],
   testMatch: ['**/*.test.ts'],
   transform: { '\\.[cm]?[jt]s$': '<rootDir>/test/support/esbuild-jest-transform.js' },
   // middy ships ES modules only; let the transform turn them into CommonJS for jest.

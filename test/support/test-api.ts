@@ -9,7 +9,7 @@ import { createDocumentClient } from '../../lambda/store/dynamodb-client';
 import { LOCAL_TABLE_NAMES } from '../../local/local-tables';
 import { type LocalApi, startLocalApi } from '../../local/server';
 import { contractFetch } from './contract';
-import type { paths } from './openapi-types';
+import type { paths } from '../../client/src/openapi-types';
 
 /** A client typed from the OpenAPI document; every response it receives is checked against the document. */
 export type ApiClient = Client<paths>;

@@ -121,9 +121,13 @@ export interface components {
         | 'invalid_authorization'
         | 'invalid_api_key'
         | 'forbidden'
+        | 'cors_not_allowed'
         | 'not_found'
         | 'pet_not_found'
         | 'method_not_allowed'
+        | 'invalid_idempotency_key'
+        | 'idempotency_key_in_use'
+        | 'idempotency_key_reused'
         | 'gone'
         | 'payload_too_large'
         | 'unsupported_media_type'
@@ -201,6 +205,37 @@ export interface components {
           code?: 'method_not_allowed';
           /** @constant */
           status?: 405;
+        } & components['schemas']['Error'];
+      };
+    };
+    /** @description A CORS preflight (`OPTIONS` with `Origin` and `Access-Control-Request-Method`) refused by the service, without `Access-Control-*` headers: the origin is not one the project of the address allows, or the method is not one the path has. An allowed preflight answers 204; see the description's section on browsers. */
+    CorsNotAllowed: {
+      headers: {
+        /** @description Requests allowed in the window closest to exhaustion (per minute or per day). */
+        'X-RateLimit-Limit': number;
+        /** @description Requests left in that window. */
+        'X-RateLimit-Remaining': number;
+        /** @description Unix time (seconds) at which that window resets. */
+        'X-RateLimit-Reset': number;
+        /** @description Both windows of the caller's plan (draft-ietf-httpapi-ratelimit-headers), e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+        'RateLimit-Policy': string;
+        /** @description Requests remaining and seconds to reset of both windows, e.g. `"minute";r=59;t=42, "day";r=999;t=41000`. */
+        RateLimit: string;
+        [name: string]: unknown;
+      };
+      content: {
+        /**
+         * @example {
+         *       "code": "cors_not_allowed",
+         *       "message": "A CORS preflight from an origin that the project of this address does not allow, or for a method the path does not have.",
+         *       "status": 403
+         *     }
+         */
+        'application/json': {
+          /** @enum {unknown} */
+          code?: 'cors_not_allowed';
+          /** @constant */
+          status?: 403;
         } & components['schemas']['Error'];
       };
     };
@@ -539,7 +574,10 @@ export interface operations {
   createPet: {
     parameters: {
       query?: never;
-      header?: never;
+      header?: {
+        /** @description Makes the create safe to retry (IETF draft "The Idempotency-Key HTTP Header Field"): a quoted string of 1 to 255 printable ASCII characters, e.g. `"8e03978e-40d5-43e8-bc93-6894a57f9324"`; a bare token (RFC 9110 token characters, plus `:` and `/`, so a UUID needs no quotes) is accepted too. Keys are per project and remembered for 24 hours after the create: a retry with the same key and body answers the first 201 again, with `Idempotent-Replayed: true`, and creates nothing. */
+        'Idempotency-Key'?: string;
+      };
       path?: never;
       cookie?: never;
     };
@@ -565,13 +603,15 @@ export interface operations {
           RateLimit: string;
           /** @description URL of the created animal: `{base}/pets/{id}`. */
           Location: string;
+          /** @description Present when this answer replays an earlier create with the same `Idempotency-Key`: the same animal and `Location`, nothing created again. */
+          'Idempotent-Replayed'?: 'true';
           [name: string]: unknown;
         };
         content: {
           'application/json': components['schemas']['Pet'];
         };
       };
-      /** @description The body is missing, not JSON or not a valid `NewPet`, or a query parameter was sent. The message names each problem: every field and the rule it breaks. Codes: `invalid_body`, `malformed_json`, `invalid_parameter`. */
+      /** @description The body is missing, not JSON or not a valid `NewPet`, a query parameter was sent, or the `Idempotency-Key` is malformed or repeated. The message names each problem: every field and the rule it breaks. Codes: `invalid_body`, `malformed_json`, `invalid_parameter`, `invalid_idempotency_key`. */
       400: {
         headers: {
           /** @description Requests allowed in the window closest to exhaustion (per minute or per day). */
@@ -596,7 +636,7 @@ export interface operations {
            */
           'application/json': {
             /** @enum {unknown} */
-            code?: 'invalid_body' | 'malformed_json' | 'invalid_parameter';
+            code?: 'invalid_body' | 'malformed_json' | 'invalid_parameter' | 'invalid_idempotency_key';
             /** @constant */
             status?: 400;
           } & components['schemas']['Error'];
@@ -653,6 +693,39 @@ export interface operations {
             code?: 'forbidden';
             /** @constant */
             status?: 403;
+          } & components['schemas']['Error'];
+        };
+      };
+      /** @description A request with the same `Idempotency-Key` is still in progress; send the same request again after `Retry-After` seconds. Codes: `idempotency_key_in_use`. */
+      409: {
+        headers: {
+          /** @description Requests allowed in the window closest to exhaustion (per minute or per day). */
+          'X-RateLimit-Limit': number;
+          /** @description Requests left in that window. */
+          'X-RateLimit-Remaining': number;
+          /** @description Unix time (seconds) at which that window resets. */
+          'X-RateLimit-Reset': number;
+          /** @description Both windows of the caller's plan (draft-ietf-httpapi-ratelimit-headers), e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+          'RateLimit-Policy': string;
+          /** @description Requests remaining and seconds to reset of both windows, e.g. `"minute";r=59;t=42, "day";r=999;t=41000`. */
+          RateLimit: string;
+          /** @description Seconds until the request in progress has finished or given up its claim on the key. */
+          'Retry-After': number;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "code": "idempotency_key_in_use",
+           *       "message": "A request with this Idempotency-Key is still in progress; retry the same request after Retry-After seconds.",
+           *       "status": 409
+           *     }
+           */
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'idempotency_key_in_use';
+            /** @constant */
+            status?: 409;
           } & components['schemas']['Error'];
         };
       };
@@ -715,6 +788,37 @@ export interface operations {
             code?: 'unsupported_media_type';
             /** @constant */
             status?: 415;
+          } & components['schemas']['Error'];
+        };
+      };
+      /** @description The `Idempotency-Key` was used within 24 hours with a different body. Codes: `idempotency_key_reused`. */
+      422: {
+        headers: {
+          /** @description Requests allowed in the window closest to exhaustion (per minute or per day). */
+          'X-RateLimit-Limit': number;
+          /** @description Requests left in that window. */
+          'X-RateLimit-Remaining': number;
+          /** @description Unix time (seconds) at which that window resets. */
+          'X-RateLimit-Reset': number;
+          /** @description Both windows of the caller's plan (draft-ietf-httpapi-ratelimit-headers), e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+          'RateLimit-Policy': string;
+          /** @description Requests remaining and seconds to reset of both windows, e.g. `"minute";r=59;t=42, "day";r=999;t=41000`. */
+          RateLimit: string;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "code": "idempotency_key_reused",
+           *       "message": "This Idempotency-Key was used within the last 24 hours with a different request body; use a new key for a different request.",
+           *       "status": 422
+           *     }
+           */
+          'application/json': {
+            /** @enum {unknown} */
+            code?: 'idempotency_key_reused';
+            /** @constant */
+            status?: 422;
           } & components['schemas']['Error'];
         };
       };
