@@ -13,10 +13,15 @@ export interface Timed {
 /** Sends one request and times it until the whole response has arrived. */
 export function timedRequest(
   url: string,
-  { method = 'GET', apiKey, body }: { method?: string; apiKey: string; body?: unknown },
+  {
+    method = 'GET',
+    apiKey,
+    body,
+    headers: extra = {},
+  }: { method?: string; apiKey: string; body?: unknown; headers?: Record<string, string> },
 ): Promise<Timed> {
   const payload = body === undefined ? undefined : JSON.stringify(body);
-  const headers: Record<string, string> = { Authorization: `Bearer ${apiKey}` };
+  const headers: Record<string, string> = { Authorization: `Bearer ${apiKey}`, ...extra };
   if (payload !== undefined) headers['Content-Type'] = 'application/json';
   const start = process.hrtime.bigint();
   return new Promise((resolve, reject) => {

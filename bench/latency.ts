@@ -1,4 +1,4 @@
-import { randomInt } from 'node:crypto';
+import { randomInt, randomUUID } from 'node:crypto';
 import { type AttributeValue, GetItemCommand, PutItemCommand, QueryCommand } from '@aws-sdk/client-dynamodb';
 import { PETS_TABLE } from '../lambda/store/table-schema';
 import { LOCAL_TABLE_NAMES } from '../local/local-tables';
@@ -63,11 +63,19 @@ export async function measureLatency(
   const check = (status: number, expected: number, name: string) => {
     if (status !== expected) throw new Error(`${name} answered ${status}, expected ${expected}`);
   };
-  const api = async (name: string, path: string, expected: number, method = 'GET', body?: unknown) => {
+  const api = async (
+    name: string,
+    path: string,
+    expected: number,
+    method = 'GET',
+    body?: unknown,
+    headers: Record<string, string> = {},
+  ) => {
     const { status, ms } = await timedRequest(`${stack.baseUrl}${path}`, {
       method,
       apiKey: key.apiKey,
       body,
+      headers,
     });
     check(status, expected, name);
     return ms;
@@ -114,6 +122,55 @@ export async function measureLatency(
             }),
           ),
         ),
+    },
+    {
+      // A create with a fresh Idempotency-Key: reserve the key, write the pet, complete the key.
+      name: 'createPetIdempotent',
+      raw: 'PutItem ×3 (conditional), in sequence',
+      api: () =>
+        api(
+          'createPet with Idempotency-Key',
+          '/pets',
+          201,
+          'POST',
+          { name: 'Bench', categoryId: 2 },
+          {
+            'Idempotency-Key': `"${randomUUID()}"`,
+          },
+        ),
+      store: () =>
+        time(async () => {
+          const id = petId + 1 + randomInt(2 ** 40);
+          const record = (state: string) => ({
+            scopedKey: { S: `${newest.project}#${id}` },
+            state: { S: state },
+            petId: { N: String(id) },
+            createToken: { S: 'bench-token' },
+            expiresAt: { N: '4102444800' },
+          });
+          await stack.raw.send(
+            new PutItemCommand({
+              TableName: LOCAL_TABLE_NAMES.idempotency,
+              Item: record('in_flight'),
+              ConditionExpression: 'attribute_not_exists(scopedKey)',
+            }),
+          );
+          await stack.raw.send(
+            new PutItemCommand({
+              TableName: LOCAL_TABLE_NAMES.pets,
+              Item: toAttributes({ ...newest, id }),
+              ConditionExpression: 'attribute_not_exists(id)',
+            }),
+          );
+          await stack.raw.send(
+            new PutItemCommand({
+              TableName: LOCAL_TABLE_NAMES.idempotency,
+              Item: record('completed'),
+              ConditionExpression: 'petId = :id',
+              ExpressionAttributeValues: { ':id': { N: String(id) } },
+            }),
+          );
+        }),
     },
   ];
   const samples = new Map(pairs.map((pair) => [pair.name, { api: [] as number[], store: [] as number[] }]));

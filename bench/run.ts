@@ -129,6 +129,7 @@ async function main(): Promise<void> {
         [RUNTIME_ENV.apiKeysTable]: LOCAL_TABLE_NAMES.apiKeys,
         [RUNTIME_ENV.projectsTable]: LOCAL_TABLE_NAMES.projects,
         [RUNTIME_ENV.rateLimitsTable]: LOCAL_TABLE_NAMES.rateLimits,
+        [RUNTIME_ENV.idempotencyTable]: LOCAL_TABLE_NAMES.idempotency,
         [RUNTIME_ENV.cursorKey]: 'bench-cursor-key',
       },
       { processes: plan.coldStartProcesses, warmRepeats: plan.warmRepeats, workDir },

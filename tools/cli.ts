@@ -31,7 +31,10 @@ export type OptionValues<O extends OptionSpecs> = {
 
 export interface CommandSpec<O extends OptionSpecs> {
   readonly name: string;
-  /** Operands in order; a trailing `?` makes one optional (only the last ones may be). */
+  /**
+   * Operands in order; a trailing `?` makes one optional (only the last ones may be), and a
+   * trailing `...` makes the last one take any number of values, none included.
+   */
   readonly operands?: readonly string[];
   /** Options this command takes besides the tool's global ones. */
   readonly options?: readonly (keyof O & string)[];
@@ -57,7 +60,7 @@ export type CommandLine<O extends OptionSpecs> =
   | {
       readonly help?: undefined;
       readonly command: string;
-      /** One entry per declared operand given, in order. */
+      /** One entry per declared operand given, in order (a variadic last one: one per value). */
       readonly operands: readonly string[];
       readonly values: OptionValues<O>;
     };
@@ -79,7 +82,10 @@ function optionForm(name: string, option: OptionSpec): string {
   return option.type === 'string' ? `--${name} ${option.value ?? 'VALUE'}` : `--${name}`;
 }
 
+const VARIADIC = '...';
+
 function operandForm(operand: string): string {
+  if (operand.endsWith(VARIADIC)) return `[<${operand.slice(0, -VARIADIC.length)}> ...]`;
   return operand.endsWith('?') ? `[<${operand.slice(0, -1)}>]` : `<${operand}>`;
 }
 
@@ -149,13 +155,13 @@ function checkOperands<O extends OptionSpecs>(
   given: readonly string[],
 ): void {
   const declared = command.operands ?? [];
-  const required = declared.filter((operand) => !operand.endsWith('?'));
+  const required = declared.filter((operand) => !operand.endsWith('?') && !operand.endsWith(VARIADIC));
   const form = `${invocation(tool)} ${commandForm(tool, command, false)}`;
   if (given.length < required.length) {
     const missing = required.slice(given.length).map(operandForm).join(' ');
     throw commandError(tool, command.name, `${command.name} needs ${missing}: ${form}`);
   }
-  if (given.length > declared.length) {
+  if (given.length > declared.length && !declared.at(-1)?.endsWith(VARIADIC)) {
     const extra = given
       .slice(declared.length)
       .map((value) => JSON.stringify(value))

@@ -9,6 +9,7 @@ import {
 import {
   issueConsoleToken,
   newUsageId,
+  parseAllowedOrigins,
   type ProjectRecord,
   projectNameProblem,
 } from '../lambda/domain/project';
@@ -96,6 +97,13 @@ function checkPlanNumbers(plan: PlanName, numbers: Partial<PlanLimits> | undefin
   const problems = planNumbersProblems(plan, numbers);
   if (problems.length > 0) throw new UsageError(problems.join(' '));
   return isAgreedPlan(planDefinition(plan)) ? (numbers as PlanLimits) : undefined;
+}
+
+/** The origins given, normalized; a bad one (or too many) is a wrong invocation naming each. */
+export function checkOrigins(texts: readonly string[]): string[] {
+  const parsed = parseAllowedOrigins(texts);
+  if (parsed.problems) throw new UsageError(parsed.problems.join(' '));
+  return parsed.origins;
 }
 
 export class ProjectAdmin {
@@ -245,6 +253,16 @@ export class ProjectAdmin {
           `delete the key valued ${project.usageId} there.`,
       };
     }
+  }
+
+  /**
+   * Replaces the browser origins the project allows (none: no page may call its address),
+   * each normalized; a bad origin is a wrong invocation, and nothing is written.
+   */
+  async setOrigins(name: string, texts: readonly string[]): Promise<string[]> {
+    const origins = checkOrigins(texts);
+    if (!(await this.projects.setAllowedOrigins(name, origins))) throw this.noSuchProject(name);
+    return origins;
   }
 
   /** A new console token (shown once); the old one stops working at once. */

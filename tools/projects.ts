@@ -6,7 +6,7 @@ import {
   PLAN_NAMES,
   PLANS,
 } from '../lambda/domain/plans';
-import { type ProjectRecord, projectLimits } from '../lambda/domain/project';
+import { MAX_ALLOWED_ORIGINS, type ProjectRecord, projectLimits } from '../lambda/domain/project';
 import { ENVIRONMENT_NAMES } from '../lib/config/environments';
 import { GATEWAY_KEY_QUOTA } from './api-gateway-keys';
 import { parseCommandLine, runToolMain, type ToolSpec } from './cli';
@@ -21,7 +21,7 @@ import {
   toolTableNames,
   toolTablesHelp,
 } from './local-store';
-import { ProjectAdmin } from './project-admin';
+import { checkOrigins, ProjectAdmin } from './project-admin';
 import { describeMigration, migrateToProjects } from './project-migration';
 import { connectStage, parseStage, type StageClients, type StageOptions } from './stage';
 
@@ -97,6 +97,16 @@ export const PROJECTS_TOOL: ToolSpec<typeof OPTIONS> = {
       summary: [
         "Move a project to another plan; every key of it follows within the authorizer's",
         'cache time (30 s). With --stage, waits that long before deleting the old gateway key.',
+      ].join('\n'),
+    },
+    {
+      name: 'set-origins',
+      operands: ['name', 'origin...'],
+      options: ['json'],
+      summary: [
+        "Set the browser origins whose pages may call the project's address (CORS), e.g.",
+        `https://app.example.com or http://localhost:5173; at most ${MAX_ALLOWED_ORIGINS}. None clears the list.`,
+        "Takes effect within the authorizer's cache time (30 s).",
       ].join('\n'),
     },
     {
@@ -187,8 +197,13 @@ function projectJson(project: ProjectRecord, address: string) {
     plan: project.plan,
     limits: projectLimits(project),
     address,
+    allowedOrigins: project.allowedOrigins ?? [],
     createdAt: project.createdAt,
   };
+}
+
+function originsText(origins: readonly string[]): string {
+  return origins.length === 0 ? 'none' : origins.join(', ');
 }
 
 /** Runs one projects command against the local store at `io.endpoint`, or against `--stage`. */
@@ -258,6 +273,7 @@ export async function runProjectsCommand(argv: readonly string[], io: ProjectsCo
         io.out(`Project ${name}`);
         io.out(`  Plan:          ${project.plan} (${limitsText(project)})`);
         io.out(`  Address:       ${address}`);
+        io.out(`  Origins:       ${originsText(project.allowedOrigins ?? [])}`);
         io.out(`  Created:       ${project.createdAt}`);
         io.out(`  Console token: issued ${project.consoleTokenIssuedAt}`);
         if (keys.length === 0) io.out(`  Keys:          none (npm run keys -- create --project ${name})`);
@@ -285,6 +301,19 @@ export async function runProjectsCommand(argv: readonly string[], io: ProjectsCo
           );
         }
         if (change.incomplete) throw new Error(change.incomplete);
+      };
+      break;
+    }
+    case 'set-origins': {
+      const given = operands.slice(1);
+      checkOrigins(given);
+      run = async (admin) => {
+        const origins = await admin.setOrigins(name, given);
+        if (values.json) io.out(JSON.stringify({ name, allowedOrigins: origins }));
+        else
+          io.out(
+            `Project ${name} allows ${origins.length === 0 ? 'no browser origins' : `browser origins ${originsText(origins)}`}; its address follows within 30 seconds.`,
+          );
       };
       break;
     }

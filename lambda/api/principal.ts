@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { AuthFailure, Principal } from '../domain/authentication';
-import { isPlanName } from '../domain/plans';
+import { isPlanName, type PlanLimits, type PlanName } from '../domain/plans';
 
 /**
  * How the authorizer tells an operation who a request comes from. The authorizer always
@@ -13,8 +13,28 @@ export type { AuthFailure, Principal };
 /** API Gateway passes authorizer context values as strings. */
 export type AuthorizerContext = Record<string, string>;
 
-export function toAuthorizerContext(principal: Principal): AuthorizerContext {
-  if (!principal.authenticated) return { authenticated: 'false', failure: principal.failure };
+/**
+ * The context the authorizer passes: who the caller is, and `corsOrigin`, the request's
+ * `Origin` when the project of the request's address allows it (one origin, not the list:
+ * the context stays small whatever the project allows).
+ */
+export function toAuthorizerContext(
+  principal: Principal,
+  corsOrigin?: string,
+  preflightOf?: PreflightProject,
+): AuthorizerContext {
+  const cors: AuthorizerContext = corsOrigin === undefined ? {} : { corsOrigin };
+  if (!principal.authenticated) {
+    const preflight: AuthorizerContext = preflightOf
+      ? {
+          preflightProject: preflightOf.project,
+          preflightPlan: preflightOf.plan,
+          preflightPerMinute: String(preflightOf.limits.perMinute),
+          preflightPerDay: String(preflightOf.limits.perDay),
+        }
+      : {};
+    return { authenticated: 'false', failure: principal.failure, ...cors, ...preflight };
+  }
   const { keyId, project, plan, limits } = principal;
   return {
     authenticated: 'true',
@@ -23,7 +43,41 @@ export function toAuthorizerContext(principal: Principal): AuthorizerContext {
     plan,
     perMinute: String(limits.perMinute),
     perDay: String(limits.perDay),
+    ...cors,
   };
+}
+
+/** The project whose allowed origin sent a preflight: its plan counts the preflight. */
+export interface PreflightProject {
+  readonly project: string;
+  readonly plan: PlanName;
+  readonly limits: PlanLimits;
+}
+
+/** The project a keyless preflight is counted on, when the authorizer named one (fail closed: else none). */
+export function preflightProjectOf(
+  event: Pick<APIGatewayProxyEvent, 'requestContext'>,
+): PreflightProject | undefined {
+  const context = (event.requestContext?.authorizer ?? {}) as Record<string, unknown>;
+  const { preflightProject: project, preflightPlan: plan } = context;
+  const perMinute = count(context.preflightPerMinute);
+  const perDay = count(context.preflightPerDay);
+  if (
+    typeof project !== 'string' ||
+    typeof plan !== 'string' ||
+    !isPlanName(plan) ||
+    perMinute === undefined ||
+    perDay === undefined
+  ) {
+    return undefined;
+  }
+  return { project, plan, limits: { perMinute, perDay } };
+}
+
+/** The origin the authorizer found allowed for this request, if any (see {@link toAuthorizerContext}). */
+export function corsOriginOf(event: Pick<APIGatewayProxyEvent, 'requestContext'>): string | undefined {
+  const { corsOrigin } = (event.requestContext?.authorizer ?? {}) as Record<string, unknown>;
+  return typeof corsOrigin === 'string' && corsOrigin.length > 0 ? corsOrigin : undefined;
 }
 
 const FAILURES: readonly AuthFailure[] = [

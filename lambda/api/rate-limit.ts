@@ -5,6 +5,17 @@ import { ApiError } from './errors';
 
 const seconds = (ms: number) => Math.ceil(ms / 1000);
 
+/** The rate-limit headers every response of the service carries (a 429 adds `Retry-After`). */
+export const RATE_LIMIT_HEADER_NAMES = [
+  'X-RateLimit-Limit',
+  'X-RateLimit-Remaining',
+  'X-RateLimit-Reset',
+  'RateLimit-Policy',
+  'RateLimit',
+] as const;
+
+type RateLimitHeaderName = (typeof RATE_LIMIT_HEADER_NAMES)[number];
+
 /**
  * The rate-limit headers of a response. `X-RateLimit-*` describe the window
  * closest to exhaustion (fewest requests left; on a tie, the minute, which resets
@@ -22,7 +33,8 @@ export function rateLimitHeaders(admission: Admission): Record<string, string> {
     resetMs = admission.retryAtMs;
   }
   const left = (report: WindowReport) => (admission.admitted || report !== shown ? report.remaining : 0);
-  const headers: Record<string, string> = {
+  // Typed by the list, so the list and the headers sent cannot drift apart.
+  const headers: Record<RateLimitHeaderName, string> & { 'Retry-After'?: string } = {
     'X-RateLimit-Limit': String(shown.limit),
     'X-RateLimit-Remaining': String(remaining),
     'X-RateLimit-Reset': String(seconds(resetMs)),

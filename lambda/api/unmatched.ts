@@ -1,5 +1,5 @@
 import { ApiError } from './errors';
-import { API_VERSION_PREFIX, methodsByPath, ROUTES, type Route } from './routes';
+import { API_VERSION_PREFIX, type HttpMethod, methodsByPath, ROUTES, type Route } from './routes';
 
 /** Message of the 405 answer for a known path called with another method. */
 export function methodNotAllowedMessage(allow: string): string {
@@ -16,11 +16,17 @@ export const NO_SUCH_PATH_UNDER_PREFIX = `No such path under ${API_VERSION_PREFI
  * agrees with the gateway's routing by construction.
  */
 export function unmatchedRequestError(resource: string, routes: readonly Route[] = ROUTES): ApiError {
-  const path = resource.startsWith(API_VERSION_PREFIX)
-    ? resource.slice(API_VERSION_PREFIX.length)
-    : undefined;
-  const methods = path === undefined ? undefined : methodsByPath(routes).get(path);
+  const methods = methodsOfResource(resource, routes);
   if (!methods) return new ApiError('not_found', NO_SUCH_PATH_UNDER_PREFIX);
   const allow = methods.join(', ');
   return new ApiError('method_not_allowed', methodNotAllowedMessage(allow), { Allow: allow });
+}
+
+/** The methods of the route path a resource template is (`/v1/pets` → GET, POST); undefined for any other resource. */
+export function methodsOfResource(
+  resource: string,
+  routes: readonly Route[] = ROUTES,
+): readonly HttpMethod[] | undefined {
+  if (!resource.startsWith(API_VERSION_PREFIX)) return undefined;
+  return methodsByPath(routes).get(resource.slice(API_VERSION_PREFIX.length));
 }

@@ -32,6 +32,24 @@ export interface Authentication {
   principal: Principal;
   /** The project's usage identifier (for the gateway's usage plans). */
   usageId?: string;
+  /**
+   * The browser origins the project of the request's address allows (CORS), whether or not
+   * the request is authenticated: a preflight carries no key, so only the address can name
+   * the project. None on other hosts.
+   */
+  allowedOrigins?: readonly string[];
+  /**
+   * The project of the request's address, whether or not the request is authenticated: a
+   * browser's preflight to it (no key) is that project's traffic, counted on its plan.
+   */
+  address?: AddressProject;
+}
+
+export interface AddressProject {
+  readonly project: string;
+  readonly plan: PlanName;
+  readonly limits: PlanLimits;
+  readonly usageId: string;
 }
 
 export interface AuthenticationRequest {
@@ -52,9 +70,17 @@ export async function authenticate(
   lookupKey: KeyLookup,
   lookupProject: ProjectLookup,
 ): Promise<Authentication> {
+  // Once the address's project is read, every answer carries its origins, failures included.
+  let address: ProjectRecord | undefined;
+  const failed = (failure: AuthFailure): Authentication => ({
+    principal: { authenticated: false, failure },
+    ...originsOf(address),
+  });
   try {
-    if (addressProject !== undefined && !(await lookupProject(addressProject)))
-      return failed('unknown_address');
+    if (addressProject !== undefined) {
+      address = await lookupProject(addressProject);
+      if (!address) return failed('unknown_address');
+    }
     if (authorization.length === 0) return failed('missing_api_key');
     const [header] = authorization;
     const match = authorization.length === 1 && header !== undefined ? BEARER.exec(header.trim()) : null;
@@ -78,12 +104,22 @@ export async function authenticate(
         limits: projectLimits(project),
       },
       usageId: project.usageId,
+      ...originsOf(address),
     };
   } catch {
     return failed('service_unavailable');
   }
 }
 
-function failed(failure: AuthFailure): Authentication {
-  return { principal: { authenticated: false, failure } };
+function originsOf(address: ProjectRecord | undefined): Pick<Authentication, 'allowedOrigins' | 'address'> {
+  if (!address) return {};
+  return {
+    ...(address.allowedOrigins?.length ? { allowedOrigins: address.allowedOrigins } : {}),
+    address: {
+      project: address.name,
+      plan: address.plan,
+      limits: projectLimits(address),
+      usageId: address.usageId,
+    },
+  };
 }

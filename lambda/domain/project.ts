@@ -14,6 +14,11 @@ export interface Project {
   /** The numbers agreed with the customer, on an agreed plan (Enterprise) only. */
   readonly agreedLimits?: PlanLimits;
   readonly createdAt: string;
+  /**
+   * The browser origins whose pages may call the project's address (CORS), each normalized
+   * by {@link parseAllowedOrigins}; none when absent.
+   */
+  readonly allowedOrigins?: readonly string[];
 }
 
 /** The stored form of a project: never its console token, only the token's hash. */
@@ -128,4 +133,96 @@ export function projectOfHost(
   if (!name.endsWith(suffix)) return undefined;
   const label = name.slice(0, -suffix.length);
   return label.length > 0 && !label.includes('.') ? label : undefined;
+}
+
+/** Most origins one project may allow: a short list of its own apps, not a registry. */
+export const MAX_ALLOWED_ORIGINS = 20;
+
+/** Longest origin: `https://`, a 253-character host name and `:65535`. */
+const MAX_ORIGIN_LENGTH = 'https://'.length + 253 + ':65535'.length;
+
+/** Scheme, `://`, then an authority with nothing after it: no path, query, fragment or user. */
+const ORIGIN_SHAPE = /^([A-Za-z][A-Za-z0-9+.-]*):\/\/([^/?#@\s\\]+)$/;
+
+/**
+ * A browser origin as the `Origin` header serializes it (`https://app.example.com`,
+ * `http://localhost:5173`): scheme and host lower-cased, an IDN host in its `xn--` form, the
+ * scheme's default port dropped. `problem` says what is wrong in words an operator can act
+ * on: only http and https, no path, no wildcard, no `null`.
+ */
+export function normalizeOrigin(text: string): { origin: string } | { problem: string } {
+  const shown = JSON.stringify(text);
+  const example = 'an origin is a scheme, a host and an optional port, e.g. https://app.example.com';
+  if (text.trim().toLowerCase() === 'null') {
+    return {
+      problem: `Origin ${shown} cannot be allowed: sandboxed pages and local files send it, so it would let any of them in.`,
+    };
+  }
+  if (text.includes('*')) {
+    return { problem: `Origin ${shown} holds a wildcard, which is not supported: list each origin.` };
+  }
+  const shape = ORIGIN_SHAPE.exec(text);
+  if (!shape) {
+    if (/^https?:\/\/[^/?#]*@/i.test(text))
+      return { problem: `Origin ${shown} may not hold a user name or password; ${example}.` };
+    const withoutPath = /^(https?:\/\/[^/?#@\s\\]+)[/?#]/i.exec(text)?.[1];
+    if (withoutPath) {
+      return {
+        problem: `Origin ${shown} has a path, query or fragment, which an origin never has: use ${withoutPath.toLowerCase()}.`,
+      };
+    }
+    return { problem: `Origin ${shown} is not an origin; ${example}.` };
+  }
+  const scheme = shape[1]?.toLowerCase();
+  if (scheme !== 'http' && scheme !== 'https') {
+    return { problem: `Origin ${shown} must use http or https, not ${scheme}; ${example}.` };
+  }
+  let origin: string;
+  try {
+    origin = new URL(text).origin;
+  } catch {
+    return { problem: `Origin ${shown} has no valid host or port; ${example}.` };
+  }
+  if (origin.length > MAX_ORIGIN_LENGTH) {
+    return { problem: `Origin ${shown} is longer than ${MAX_ORIGIN_LENGTH} characters.` };
+  }
+  return { origin };
+}
+
+/**
+ * A project's list of allowed origins, each normalized, repeats dropped (in the order given),
+ * at most {@link MAX_ALLOWED_ORIGINS}; or one problem per bad origin. An empty list allows none.
+ */
+export function parseAllowedOrigins(
+  texts: readonly string[],
+): { origins: string[]; problems?: undefined } | { problems: string[] } {
+  const origins: string[] = [];
+  const problems: string[] = [];
+  for (const text of texts) {
+    const result = normalizeOrigin(text);
+    if ('problem' in result) problems.push(result.problem);
+    else if (!origins.includes(result.origin)) origins.push(result.origin);
+  }
+  if (problems.length > 0) return { problems };
+  if (origins.length > MAX_ALLOWED_ORIGINS) {
+    return {
+      problems: [
+        `A project may allow at most ${MAX_ALLOWED_ORIGINS} origins, not ${origins.length}: serve its apps from fewer origins.`,
+      ],
+    };
+  }
+  return { origins };
+}
+
+/**
+ * The request's `Origin` when the project allows it, normalized (a browser sends it so
+ * already); undefined for no origin, an origin not on the list, or no list.
+ */
+export function allowedOrigin(
+  requestOrigin: string | undefined,
+  allowed: readonly string[] | undefined,
+): string | undefined {
+  if (requestOrigin === undefined || !allowed || allowed.length === 0) return undefined;
+  const result = normalizeOrigin(requestOrigin);
+  return 'origin' in result && allowed.includes(result.origin) ? result.origin : undefined;
 }

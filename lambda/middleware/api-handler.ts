@@ -7,6 +7,7 @@ import { CATCH_ALL, type HandlerName, type OperationId, routeFor } from '../api/
 import type { RateLimiter } from '../domain/rate-limiter';
 import { log } from '../shared/observability';
 import { authenticate } from './authenticate';
+import { cors } from './cors';
 import { deprecated, sunset } from './deprecation';
 import { errorResponses } from './error-responses';
 import { jsonBody } from './json-body';
@@ -39,14 +40,18 @@ export interface OperationDependencies {
 type Stack = middy.MiddyfiedHandler<APIGatewayProxyEvent, APIGatewayProxyResult>;
 
 /**
- * What every function that answers requests runs first: the request log, then (after any
- * deprecation middleware the caller adds) the rate limiter and the Error bodies.
+ * What every function that answers requests runs first: the request log and the CORS
+ * headers, then (after any deprecation middleware the caller adds) the rate limiter and
+ * the Error bodies.
  */
 function loggedStack(name: HandlerName): Stack {
   const stack = middy<APIGatewayProxyEvent, APIGatewayProxyResult>();
   // First in, so that its after/onError run last and log the final response. The event is
   // never logged (it holds the Authorization header), whatever POWERTOOLS_LOGGER_LOG_EVENT says.
-  return stack.use(injectLambdaContext(log(), { resetKeys: true, logEvent: false })).use(requestLog(name));
+  return stack
+    .use(injectLambdaContext(log(), { resetKeys: true, logEvent: false }))
+    .use(requestLog(name))
+    .use(cors());
 }
 
 /**
@@ -83,8 +88,9 @@ export function apiHandler<Body = undefined>(
 
 /**
  * The catch-all's stack: logged and counted like an operation (a valid key against its
- * plan, anyone else per client IP), and every answer an Error body with the rate-limit
- * headers. No key is required: a path that does not exist is 404 for everyone.
+ * plan, anyone else per client IP, so every preflight too), and every refusal an Error body
+ * with the rate-limit headers. No key is required: a path that does not exist is 404 for
+ * everyone, and a preflight carries none.
  */
 export function catchAllHandler(
   handle: (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>,

@@ -16,6 +16,7 @@ import {
   type PetStore,
   petFrom,
 } from '../domain/pet';
+import type { ReservedPetWriter } from '../domain/idempotency';
 import { newPetId } from '../domain/pet-id';
 import { now as wallClock } from '../shared/clock';
 import { allPages, conditionalWrite, storeCall } from './dynamodb-client';
@@ -57,7 +58,7 @@ function toPet(item: Record<string, unknown>): Pet {
 }
 
 /** The only code that knows how pets are stored. */
-export class PetRepository implements PetStore {
+export class PetRepository implements PetStore, ReservedPetWriter {
   private readonly statusIndex: boolean;
   private readonly clock: () => number;
 

@@ -72,6 +72,13 @@ export class ProjectRepository implements ProjectStore {
     });
   }
 
+  /** Replaces the browser origins the project allows (an empty list removes them all). */
+  async setAllowedOrigins(name: string, origins: readonly string[]): Promise<boolean> {
+    return origins.length > 0
+      ? this.update(name, 'SET allowedOrigins = :origins', { ':origins': [...origins] })
+      : this.update(name, 'REMOVE allowedOrigins', undefined);
+  }
+
   /** Points the project at another gateway usage identifier (a plan change moves it to another usage plan). */
   async setUsageId(name: string, usageId: string): Promise<boolean> {
     return this.update(name, 'SET usageId = :usageId', { ':usageId': usageId });
@@ -90,7 +97,11 @@ export class ProjectRepository implements ProjectStore {
     );
   }
 
-  private async update(name: string, expression: string, values: Record<string, unknown>): Promise<boolean> {
+  private async update(
+    name: string,
+    expression: string,
+    values: Record<string, unknown> | undefined,
+  ): Promise<boolean> {
     return conditionalWrite(() =>
       this.client.send(
         new UpdateCommand({
@@ -102,7 +113,7 @@ export class ProjectRepository implements ProjectStore {
             '#name': 'name',
             ...(expression.includes('#plan') ? { '#plan': 'plan' } : {}),
           },
-          ExpressionAttributeValues: values,
+          ...(values ? { ExpressionAttributeValues: values } : {}),
         }),
       ),
     );

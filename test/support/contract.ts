@@ -27,6 +27,9 @@ const UNMATCHED_DOCUMENT = {
       get: {
         operationId: 'unmatched',
         responses: {
+          // OPTIONS on a known path: 204 (Allow, or a preflight's CORS headers), or a refused preflight.
+          '204': { description: 'OPTIONS answered: no body.' },
+          '403': { $ref: '#/components/responses/CorsNotAllowed' },
           '404': { $ref: '#/components/responses/NotFound' },
           '405': { $ref: '#/components/responses/MethodNotAllowed' },
           '413': { $ref: '#/components/responses/PayloadTooLarge' },

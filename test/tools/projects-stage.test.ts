@@ -349,6 +349,23 @@ describe('projects delete --stage', () => {
   });
 });
 
+describe('projects set-origins --stage', () => {
+  it("writes the stage's projects table only: no gateway call", async () => {
+    const before = await createProject('pro');
+    gatewayMock.resetHistory();
+    const lines = await projectsTool('set-origins', before.name, 'https://app.example.com', '--json');
+    expect(JSON.parse(lines[0] ?? '')).toEqual({
+      name: before.name,
+      allowedOrigins: ['https://app.example.com'],
+    });
+    expect((await projects.get(before.name))?.allowedOrigins).toEqual(['https://app.example.com']);
+    expect(
+      await new ProjectRepository(t.documents, LOCAL_TABLE_NAMES.projects).get(before.name),
+    ).toBeUndefined();
+    expect(gatewayCommandsSent()).toEqual([]);
+  });
+});
+
 describe('keys --stage', () => {
   it('create, list and move act on the deployed tables and never call API Gateway', async () => {
     const [a, b] = [await createProject('free'), await createProject('pro')];

@@ -235,6 +235,7 @@ describe('projects list and show', () => {
       plan: 'enterprise',
       limits: { perMinute: 100, perDay: 5000 },
       address: `http://${name}.localhost:${PORT}/v1`,
+      allowedOrigins: [],
       createdAt: expect.any(String),
     });
     expect((await projectsTool('list')).join('\n')).toMatch(
@@ -256,6 +257,7 @@ describe('projects list and show', () => {
       plan: 'business',
       limits: PLANS.business.limits,
       address: `http://${name}.localhost:${PORT}/v1`,
+      allowedOrigins: [],
       createdAt: expect.any(String),
       consoleTokenIssuedAt: expect.any(String),
       keys: [{ id: issued.id, name: 'robot', createdAt: expect.any(String) }],
@@ -269,6 +271,80 @@ describe('projects list and show', () => {
     const error = await failure(projectsTool('show', 'nosuchproject'));
     expect(error).toBeInstanceOf(UsageError);
     expect(error.message).toMatch(/No project is named nosuchproject/);
+  });
+});
+
+describe('projects set-origins', () => {
+  it('stores the origins normalized, without repeats; show and --json print them', async () => {
+    const name = fresh('web');
+    await projectsTool('create', name);
+    const set = onlyJson<{ name: string; allowedOrigins: string[] }>(
+      await projectsTool(
+        'set-origins',
+        name,
+        'HTTPS://App.Example.com:443',
+        'http://localhost:5173',
+        'https://app.example.com',
+        '--json',
+      ),
+    );
+    expect(set).toEqual({ name, allowedOrigins: ['https://app.example.com', 'http://localhost:5173'] });
+    expect((await projects.get(name))?.allowedOrigins).toEqual(set.allowedOrigins);
+    expect(
+      onlyJson<{ allowedOrigins: string[] }>(await projectsTool('show', name, '--json')).allowedOrigins,
+    ).toEqual(set.allowedOrigins);
+    expect((await projectsTool('show', name)).join('\n')).toMatch(
+      /Origins: +https:\/\/app\.example\.com, http:\/\/localhost:5173\n/,
+    );
+    expect(await projectsTool('set-origins', name, 'https://shop.example')).toEqual([
+      `Project ${name} allows browser origins https://shop.example; its address follows within 30 seconds.`,
+    ]);
+  });
+
+  it('clears the list when given no origin', async () => {
+    const name = fresh('web');
+    await projectsTool('create', name);
+    await projectsTool('set-origins', name, 'https://app.example.com');
+    expect(await projectsTool('set-origins', name)).toEqual([
+      `Project ${name} allows no browser origins; its address follows within 30 seconds.`,
+    ]);
+    expect((await projects.get(name))?.allowedOrigins).toBeUndefined();
+    expect((await projectsTool('show', name)).join('\n')).toMatch(/Origins: +none\n/);
+  });
+
+  it.each([
+    [
+      ['https://app.example.com/'],
+      /Origin "https:\/\/app\.example\.com\/" has a path.*use https:\/\/app\.example\.com\./,
+    ],
+    [['https://*.example.com'], /Origin "https:\/\/\*\.example\.com" holds a wildcard/],
+    [['null'], /Origin "null" cannot be allowed/],
+    [['ftp://files.example.com'], /must use http or https, not ftp/],
+    [['https://ok.example', 'app.example.com'], /Origin "app\.example\.com" is not an origin/],
+    [Array.from({ length: 21 }, (_, i) => `https://app${i}.example`), /at most 20 origins, not 21/],
+  ])(
+    'refuses %j as a wrong invocation (exit 2) naming the origin, and changes nothing',
+    async (origins, message) => {
+      const name = fresh('web');
+      await projectsTool('create', name);
+      await projectsTool('set-origins', name, 'https://before.example');
+      const error = await failure(projectsTool('set-origins', name, ...origins));
+      expect(error).toBeInstanceOf(UsageError);
+      expect(error.message).toMatch(message);
+      expect((await projects.get(name))?.allowedOrigins).toEqual(['https://before.example']);
+    },
+  );
+
+  it('refuses an unknown project (exit 2)', async () => {
+    const error = await failure(projectsTool('set-origins', 'nosuchproject', 'https://app.example.com'));
+    expect(error).toBeInstanceOf(UsageError);
+    expect(error.message).toMatch(/No project is named nosuchproject/);
+  });
+
+  it('shows the list in its usage', async () => {
+    expect((await projectsTool('set-origins', '--help')).join('\n')).toMatch(
+      /^Usage: npm run projects -- set-origins <name> \[<origin> \.\.\.\] \[--json\]/,
+    );
   });
 });
 

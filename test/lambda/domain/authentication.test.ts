@@ -23,6 +23,7 @@ function project(name: string, overrides: Partial<ProjectRecord> = {}): ProjectR
 const projects = new Map<string, ProjectRecord>([
   ['acme', project('acme')],
   ['bigco', project('bigco', { plan: 'enterprise', agreedLimits: { perMinute: 2_000, perDay: 900_000 } })],
+  ['webapp', project('webapp', { allowedOrigins: ['https://app.example.com'] })],
 ]);
 const issued = issueApiKey('acme', 'test', new Date('2026-01-01T00:00:00Z'));
 const bigcoKey = issueApiKey('bigco', 'test', new Date());
@@ -178,5 +179,44 @@ describe('authenticate', () => {
       const result = await authenticate({ authorization: [`Bearer ${issued.apiKey}`] }, keys, projectsOf);
       expect(result.principal).toEqual({ authenticated: false, failure: 'service_unavailable' });
     }
+  });
+});
+
+describe("the address project's allowed origins", () => {
+  const webKey = issueApiKey('webapp', 'browser', new Date());
+  records.set(webKey.record.keyId, webKey.record);
+  const allowed = ['https://app.example.com'];
+
+  it('come with every answer on its address, authenticated or not: a preflight carries no key', async () => {
+    expect((await auth([`Bearer ${webKey.apiKey}`], 'webapp')).allowedOrigins).toEqual(allowed);
+    for (const authorization of [[], ['Basic x'], [`Bearer ${issued.apiKey}`]]) {
+      const result = await auth(authorization, 'webapp');
+      expect(result.principal.authenticated).toBe(false);
+      expect(result.allowedOrigins).toEqual(allowed);
+    }
+  });
+
+  it("are never another project's: none on other hosts, none for a project that allows none", async () => {
+    // The key's project allows origins, but the request came through the shared address.
+    expect((await auth([`Bearer ${webKey.apiKey}`])).allowedOrigins).toBeUndefined();
+    expect((await auth([`Bearer ${issued.apiKey}`], 'acme')).allowedOrigins).toBeUndefined();
+    expect((await auth([], 'nobody')).allowedOrigins).toBeUndefined();
+  });
+
+  it('survive a key store that fails after the address was read', async () => {
+    const failing = async () => {
+      throw new Error('connection refused');
+    };
+    const result = await authenticate(
+      { authorization: [`Bearer ${webKey.apiKey}`], addressProject: 'webapp' },
+      failing,
+      lookupProject,
+    );
+    expect(result).toEqual({
+      principal: { authenticated: false, failure: 'service_unavailable' },
+      allowedOrigins: allowed,
+      // The address's project, for counting a preflight to it on its plan.
+      address: { project: 'webapp', plan: 'pro', limits: PLANS.pro.limits, usageId: expect.any(String) },
+    });
   });
 });

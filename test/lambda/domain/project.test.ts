@@ -1,6 +1,10 @@
 import { PLANS } from '../../../lambda/domain/plans';
 import {
+  allowedOrigin,
   consoleTokenMatches,
+  MAX_ALLOWED_ORIGINS,
+  normalizeOrigin,
+  parseAllowedOrigins,
   issueConsoleToken,
   parseConsoleToken,
   projectLimits,
@@ -110,5 +114,78 @@ describe('projectOfHost', () => {
 
   it('names no project without a platform domain', () => {
     expect(projectOfHost('acme.animalstore.example', undefined)).toBeUndefined();
+  });
+});
+
+describe('allowed origins', () => {
+  it.each([
+    ['https://app.example.com', 'https://app.example.com'],
+    ['http://localhost:5173', 'http://localhost:5173'],
+    ['HTTPS://App.Example.COM', 'https://app.example.com'],
+    ['https://app.example.com:443', 'https://app.example.com'],
+    ['http://app.example.com:80', 'http://app.example.com'],
+    ['https://app.example.com:8443', 'https://app.example.com:8443'],
+    ['http://127.0.0.1:8080', 'http://127.0.0.1:8080'],
+    ['http://[::1]:3000', 'http://[::1]:3000'],
+    ['https://bücher.example', 'https://xn--bcher-kva.example'],
+  ])('normalizes %s to %s, as a browser serializes it', (text, origin) => {
+    expect(normalizeOrigin(text)).toEqual({ origin });
+  });
+
+  it.each([
+    ['https://app.example.com/', /has a path.*use https:\/\/app\.example\.com\./],
+    ['https://app.example.com/app', /has a path, query or fragment/],
+    ['https://app.example.com?x=1', /has a path, query or fragment/],
+    ['https://app.example.com#top', /has a path, query or fragment/],
+    ['https://*.example.com', /wildcard/],
+    ['*', /wildcard/],
+    ['null', /cannot be allowed/],
+    ['ftp://files.example.com', /must use http or https, not ftp/],
+    ['chrome-extension://abcdef', /must use http or https/],
+    ['app.example.com', /is not an origin/],
+    ['https://', /is not an origin/],
+    ['https://user:pass@app.example.com', /user name or password/],
+    ['https://app.example.com:99999', /no valid host or port/],
+    [`https://${'a'.repeat(300)}.com`, /longer than/],
+  ])('refuses %j, naming it and the problem', (text, message) => {
+    const result = normalizeOrigin(text);
+    expect(result).toEqual({ problem: expect.stringMatching(message) });
+    if ('problem' in result) expect(result.problem).toContain(JSON.stringify(text));
+  });
+
+  it('parses a list: normalized, repeats dropped in order, every bad origin named', () => {
+    expect(parseAllowedOrigins(['https://b.example', 'HTTPS://B.example:443', 'http://a.example'])).toEqual({
+      origins: ['https://b.example', 'http://a.example'],
+    });
+    expect(parseAllowedOrigins([])).toEqual({ origins: [] });
+    const bad = parseAllowedOrigins(['https://ok.example', 'https://x.example/p', 'null']);
+    expect(bad.problems).toHaveLength(2);
+  });
+
+  it(`allows at most ${MAX_ALLOWED_ORIGINS} origins`, () => {
+    const origins = (count: number) => Array.from({ length: count }, (_, i) => `https://app${i}.example`);
+    expect(parseAllowedOrigins(origins(MAX_ALLOWED_ORIGINS)).problems).toBeUndefined();
+    expect(parseAllowedOrigins(origins(MAX_ALLOWED_ORIGINS + 1)).problems).toEqual([
+      expect.stringContaining(`at most ${MAX_ALLOWED_ORIGINS} origins`),
+    ]);
+  });
+
+  it("finds a request's origin on the list only when it is there exactly, after normalization", () => {
+    const list = ['https://app.example.com', 'http://localhost:5173'];
+    expect(allowedOrigin('https://app.example.com', list)).toBe('https://app.example.com');
+    expect(allowedOrigin('HTTPS://APP.example.com:443', list)).toBe('https://app.example.com');
+    for (const other of [
+      'https://evil.example',
+      'http://app.example.com',
+      'https://app.example.com.evil.example',
+      'http://localhost:5174',
+      'null',
+      '',
+    ]) {
+      expect(allowedOrigin(other, list)).toBeUndefined();
+    }
+    expect(allowedOrigin(undefined, list)).toBeUndefined();
+    expect(allowedOrigin('https://app.example.com', undefined)).toBeUndefined();
+    expect(allowedOrigin('https://app.example.com', [])).toBeUndefined();
   });
 });

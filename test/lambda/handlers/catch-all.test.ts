@@ -50,12 +50,32 @@ function call(
     method = 'GET',
     principal = anonymous,
     ip = '198.51.100.7',
-  }: { method?: string; principal?: Principal; ip?: string } = {},
+    headers = {},
+    corsOrigin,
+  }: {
+    method?: string;
+    principal?: Principal;
+    ip?: string;
+    headers?: Record<string, string>;
+    /** What the authorizer passed on: the request's origin, allowed by the address's project. */
+    corsOrigin?: string;
+  } = {},
 ) {
   const event = proxyEvent({ resource, path, httpMethod: method, principal });
+  event.headers = { ...event.headers, ...headers };
+  event.multiValueHeaders = Object.fromEntries(Object.entries(event.headers).map(([n, v]) => [n, [v ?? '']]));
   (event.requestContext.identity as { sourceIp: string }).sourceIp = ip;
+  if (corsOrigin) (event.requestContext.authorizer as Record<string, string>).corsOrigin = corsOrigin;
   return handler(event, lambdaContext);
 }
+
+const APP = 'https://app.example.com';
+const preflight = (method: string, origin = APP) => ({
+  method: 'OPTIONS',
+  headers: { Origin: origin, 'Access-Control-Request-Method': method },
+});
+const accessControl = (result: APIGatewayProxyResult) =>
+  Object.keys(result.headers ?? {}).filter((name) => name.toLowerCase().startsWith('access-control-'));
 
 function errorOf(result: APIGatewayProxyResult) {
   return JSON.parse(result.body) as { code: string; message: string; status: number };
@@ -91,9 +111,90 @@ describe('catch-all handler', () => {
     expect(result.headers?.['X-RateLimit-Remaining']).toBeDefined();
   });
 
-  it('answers 405 to OPTIONS as to any other method (no CORS yet)', async () => {
-    const result = await call('/v1/pets/{petId}', '/v1/pets/1', { method: 'OPTIONS' });
-    expect([result.statusCode, result.headers?.Allow]).toEqual([405, 'GET']);
+  it.each([...methodsByPath()])(
+    'answers a plain OPTIONS on %s with 204 and Allow, counted',
+    async (path, methods) => {
+      const result = await call(`${API_VERSION_PREFIX}${path}`, `${API_VERSION_PREFIX}${path}`, {
+        method: 'OPTIONS',
+      });
+      expect([result.statusCode, result.headers?.Allow, result.body]).toEqual([204, methods.join(', '), '']);
+      expect(result.headers?.['X-RateLimit-Remaining']).toBeDefined();
+      expect(accessControl(result)).toEqual([]);
+    },
+  );
+
+  it('answers a preflight from the allowed origin for a method of the path with 204 and the CORS headers', async () => {
+    const result = await call('/v1/pets', '/v1/pets', { ...preflight('POST'), corsOrigin: APP });
+    expect(result.statusCode).toBe(204);
+    expect(result.headers).toMatchObject({
+      'Access-Control-Allow-Origin': APP,
+      'Access-Control-Allow-Methods': 'GET, POST',
+      'Access-Control-Allow-Headers': 'Authorization, Content-Type, Idempotency-Key',
+      'Access-Control-Max-Age': '7200',
+      Vary: 'Origin',
+    });
+    expect(result.headers).not.toHaveProperty('Access-Control-Allow-Credentials');
+    expect(result.headers?.['X-RateLimit-Limit']).toBe(String(ANONYMOUS_LIMITS.perMinute));
+  });
+
+  it.each([
+    [
+      'an origin the project does not allow',
+      preflight('GET', 'https://evil.example'),
+      undefined,
+      /Origin https:\/\/evil\.example may not call/,
+    ],
+    [
+      'a method the path lacks',
+      preflight('DELETE'),
+      APP,
+      /Method DELETE is not allowed on this path: it accepts GET, POST\./,
+    ],
+    [
+      'an Origin other than the one the authorizer allowed',
+      preflight('GET', 'https://evil.example'),
+      APP,
+      /may not call/,
+    ],
+    ['no allowed origin at all (the shared address)', preflight('GET'), undefined, /may not call/],
+  ])(
+    'refuses a preflight with %s: 403 cors_not_allowed without CORS headers',
+    async (_, request, corsOrigin, message) => {
+      const result = await call('/v1/pets', '/v1/pets', {
+        ...request,
+        ...(corsOrigin ? { corsOrigin } : {}),
+      });
+      expect([result.statusCode, errorOf(result)]).toEqual([
+        403,
+        { code: 'cors_not_allowed', message: expect.stringMatching(message), status: 403 },
+      ]);
+      expect(accessControl(result)).toEqual([]);
+      expect(result.headers?.Vary).toBe('Origin');
+    },
+  );
+
+  it('answers OPTIONS and preflights on an unknown path 404, as any method', async () => {
+    for (const options of [{ method: 'OPTIONS' }, { ...preflight('GET'), corsOrigin: APP }]) {
+      const result = await call('/v1/{proxy+}', '/v1/nothing', options);
+      expect([result.statusCode, errorOf(result).code]).toEqual([404, 'not_found']);
+      expect(accessControl(result)).toEqual([]);
+    }
+  });
+
+  it('puts the CORS headers on its 404 and 405 for the allowed origin, and on nothing else', async () => {
+    const allowed = await call('/v1/pets', '/v1/pets', {
+      method: 'PUT',
+      headers: { Origin: APP },
+      corsOrigin: APP,
+    });
+    expect(allowed.statusCode).toBe(405);
+    expect(allowed.headers).toMatchObject({
+      'Access-Control-Allow-Origin': APP,
+      'Access-Control-Expose-Headers': expect.stringContaining('X-RateLimit-Remaining'),
+      Vary: 'Origin',
+    });
+    const other = await call('/v1/{proxy+}', '/v1/x', { headers: { Origin: 'https://evil.example' } });
+    expect([other.statusCode, accessControl(other)]).toEqual([404, []]);
   });
 
   it('every catch-all path answers 404 or 405, never anything else', async () => {

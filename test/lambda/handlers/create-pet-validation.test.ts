@@ -1,8 +1,8 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { PLANS } from '../../../lambda/domain/plans';
-import { LOCAL_TABLE_NAMES } from '../../../local/local-tables';
 import { startTestStore, type TestStore } from '../../support/embedded-store';
 import { lambdaContext, proxyEvent } from '../../support/events';
+import { loadHandler } from '../../support/handlers';
 import { INVALID_BODIES, MALFORMED_JSON_BODIES } from '../../support/invalid-bodies';
 
 type ProxyHandler = (
@@ -19,12 +19,7 @@ let handler: ProxyHandler;
 
 beforeAll(async () => {
   store = await startTestStore();
-  process.env.DYNAMODB_ENDPOINT = store.store.endpoint;
-  process.env.PETS_TABLE_NAME = LOCAL_TABLE_NAMES.pets;
-  process.env.RATE_LIMITS_TABLE_NAME = LOCAL_TABLE_NAMES.rateLimits;
-  jest.isolateModules(() => {
-    handler = require('../../../lambda/handlers/create-pet').handler;
-  });
+  handler = loadHandler<ProxyHandler>('create-pet', store.store.endpoint);
 });
 afterAll(() => store.close());
 

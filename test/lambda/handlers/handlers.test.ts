@@ -148,6 +148,62 @@ describe('authorizer handler', () => {
     });
   });
 
+  it("passes on the request's Origin when the address's project allows it, with or without a key", async () => {
+    const issued = await projectWithKey('cors-web', 'pro');
+    await new ProjectRepository(store.documents, LOCAL_TABLE_NAMES.projects).setAllowedOrigins('cors-web', [
+      'https://app.example.com',
+    ]);
+    const handler = loadHandler<Authorizer>('authorizer', store.store.endpoint);
+    const at = async (headers: Record<string, string>, host = 'cors-web.animalstore.example') =>
+      (await handler(authorizerEvent(headers, host))).context;
+    const origin = 'https://app.example.com';
+    expect(await at({ Origin: origin, Authorization: `Bearer ${issued.apiKey}` })).toMatchObject({
+      authenticated: 'true',
+      corsOrigin: origin,
+    });
+    // A preflight: no key, still the project's origin.
+    expect(await at({ origin })).toEqual({
+      authenticated: 'false',
+      failure: 'missing_api_key',
+      corsOrigin: origin,
+    });
+    for (const context of [
+      await at({ Origin: 'https://evil.example' }),
+      await at({}),
+      // The shared address names no project, so no project's origins.
+      await at(
+        { Origin: origin, Authorization: `Bearer ${issued.apiKey}` },
+        'abc123.execute-api.eu-west-1.amazonaws.com',
+      ),
+    ]) {
+      expect(context).not.toHaveProperty('corsOrigin');
+    }
+    const repeated = authorizerEvent({}, 'cors-web.animalstore.example');
+    repeated.multiValueHeaders = { Origin: [origin, origin] };
+    expect((await handler(repeated)).context).not.toHaveProperty('corsOrigin');
+  });
+
+  it("counts a preflight from an allowed origin on the address's project's usage plan, not the anonymous one", async () => {
+    await projectWithKey('cors-plan', 'pro');
+    await new ProjectRepository(store.documents, LOCAL_TABLE_NAMES.projects).setAllowedOrigins('cors-plan', [
+      'https://shop.example.com',
+    ]);
+    const handler = loadHandler<Authorizer>('authorizer', store.store.endpoint);
+    const request = (method: string, origin: string) => {
+      const event = authorizerEvent({ Origin: origin }, 'cors-plan.animalstore.example');
+      event.httpMethod = method;
+      return handler(event);
+    };
+    expect((await request('OPTIONS', 'https://shop.example.com')).usageIdentifierKey).toBe('usage-cors-plan');
+    // Any other keyless request, or a preflight from an origin the project does not allow, is anonymous.
+    expect((await request('GET', 'https://shop.example.com')).usageIdentifierKey).toBe(
+      'anonymous-usage-identifier-000',
+    );
+    expect((await request('OPTIONS', 'https://other.example')).usageIdentifierKey).toBe(
+      'anonymous-usage-identifier-000',
+    );
+  });
+
   it('lets an unauthenticated request through as anonymous so the operation answers 401 itself', async () => {
     const handler = loadHandler<Authorizer>('authorizer', store.store.endpoint);
     const result = await handler(authorizerEvent({}));
