@@ -50,7 +50,7 @@ function importDirection(layer, folders = FORBIDDEN[layer]) {
 }
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'cdk.out/', '.data/', 'coverage/'] },
+  { ignores: ['node_modules/', 'cdk.out/', '.data/', 'coverage/', 'client/dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

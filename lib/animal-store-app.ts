@@ -8,6 +8,7 @@ import {
   validateEnvironmentConfig,
 } from './config/environments';
 import { addProjectDomainStacks } from './domains-stack';
+import { EDGE_STACK_NAME, EdgeStack, servedByEdge } from './edge-stack';
 
 /** What {@link addAnimalStoreStacks} builds. */
 export interface AnimalStoreStacksOptions {
@@ -47,17 +48,20 @@ export function withDomainsPlatform(
 
 /**
  * Every stack of the service, as `bin/animal-store.ts` and the nag test compose it: the
- * account stack, one stack per environment (each depending on the account stack), and
- * each environment's domain stacks (each depending on its environment's stack, which
- * serves every project's platform address).
+ * account stack, one stack per environment (each depending on the account stack), each
+ * environment's domain stacks (each depending on its environment's stack, which serves
+ * every project's platform address), and the edge stack in us-east-1 once production has a
+ * platform address and a stated region (`-c productionRegion=…`), the region it hands over to.
  */
 export function addAnimalStoreStacks(app: App, options: AnimalStoreStacksOptions): AnimalStoreStack[] {
   const [first] = options.environments;
   if (!first) return [];
   // Every environment is built for the same account and region (lib/config/environments.ts).
   const account = new AccountStack(app, ACCOUNT_STACK_NAME, { env: first.env });
-  return options.environments.map((given) => {
+  const built: EnvironmentConfig[] = [];
+  const stacks = options.environments.map((given) => {
     const config = withDomainsPlatform(given, options.domains);
+    built.push(config);
     const stack = new AnimalStoreStack(app, config.stackName, { config });
     stack.addStackDependency(account, 'API Gateway needs the account CloudWatch role to write access logs');
     if (options.domains) {
@@ -65,4 +69,18 @@ export function addAnimalStoreStacks(app: App, options: AnimalStoreStacksOptions
     }
     return stack;
   });
+  const productionIndex = built.findIndex((config) => config.name === 'production');
+  const production = built[productionIndex];
+  if (production && servedByEdge(production)) {
+    const edge = new EdgeStack(app, EDGE_STACK_NAME, {
+      platform: production.platformAddress,
+      serviceRegion: production.region,
+      account: production.env?.account,
+    });
+    stacks[productionIndex]?.addStackDependency(
+      edge,
+      "the console function reads the distribution's ids from the SSM parameters the edge stack writes",
+    );
+  }
+  return stacks;
 }

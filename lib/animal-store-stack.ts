@@ -1,5 +1,6 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import { Topic } from 'aws-cdk-lib/aws-sns';
+import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
 import { CATCH_ALL } from '../lambda/api/routes';
 import { RUNTIME_ENV } from '../lambda/shared/runtime-env';
@@ -8,12 +9,15 @@ import {
   PLATFORM_ENVIRONMENTS,
   validateEnvironmentConfig,
 } from './config/environments';
+import { platformCnameTarget } from './config/platform';
 import { AnimalStoreApi } from './constructs/animal-store-api';
+import { ConsoleService } from './constructs/console-service';
 import { DataTables } from './constructs/data-tables';
 import { EdgeFirewall } from './constructs/edge-firewall';
 import { Observability } from './constructs/observability';
 import { ProjectAddresses } from './constructs/project-addresses';
 import { UsagePlans } from './constructs/usage-plans';
+import { EDGE_PARAMETERS, servedByEdge } from './edge-stack';
 
 /**
  * Outputs of the stack that the operator tools read (tools/stage.ts) to find its tables and
@@ -27,6 +31,8 @@ export const STACK_OUTPUTS = {
   petsTable: 'PetsTableName',
   domainsTable: 'DomainsTableName',
   rateLimitsTable: 'RateLimitsTableName',
+  idempotencyTable: 'IdempotencyTableName',
+  customDomainsTable: 'CustomDomainsTableName',
   platformDomain: 'PlatformDomain',
 } as const;
 
@@ -53,6 +59,8 @@ export class AnimalStoreStack extends Stack {
   public readonly observability: Observability;
   /** Every project's address under the platform domain, where the environment has one. */
   public readonly projectAddresses?: ProjectAddresses;
+  /** The domains service under `/console/api`, where the edge serves the environment. */
+  public readonly console?: ConsoleService;
 
   constructor(scope: Construct, id: string, props: AnimalStoreStackProps) {
     const { config } = props;
@@ -93,12 +101,30 @@ export class AnimalStoreStack extends Stack {
         restApi: this.api.restApi,
       });
     }
+    if (servedByEdge(config)) {
+      // The edge stack (us-east-1) writes its ids here; read at deploy, so synth stays offline.
+      this.console = new ConsoleService(this, 'Console', {
+        restApi: this.api.restApi,
+        tables: this.tables,
+        environmentName: config.name,
+        platformDomain: config.platformAddress.domain,
+        domainsTarget: platformCnameTarget(config.platformAddress.domain),
+        distributionId: StringParameter.valueForStringParameter(this, EDGE_PARAMETERS.distributionId),
+        connectionGroupId: StringParameter.valueForStringParameter(this, EDGE_PARAMETERS.connectionGroupId),
+        memorySize: config.lambdaMemoryMb,
+        logRetention: config.logRetention,
+        logRemovalPolicy: config.removalPolicy,
+      });
+    }
     this.firewall = new EdgeFirewall(this, 'Firewall', { stage: this.api.restApi.deploymentStage });
     this.observability = new Observability(this, 'Observability', {
       environmentName: config.name,
       stage: this.api.restApi.deploymentStage,
       operations: this.api.operationFunctions,
-      otherFunctions: new Map([['authorizer', this.api.authorizerFunction]]),
+      otherFunctions: new Map([
+        ['authorizer', this.api.authorizerFunction],
+        ...(this.console ? ([['console', this.console.consoleFunction]] as const) : []),
+      ]),
       // Capped by its reserved concurrency, it is throttled under junk floods by design.
       errorOnlyFunctions: new Map([[CATCH_ALL.name, this.api.catchAllFunction]]),
       tables: this.tables.all,
@@ -124,6 +150,11 @@ export class AnimalStoreStack extends Stack {
       });
     }
     new CfnOutput(this, STACK_OUTPUTS.rateLimitsTable, { value: this.tables.rateLimits.tableName });
+    new CfnOutput(this, STACK_OUTPUTS.idempotencyTable, { value: this.tables.idempotencyKeys.tableName });
+    new CfnOutput(this, STACK_OUTPUTS.customDomainsTable, {
+      description: 'Custom domains of the domains service, read and written by the console function',
+      value: this.tables.customDomains.tableName,
+    });
     if (config.platformAddress) {
       new CfnOutput(this, STACK_OUTPUTS.platformDomain, {
         description: 'Platform domain: each project is served at https://<project>.<this domain>/v1',

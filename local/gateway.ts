@@ -46,7 +46,7 @@ type ReadBody = { kind: 'read'; bytes: Buffer } | { kind: 'too-large' } | { kind
  * read pass the limit. The request is never destroyed (that would reset the connection before the
  * client could read the 413): what the client still sends is dropped as it arrives.
  */
-function readBody(request: IncomingMessage): Promise<ReadBody> {
+export function readBody(request: IncomingMessage): Promise<ReadBody> {
   // Node has already refused a Content-Length that is not one decimal number.
   if (Number(request.headers['content-length'] ?? 0) > MAX_BODY_BYTES) {
     return Promise.resolve({ kind: 'too-large' });
@@ -81,7 +81,7 @@ const LINGER_MS = 5_000;
  * which can reach it before it has read the answer. Instead the socket only half-closes, what
  * still arrives is dropped, and it closes when the client closes its side (or after LINGER_MS).
  */
-function closeAfterAnswer(socket: Socket): void {
+export function closeAfterAnswer(socket: Socket): void {
   // Node calls destroySoon() once the last answer on the connection is flushed.
   socket.destroySoon = () => {
     socket.end();
@@ -96,7 +96,7 @@ function emptyRecord<T>(): Record<string, T> {
   return Object.create(null) as Record<string, T>;
 }
 
-function multiValueHeaders(request: IncomingMessage): Record<string, string[]> {
+export function multiValueHeaders(request: IncomingMessage): Record<string, string[]> {
   const headers = emptyRecord<string[]>();
   for (let index = 0; index < request.rawHeaders.length; index += 2) {
     const name = request.rawHeaders[index] ?? '';
@@ -107,11 +107,11 @@ function multiValueHeaders(request: IncomingMessage): Record<string, string[]> {
   return headers;
 }
 
-function lastValues(multi: Record<string, string[]>): Record<string, string> {
+export function lastValues(multi: Record<string, string[]>): Record<string, string> {
   return Object.fromEntries(Object.entries(multi).map(([name, values]) => [name, values.at(-1) ?? '']));
 }
 
-function queryParameters(url: URL): {
+export function queryParameters(url: URL): {
   single: Record<string, string> | null;
   multi: Record<string, string[]> | null;
 } {
@@ -126,7 +126,7 @@ function queryParameters(url: URL): {
  * (a URL parser would read `x` as a host, and throw on one that is not valid);
  * undefined when it cannot be parsed at all.
  */
-function requestUrl(target: string): URL | undefined {
+export function requestUrl(target: string): URL | undefined {
   try {
     return new URL(target.startsWith('/') ? `http://localhost${target}` : target, 'http://localhost');
   } catch {
@@ -135,7 +135,7 @@ function requestUrl(target: string): URL | undefined {
 }
 
 /** A Lambda context good enough for handlers that only read the request id and the remaining time. */
-function lambdaContext(functionName: string, requestId: string): Context {
+export function lambdaContext(functionName: string, requestId: string): Context {
   const deadline = Date.now() + 10_000;
   return {
     callbackWaitsForEmptyEventLoop: false,
@@ -153,7 +153,7 @@ function lambdaContext(functionName: string, requestId: string): Context {
   };
 }
 
-function send(response: ServerResponse, result: APIGatewayProxyResult, requestId: string): void {
+export function send(response: ServerResponse, result: APIGatewayProxyResult, requestId: string): void {
   const headers: Record<string, string | string[]> = { 'x-amzn-RequestId': requestId };
   for (const [name, value] of Object.entries(result.headers ?? {})) headers[name] = String(value);
   for (const [name, values] of Object.entries(result.multiValueHeaders ?? {}))
@@ -161,12 +161,13 @@ function send(response: ServerResponse, result: APIGatewayProxyResult, requestId
   const body = result.isBase64Encoded
     ? Buffer.from(result.body, 'base64')
     : Buffer.from(result.body ?? '', 'utf8');
-  headers['Content-Length'] = String(body.length);
+  // A 204 or 304 has no body, and no Content-Length either (RFC 9110 §8.6).
+  if (result.statusCode !== 204 && result.statusCode !== 304) headers['Content-Length'] = String(body.length);
   response.writeHead(result.statusCode, headers);
   response.end(body);
 }
 
-function isProxyResult(value: unknown): value is APIGatewayProxyResult {
+export function isProxyResult(value: unknown): value is APIGatewayProxyResult {
   return (
     typeof value === 'object' &&
     value !== null &&
@@ -180,6 +181,25 @@ function isProxyResult(value: unknown): value is APIGatewayProxyResult {
  * method under the prefix, 404 outside it), the REQUEST authorizer, then the Lambda
  * handler with a REST proxy event, and Error bodies for everything the gateway itself answers.
  */
+/**
+ * Runs a proxy integration's function as API Gateway does: its answer, or, when it throws
+ * or answers something that is not a proxy result, the gateway's own 502.
+ */
+export async function invokeProxy(
+  fn: OperationHandler,
+  event: APIGatewayProxyEvent,
+  functionName: string,
+  requestId: string,
+): Promise<APIGatewayProxyResult> {
+  let result: unknown;
+  try {
+    result = await fn(event, lambdaContext(functionName, requestId));
+  } catch {
+    result = undefined;
+  }
+  return isProxyResult(result) ? result : toErrorResponse(gatewayError('INTEGRATION_FAILURE'));
+}
+
 export function createGatewayListener({
   operations,
   catchAll,
@@ -294,13 +314,7 @@ export function createGatewayListener({
         isBase64Encoded: binary,
       } as unknown as APIGatewayProxyEvent;
 
-      let result: unknown;
-      try {
-        result = await operation(event, lambdaContext(functionName, requestId));
-      } catch {
-        result = undefined;
-      }
-      reply(isProxyResult(result) ? result : toErrorResponse(gatewayError('INTEGRATION_FAILURE')));
+      reply(await invokeProxy(operation, event, functionName, requestId));
     } catch (error) {
       if (!response.headersSent) reply(toErrorResponse(error));
       else response.destroy();

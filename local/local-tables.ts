@@ -7,7 +7,9 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import {
   API_KEYS_TABLE,
+  CUSTOM_DOMAINS_TABLE,
   DOMAINS_TABLE,
+  IDEMPOTENCY_TABLE,
   PETS_TABLE,
   PROJECTS_TABLE,
   RATE_LIMITS_TABLE,
@@ -25,6 +27,8 @@ export const LOCAL_TABLE_NAMES = {
   projects: 'animal-store-projects',
   rateLimits: 'animal-store-rate-limits',
   domains: 'animal-store-domains',
+  idempotency: 'animal-store-idempotency-keys',
+  customDomains: 'animal-store-custom-domains',
 } as const;
 
 export const LOCAL_TABLES: readonly [TableDefinition, string][] = [
@@ -33,6 +37,8 @@ export const LOCAL_TABLES: readonly [TableDefinition, string][] = [
   [PROJECTS_TABLE, LOCAL_TABLE_NAMES.projects],
   [RATE_LIMITS_TABLE, LOCAL_TABLE_NAMES.rateLimits],
   [DOMAINS_TABLE, LOCAL_TABLE_NAMES.domains],
+  [IDEMPOTENCY_TABLE, LOCAL_TABLE_NAMES.idempotency],
+  [CUSTOM_DOMAINS_TABLE, LOCAL_TABLE_NAMES.customDomains],
 ];
 
 /** How often, and how long at most, to ask whether a new table is ACTIVE. */

@@ -1,11 +1,13 @@
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { isConsolePath } from '../lambda/api/console-routes';
 import { MAX_API_KEY_CACHE_SECONDS } from '../lambda/api/limits';
 import { API_VERSION_PREFIX, type OperationId, ROUTES } from '../lambda/api/routes';
 import { RateLimiter } from '../lambda/domain/rate-limiter';
 import { authorizer } from '../lambda/operations/authorizer';
 import { catchAll } from '../lambda/operations/catch-all';
+import { consoleApi } from '../lambda/operations/console';
 import { OPERATIONS } from '../lambda/operations';
 import { now } from '../lambda/shared/clock';
 import { concurrentInvocations } from '../lambda/shared/observability';
@@ -13,12 +15,15 @@ import { optionalEnv, RUNTIME_ENV } from '../lambda/shared/runtime-env';
 import { ApiKeyRepository } from '../lambda/store/api-key-repository';
 import { cachedLookup } from '../lambda/store/cached-lookup';
 import { createDocumentClient } from '../lambda/store/dynamodb-client';
+import { IdempotencyRepository } from '../lambda/store/idempotency-repository';
 import { PetRepository } from '../lambda/store/pet-repository';
 import { ProjectRepository } from '../lambda/store/project-repository';
 import { RateLimitStore } from '../lambda/store/rate-limit-store';
+import { createConsoleListener } from './console-gateway';
 import { type EmbeddedDynamoDb, startEmbeddedDynamoDb } from './embedded-dynamodb';
 import { createGatewayListener, type LocalGatewayOptions, type OperationHandler } from './gateway';
 import { startExpiredItemSweeper } from './expired-item-sweeper';
+import { type LocalDomains, type LocalDomainsOptions, startLocalDomains } from './local-domains';
 import { ensureLocalTablesAt, LOCAL_TABLE_NAMES, LOCAL_TABLES } from './local-tables';
 
 /** Local mode's platform domain: project `acme` is served at `http://acme.localhost:<port>/v1`. */
@@ -53,6 +58,11 @@ export interface LocalApiOptions {
    * @default one over the local rate-limit table
    */
   readonly limiter?: RateLimiter;
+  /**
+   * Custom domains: the sandbox DNS, the HTTPS edge, the certificate authority and the
+   * console's API (`/console/api/…`) on the API's port. None when omitted.
+   */
+  readonly customDomains?: LocalDomainsOptions;
 }
 
 export interface LocalApi {
@@ -62,6 +72,8 @@ export interface LocalApi {
   readonly dynamodbEndpoint: string;
   /** The embedded store, when this process started it. */
   readonly store?: EmbeddedDynamoDb;
+  /** Custom domains, when asked for: the sandbox DNS, the edge, the authority and the service. */
+  readonly domains?: LocalDomains;
   /** Stops the API (finishing requests in flight), then the embedded store. */
   close(): Promise<void>;
 }
@@ -80,6 +92,7 @@ function composeLocalFunctions(
     options.limiter ?? new RateLimiter(new RateLimitStore(client, LOCAL_TABLE_NAMES.rateLimits), clock);
   const dependencies = {
     pets: new PetRepository(client, LOCAL_TABLE_NAMES.pets, { clock }),
+    idempotencyKeys: new IdempotencyRepository(client, LOCAL_TABLE_NAMES.idempotency),
     limiter,
     clock,
     cursorKey: optionalEnv(RUNTIME_ENV.cursorKey) ?? 'local-cursor-key',
@@ -123,7 +136,10 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     // Stands in for DynamoDB TTL, which the embedded store lacks: expired rate-limit counters go hourly.
     const stopSweeper = startExpiredItemSweeper(client, LOCAL_TABLES, 60 * 60_000, now);
 
-    const listener = createGatewayListener(composeLocalFunctions(client, options));
+    const limiter =
+      options.limiter ?? new RateLimiter(new RateLimitStore(client, LOCAL_TABLE_NAMES.rateLimits), now);
+    const listener = createGatewayListener(composeLocalFunctions(client, { ...options, limiter }));
+    let consoleListener: ReturnType<typeof createConsoleListener> | undefined;
     // Once closing, every answer closes its connection: server.close() only drops idle ones,
     // and a keep-alive client under load would otherwise hold the server open for ever.
     let closing = false;
@@ -134,7 +150,8 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
       inFlight.add(response);
       response.once('close', () => inFlight.delete(response));
       // Each request is an invocation of its own, with its own log context, as in Lambda.
-      asInvocation(() => listener(request, response));
+      const toConsole = consoleListener && isConsolePath((request.url ?? '/').split('?')[0] ?? '/');
+      asInvocation(() => (toConsole ? consoleListener : listener)?.(request, response));
     });
     const host = options.host ?? '127.0.0.1';
     await new Promise<void>((resolve, reject) => {
@@ -142,13 +159,38 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
       server.listen(options.port, host, () => resolve());
     });
     const port = (server.address() as AddressInfo).port;
+    let domains: LocalDomains | undefined;
+    if (options.customDomains) {
+      try {
+        domains = await startLocalDomains({
+          client,
+          upstream: `http://${host}:${port}`,
+          platformDomain: LOCAL_PLATFORM_DOMAIN,
+          ...(options.dataDir ? { dataDir: options.dataDir } : {}),
+          options: options.customDomains,
+        });
+      } catch (error) {
+        await new Promise<void>((resolve) => server.close(() => resolve()));
+        throw error;
+      }
+      consoleListener = createConsoleListener(
+        consoleApi({
+          domains: domains.service,
+          projects: new ProjectRepository(client, LOCAL_TABLE_NAMES.projects),
+          limiter,
+        }),
+        domains.dns,
+      );
+    }
     return {
       baseUrl: `http://${host}:${port}${API_VERSION_PREFIX}`,
       port,
       dynamodbEndpoint,
       ...(store ? { store } : {}),
+      ...(domains ? { domains } : {}),
       close: async () => {
         closing = true;
+        await domains?.close();
         for (const response of inFlight) if (!response.headersSent) response.setHeader('Connection', 'close');
         stopSweeper();
         client.destroy();

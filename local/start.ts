@@ -7,6 +7,8 @@ import { createDocumentClient } from '../lambda/store/dynamodb-client';
 import { PetRepository } from '../lambda/store/pet-repository';
 import { ProjectRepository } from '../lambda/store/project-repository';
 import { describeMigration, migrateToProjects } from '../tools/project-migration';
+import { CONSOLE_API_PREFIX } from '../lambda/api/console-routes';
+import type { LocalDomainsOptions } from './local-domains';
 import { LOCAL_TABLE_NAMES, localStoreLocation, portFromEnv } from './local-tables';
 import { startLocalApi } from './server';
 
@@ -74,6 +76,18 @@ async function prepareDevelopmentProject(endpoint: string): Promise<DevelopmentA
   }
 }
 
+/** Local mode's custom domains, from the environment: ports of the sandbox DNS and the edge, the resolver. */
+function localDomainsFromEnv(env: NodeJS.ProcessEnv = process.env): LocalDomainsOptions {
+  return {
+    dnsPort: portFromEnv('SANDBOX_DNS_PORT', 3053, env),
+    edgeHttpsPort: portFromEnv('EDGE_HTTPS_PORT', 3443, env),
+    edgeHttpPort: portFromEnv('EDGE_HTTP_PORT', 3080, env),
+    ...(env.DNS_RESOLVER ? { dnsResolver: env.DNS_RESOLVER } : {}),
+    // Pending certificates are tried every 2 s, so a verified domain is served moments later.
+    attemptIntervalMs: 2_000,
+  };
+}
+
 async function main(): Promise<void> {
   const store = localStoreLocation();
   const api = await startLocalApi({
@@ -81,6 +95,7 @@ async function main(): Promise<void> {
     dynamodbPort: store.port,
     dataDir: path.resolve(process.env.DATA_DIR || '.data'),
     ...(store.endpoint ? { dynamodbEndpoint: store.endpoint } : {}),
+    customDomains: localDomainsFromEnv(),
   });
   const access = await prepareDevelopmentProject(api.dynamodbEndpoint);
   if (access.migration) console.log(access.migration);
@@ -93,6 +108,19 @@ async function main(): Promise<void> {
   console.log(`Development API key of project ${DEV_PROJECT} (valid until the next start): ${access.apiKey}`);
   console.log(`Console token of project ${DEV_PROJECT} (valid until the next start): ${access.consoleToken}`);
   console.log(`Try: curl -H "Authorization: Bearer ${access.apiKey}" ${projectUrl}/pets`);
+  const { domains } = api;
+  if (domains) {
+    const consoleUrl = `${api.baseUrl.replace(/\/v1$/, '')}${CONSOLE_API_PREFIX}`;
+    console.log(
+      `Console API (custom domains) at ${consoleUrl}/domains (Authorization: Bearer <console token>)`,
+    );
+    console.log(
+      `Custom domains: CNAME target ${domains.target}; sandbox DNS at ${domains.dns.address} (npm run domains -- sandbox-record); edge at https://${domains.edge.host}:${domains.edge.httpsPort} and http://${domains.edge.host}:${domains.edge.httpPort}`,
+    );
+    console.log(
+      `Local certificate authority's root: ${domains.authority.rootCertificatePath ?? '(in memory)'} (curl --cacert <it> --resolve <domain>:${domains.edge.httpsPort}:${domains.edge.host} https://<domain>:${domains.edge.httpsPort}/v1/pets)`,
+    );
+  }
 
   let stopping = false;
   const stop = (signal: string) => {

@@ -1,6 +1,8 @@
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { ERROR_CATALOGUE } from '../lambda/api/errors';
+import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, CORS_MAX_AGE_SECONDS } from '../lambda/api/cors';
+import { CONSOLE_API_PREFIX, CONSOLE_ROUTES } from '../lambda/api/console-routes';
+import { CONSOLE_ERROR_CATALOGUE, ERROR_CATALOGUE } from '../lambda/api/errors';
 import { PLAN_NAMES, planCapacity } from '../lambda/domain/plans';
 import { planTableRows } from './plan-table';
 import {
@@ -38,6 +40,40 @@ export const GENERATED_TABLES: Readonly<Record<string, () => string[]>> = {
         status,
         description,
       ]),
+    ),
+  /** lambda/api/console-routes.ts */
+  'console-routes': () =>
+    table(
+      ['Method', 'Path', 'Success', 'What it does'],
+      CONSOLE_ROUTES.map((route) => [
+        route.method,
+        `\`${CONSOLE_API_PREFIX}${route.path}\``,
+        route.successStatus,
+        route.summary,
+      ]),
+    ),
+  /** lambda/api/errors.ts: the console API's own codes */
+  'console-errors': () =>
+    table(
+      ['Code', 'Status', 'When'],
+      Object.entries(CONSOLE_ERROR_CATALOGUE).map(([code, { status, description }]) => [
+        `\`${code}\``,
+        status,
+        description,
+      ]),
+    ),
+  /** lambda/api/cors.ts: what a preflight allows and every response to an allowed origin exposes */
+  cors: () =>
+    table(
+      ['Header', 'Value'],
+      [
+        [
+          '`Access-Control-Allow-Headers` (preflight)',
+          CORS_ALLOWED_HEADERS.map((name) => `\`${name}\``).join(', '),
+        ],
+        ['`Access-Control-Max-Age` (preflight)', `${CORS_MAX_AGE_SECONDS} (seconds)`],
+        ['`Access-Control-Expose-Headers`', CORS_EXPOSED_HEADERS.map((name) => `\`${name}\``).join(', ')],
+      ],
     ),
   /** lambda/domain/plans.ts */
   plans: () => table(['Plan', 'Requests per minute', 'Requests per day'], planTableRows()),

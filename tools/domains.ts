@@ -22,7 +22,9 @@ import {
 import { type EnvironmentName, environmentConfigs } from '../lib/config/environments';
 import { STACK_OUTPUTS } from '../lib/animal-store-stack';
 import { DOMAIN_ENVIRONMENTS, domainsStackName } from '../lib/domains-stack';
-import { LOCAL_TABLE_NAMES } from '../local/local-tables';
+import { SANDBOX_RECORDS_PATH } from '../local/console-gateway';
+import { LOCAL_TABLE_NAMES, portFromEnv } from '../local/local-tables';
+import { SANDBOX_RECORD_TYPES } from '../local/sandbox-dns';
 import { type OptionValues, parseCommandLine, runToolMain, type ToolSpec } from './cli';
 import {
   type DnsExpectation,
@@ -80,6 +82,8 @@ const OPTIONS = {
   json: { type: 'boolean', description: 'Print JSON instead of text.' },
   'to-primary': { type: 'boolean', description: "Redirect to the project's primary domain." },
   yes: { type: 'boolean', description: 'Remove a domain that still receives traffic.' },
+  remove: { type: 'boolean', description: 'sandbox-record: remove the record(s) instead of adding one.' },
+  ttl: { type: 'string', value: 'SECONDS', description: 'sandbox-record: the TTL (default 3600).' },
   stage: {
     type: 'string',
     value: 'NAME',
@@ -145,6 +149,16 @@ export const DOMAINS_TOOL: ToolSpec<typeof OPTIONS> = {
       options: ['yes'],
       summary: 'Remove the domain from the configuration (traffic stops on the next deploy).',
     },
+    {
+      name: 'sandbox-record',
+      operands: ['name', 'type', 'value?'],
+      options: ['remove', 'ttl'],
+      summary: [
+        `Local mode: add a record to the sandbox DNS zone of npm start (types ${SANDBOX_RECORD_TYPES.join(', ')}),`,
+        "e.g. sandbox-record shop.example.test CNAME domains.localhost; with --remove, remove the name's",
+        'records of that type (only the one with that value when given). Its port is PORT, as npm start reads it.',
+      ].join('\n'),
+    },
   ],
   epilogue: `${localStoreHelp([
     { variable: 'DOMAINS_TABLE_NAME', what: `Domain state table (default ${LOCAL_TABLE_NAMES.domains}).` },
@@ -169,6 +183,8 @@ export interface DomainsCommandIo {
   readonly acm?: ACMClient;
   /** AWS clients to use with --stage instead of the default ones (tests). */
   readonly stageClients?: StageClients;
+  /** The local API's base URL for sandbox-record (tests); by default http://127.0.0.1:<PORT>. */
+  readonly localApiUrl?: string;
 }
 
 /** The deployed environment a command acts on (--stage). */
@@ -783,6 +799,70 @@ async function connect(io: DomainsCommandIo, stage: EnvironmentName | undefined)
   };
 }
 
+/** `sandbox-record`: adds or removes a record in the sandbox DNS of the running local mode. */
+async function sandboxRecord(
+  io: DomainsCommandIo,
+  [name = '', rawType = '', value]: readonly string[],
+  values: OptionValues<typeof OPTIONS>,
+): Promise<number> {
+  const type = rawType.toUpperCase();
+  if (!(SANDBOX_RECORD_TYPES as readonly string[]).includes(type)) {
+    throw new UsageError(
+      `Record type ${JSON.stringify(rawType)}: use one of ${SANDBOX_RECORD_TYPES.join(', ')}.`,
+    );
+  }
+  if (!values.remove && value === undefined) {
+    throw new UsageError(`Give the record's value, e.g. sandbox-record ${name} ${type} domains.localhost.`);
+  }
+  const ttl = values.ttl === undefined ? undefined : Number(values.ttl);
+  if (ttl !== undefined && !(Number.isInteger(ttl) && ttl >= 0)) {
+    throw new UsageError(`--ttl ${values.ttl}: give a whole number of seconds.`);
+  }
+  let base = io.localApiUrl;
+  if (base === undefined) {
+    try {
+      base = `http://127.0.0.1:${portFromEnv('PORT', 3000)}`;
+    } catch (error) {
+      throw new UsageError(reason(error));
+    }
+  }
+  const url = new URL(SANDBOX_RECORDS_PATH, base);
+  let response: Response;
+  try {
+    if (values.remove) {
+      url.search = new URLSearchParams({ name, type, ...(value === undefined ? {} : { value }) }).toString();
+      response = await fetch(url, { method: 'DELETE' });
+    } else {
+      response = await fetch(url, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ name, type, value, ...(ttl === undefined ? {} : { ttl }) }),
+      });
+    }
+  } catch {
+    throw new Refusal(
+      `No local mode answers at ${base}: start it with npm start (and set PORT to its port).`,
+    );
+  }
+  const body = (await response.json().catch(() => ({}))) as {
+    message?: string;
+    removed?: number;
+    name?: string;
+    type?: string;
+    value?: string;
+    ttl?: number;
+  };
+  if (!response.ok) {
+    throw new Refusal(body.message ?? `The sandbox DNS at ${base} answered ${response.status}.`);
+  }
+  io.out(
+    values.remove
+      ? `Sandbox DNS: removed ${body.removed ?? 0} ${type} record${body.removed === 1 ? '' : 's'} of ${name}.`
+      : `Sandbox DNS: ${body.name} ${body.type} ${body.value} (TTL ${body.ttl}).`,
+  );
+  return 0;
+}
+
 /** The --stage value, refused before any AWS call when that environment has no custom domains. */
 function parseDomainsStage(value: string | undefined): EnvironmentName | undefined {
   if (value === undefined) return undefined;
@@ -807,6 +887,11 @@ export async function runDomainsCommand(argv: readonly string[], io: DomainsComm
   // Every usage check comes before any connection, so a typo costs no AWS call.
   const stage = parseDomainsStage(values.stage);
   if (values.resolver !== undefined) parseResolverAddress(values.resolver);
+  if (command === 'sandbox-record') {
+    if (stage)
+      throw new UsageError('sandbox-record acts on the sandbox DNS of npm start: it takes no --stage.');
+    return sandboxRecord(resolvedIo, operands, values);
+  }
 
   let run: (context: Context) => Promise<number | void>;
   switch (command) {

@@ -11,6 +11,7 @@ import {
   portFromEnv,
 } from '../local/local-tables';
 import { ApiKeyRepository } from '../lambda/store/api-key-repository';
+import { CustomDomainRepository } from '../lambda/store/custom-domain-repository';
 import { PetRepository } from '../lambda/store/pet-repository';
 import { ProjectRepository } from '../lambda/store/project-repository';
 import { domainCounter, type ToolConnection } from './connection';
@@ -176,11 +177,15 @@ export async function connectLocal(
     })),
   );
   const domains = new DomainStateStore(documents, names.domains);
+  const customDomains = new CustomDomainRepository(documents, LOCAL_TABLE_NAMES.customDomains);
+  const toolDomains = domainCounter(() => domains.all());
   return {
     keys: new ApiKeyRepository(documents, names.apiKeys),
     projects: new ProjectRepository(documents, names.projects),
     pets: new PetRepository(documents, names.pets),
-    domainsOf: domainCounter(() => domains.all()),
+    // The domains service's domains, and those of the domains tool's state until that flow goes.
+    domainsOf: async (project) =>
+      (await customDomains.countByProject(project)) + (await toolDomains(project)),
     addressOf: (project) => localProjectAddress(project, env),
     close: () => documents.destroy(),
   };

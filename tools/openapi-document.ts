@@ -1,8 +1,9 @@
+import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, CORS_MAX_AGE_SECONDS } from '../lambda/api/cors';
 import { ERROR_CATALOGUE, type ErrorCode } from '../lambda/api/errors';
 import { RETRY_AFTER_SECONDS } from '../lambda/api/gateway-errors';
 import { MAX_BODY_BYTES, NAME_MAX_LENGTH, PAGE_LIMIT } from '../lambda/api/limits';
 import { planTableRows } from './plan-table';
-import { API_VERSION_PREFIX, ROUTES, type Route } from '../lambda/api/routes';
+import { API_VERSION_PREFIX, type HeaderDoc, ROUTES, type Route } from '../lambda/api/routes';
 import {
   ErrorSchema,
   NewPetSchema,
@@ -203,12 +204,15 @@ function deprecationHeaderDocs(route: Route, required: boolean): Record<string, 
   };
 }
 
+function headerDocs(headers: Readonly<Record<string, HeaderDoc>>): Record<string, Json> {
+  return Object.fromEntries(
+    Object.entries(headers).map(([name, doc]) => [name, header(doc.schema, doc.description, doc.required)]),
+  );
+}
+
 function responsesOf(route: Route): Json {
   const { success } = route.docs;
-  const successHeaders = Object.entries(success.headers ?? {}).map(([name, doc]) => [
-    name,
-    header(doc.schema, doc.description, doc.required),
-  ]);
+  const successHeaders = Object.entries(headerDocs(success.headers ?? {}));
   const responses: Record<string, Json> = {
     [success.status]: {
       description: success.description,
@@ -224,9 +228,13 @@ function responsesOf(route: Route): Json {
       },
     },
   };
-  const ownErrors = Object.entries(route.docs.errors).map(([status, error]) => [
+  const ownErrors = Object.entries(route.docs.errors).map(([status, { headers, ...error }]) => [
     status,
-    { ...error, source: 'service' } satisfies ErrorResponse,
+    {
+      ...error,
+      source: 'service',
+      ...(headers ? { headers: headerDocs(headers) } : {}),
+    } satisfies ErrorResponse,
   ]);
   const errors: Record<number, ErrorResponse> = { ...commonErrors(route), ...Object.fromEntries(ownErrors) };
   for (const status of Object.keys(errors)
@@ -260,9 +268,18 @@ function operationOf(route: Route): Json {
   const pathParameters = [...route.path.matchAll(/\{(\w+)\}/g)].map(
     ([, name]) => name as keyof typeof PATH_PARAMETER_SCHEMAS,
   );
-  const parameters = [...pathParameters, ...route.queryParameters].map((name) =>
-    ref('parameters', PARAMETER_COMPONENT[name]),
-  );
+  const parameters: Json[] = [
+    ...[...pathParameters, ...route.queryParameters].map((name) =>
+      ref('parameters', PARAMETER_COMPONENT[name]),
+    ),
+    ...Object.entries(doc.requestHeaders ?? {}).map(([name, header]) => ({
+      name,
+      in: 'header',
+      required: header.required,
+      description: header.description,
+      schema: header.schema,
+    })),
+  ];
   const deprecation = route.deprecation;
   return {
     operationId: route.operationId,
@@ -319,6 +336,9 @@ function description(): string {
     '### Error codes',
     '',
     ...codes,
+    '',
+    '## Browsers (CORS)',
+    `A web page may call its project's own address (\`https://<project>.<platform domain>/v1\`) from the origins the project allows (none unless its operators set some). Preflights are answered (204, cached for ${CORS_MAX_AGE_SECONDS} s) and may ask for ${CORS_ALLOWED_HEADERS.map((name) => `\`${name}\``).join(', ')}; every response to an allowed origin lets the page read ${CORS_EXPOSED_HEADERS.map((name) => `\`${name}\``).join(', ')}. No cookies are involved: send the key in \`Authorization\`. A preflight from another origin, or for a method the path does not have, answers 403 \`cors_not_allowed\`. The base URLs below allow no browser origin.`,
     '',
     '## Rate limits',
     "Per project (all of a project's API keys together), in fixed UTC minute and day windows; requests without a valid key are counted per client IP. Every response the service produces carries `X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset`, `RateLimit-Policy` and `RateLimit`; a 429 carries `Retry-After`. Refused requests do not count; calling on while limited leads to a temporary ban.",
@@ -449,6 +469,12 @@ export function buildOpenApiDocument(): Json {
             'A known path called with a method it does not have, answered by the service; `Allow` lists the methods.',
           headers: { Allow: allowHeader, ...rateLimitHeaders(true) },
           content: errorContent(405, ['method_not_allowed']),
+        },
+        CorsNotAllowed: {
+          description:
+            "A CORS preflight (`OPTIONS` with `Origin` and `Access-Control-Request-Method`) refused by the service, without `Access-Control-*` headers: the origin is not one the project of the address allows, or the method is not one the path has. An allowed preflight answers 204; see the description's section on browsers.",
+          headers: rateLimitHeaders(true),
+          content: errorContent(403, ['cors_not_allowed']),
         },
         PayloadTooLarge: {
           description: `A body over ${MAX_BODY_BYTES} bytes on any path, refused at the edge.`,

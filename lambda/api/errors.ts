@@ -1,4 +1,5 @@
 import { DomainError, type DomainErrorKind } from '../domain/errors';
+import type { IdempotencyKeyInUseError } from '../domain/idempotency';
 
 /**
  * The catalogue of machine-readable error codes. Every non-2xx response the service
@@ -29,6 +30,11 @@ export const ERROR_CATALOGUE = {
     description: 'The API key is unknown, malformed or revoked (the message never says which).',
   },
   forbidden: { status: 403, description: 'The request was refused by the gateway or the firewall.' },
+  cors_not_allowed: {
+    status: 403,
+    description:
+      'A CORS preflight from an origin that the project of this address does not allow, or for a method the path does not have.',
+  },
   not_found: {
     status: 404,
     description:
@@ -38,6 +44,21 @@ export const ERROR_CATALOGUE = {
   method_not_allowed: {
     status: 405,
     description: 'The path exists but not with this method; the `Allow` header lists the methods it has.',
+  },
+  invalid_idempotency_key: {
+    status: 400,
+    description:
+      'The `Idempotency-Key` header is not a quoted string (or bare token) of 1 to 255 printable ASCII characters, or it was sent twice.',
+  },
+  idempotency_key_in_use: {
+    status: 409,
+    description:
+      'A request with this `Idempotency-Key` is still in progress; retry the same request after `Retry-After` seconds.',
+  },
+  idempotency_key_reused: {
+    status: 422,
+    description:
+      'This `Idempotency-Key` was used within the last 24 hours with a different request body; use a new key for a different request.',
   },
   gone: { status: 410, description: 'The operation has reached its sunset date and was removed.' },
   payload_too_large: { status: 413, description: 'The request body exceeds the documented maximum size.' },
@@ -66,31 +87,90 @@ export const ERROR_CATALOGUE = {
   gateway_timeout: { status: 504, description: 'The function behind the gateway did not answer in time.' },
 } as const satisfies Record<string, { status: number; description: string }>;
 
+/** A code of the published pets API. */
 export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+/**
+ * The console API's own codes (`/console/api/…`, the dashboard's backend): not part of the
+ * published pets interface, so not in its document; listed in doc/domains.md.
+ */
+export const CONSOLE_ERROR_CATALOGUE = {
+  missing_console_token: {
+    status: 401,
+    description: 'No `Authorization: Bearer <console token>` header was sent.',
+  },
+  invalid_console_token: {
+    status: 401,
+    description: 'The console token is unknown, malformed or replaced (the message never says which).',
+  },
+  invalid_domain: {
+    status: 400,
+    description:
+      "Not a domain one can attach (not a host name, an IP address, a wildcard, a public suffix, or the platform's own domain).",
+  },
+  plan_without_custom_domains: {
+    status: 403,
+    description: "Custom domains need a paid plan (Pro or above); the project's plan has none.",
+  },
+  domain_not_found: {
+    status: 404,
+    description: "The project has no such custom domain (another project's is not found either).",
+  },
+  domain_taken: {
+    status: 409,
+    description: 'The domain is attached to a project already, or the edge reports it in use elsewhere.',
+  },
+  domain_role_conflict: {
+    status: 409,
+    description:
+      'The change contradicts the domain roles (a redirect without a primary, making the primary a redirect, removing the primary before the others, a primary that does not serve yet).',
+  },
+  confirmation_required: {
+    status: 409,
+    description:
+      'Removing a domain that has served traffic and is not a redirect stops its traffic; repeat with `confirm=traffic-stops`.',
+  },
+  too_many_domains: {
+    status: 409,
+    description: 'The project has as many custom domains as one project may have.',
+  },
+  domain_busy: {
+    status: 409,
+    description: 'The domain changed while the request ran; retry it.',
+  },
+} as const satisfies Record<string, { status: number; description: string }>;
+
+/** Any code the service answers with, the pets API's or the console's. */
+export type AnyErrorCode = ErrorCode | keyof typeof CONSOLE_ERROR_CATALOGUE;
+
+const STATUSES: Readonly<Record<AnyErrorCode, { readonly status: number }>> = {
+  ...ERROR_CATALOGUE,
+  ...CONSOLE_ERROR_CATALOGUE,
+};
 
 /** The spec's Error body. */
 export interface ErrorBody {
-  code: ErrorCode;
+  code: AnyErrorCode;
   message: string;
   status: number;
 }
 
 /** The Error body of a code: every Error body the service or its gateway sends is built here. */
-export function errorBody(code: ErrorCode, message: string): ErrorBody {
-  return { code, message, status: ERROR_CATALOGUE[code].status };
+export function errorBody(code: AnyErrorCode, message: string): ErrorBody {
+  return { code, message, status: STATUSES[code].status };
 }
 
 /** An error that maps to an HTTP response: thrown by the HTTP layer, turned into the Error body by {@link toApiError}'s callers. */
 export class ApiError extends Error {
-  readonly code: ErrorCode;
+  readonly code: AnyErrorCode;
   readonly status: number;
   readonly headers: Record<string, string>;
 
-  constructor(code: ErrorCode, message: string, headers: Record<string, string> = {}) {
+  constructor(code: AnyErrorCode, message: string, headers: Record<string, string> = {}) {
     super(message);
     this.name = 'ApiError';
     this.code = code;
-    this.status = ERROR_CATALOGUE[code].status;
+    this.status = STATUSES[code].status;
     this.headers = headers;
   }
 
@@ -106,6 +186,32 @@ const STORE_RETRY_AFTER_SECONDS = 1;
 const FROM_DOMAIN: { readonly [K in DomainErrorKind]: (error: DomainError) => ApiError } = {
   invalid_parameter: (error) => new ApiError('invalid_parameter', error.message),
   invalid_cursor: (error) => new ApiError('invalid_cursor', error.message),
+  invalid_idempotency_key: (error) => new ApiError('invalid_idempotency_key', error.message),
+  idempotency_key_in_use: (error) =>
+    new ApiError('idempotency_key_in_use', error.message, {
+      'Retry-After': String((error as IdempotencyKeyInUseError).retryAfterSeconds),
+    }),
+  idempotency_key_reused: (error) => new ApiError('idempotency_key_reused', error.message),
+  invalid_domain: (error) => new ApiError('invalid_domain', error.message),
+  plan_without_custom_domains: (error) => new ApiError('plan_without_custom_domains', error.message),
+  domain_taken: (error) => new ApiError('domain_taken', error.message),
+  domain_not_found: (error) => new ApiError('domain_not_found', error.message),
+  domain_role_conflict: (error) => new ApiError('domain_role_conflict', error.message),
+  confirmation_required: (error) => new ApiError('confirmation_required', error.message),
+  too_many_domains: (error) => new ApiError('too_many_domains', error.message),
+  domain_busy: (error) => new ApiError('domain_busy', error.message),
+  edge_unavailable: () =>
+    new ApiError(
+      'service_unavailable',
+      'The edge is temporarily unavailable; retry after the Retry-After delay.',
+      {
+        'Retry-After': String(STORE_RETRY_AFTER_SECONDS),
+      },
+    ),
+  dns_unavailable: (error) =>
+    new ApiError('service_unavailable', `${error.message}; retry after the Retry-After delay.`, {
+      'Retry-After': String(STORE_RETRY_AFTER_SECONDS),
+    }),
   // The store's own message and cause stay in the logs.
   store_unavailable: () =>
     new ApiError(

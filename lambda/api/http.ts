@@ -23,16 +23,25 @@ export function headerValue(
   return undefined;
 }
 
-/** How many times a header was sent (API Gateway keeps repeats in multiValueHeaders). */
-export function headerCount(
-  event: Pick<APIGatewayProxyEvent, 'headers' | 'multiValueHeaders'>,
-  name: string,
-): number {
+/** The headers of a proxy or authorizer event. */
+export interface EventHeaders {
+  readonly headers?: Record<string, string | undefined> | null;
+  readonly multiValueHeaders?: Record<string, string[] | undefined> | null;
+}
+
+/** Every value of a request header, case-insensitively (API Gateway keeps repeats in multiValueHeaders). */
+export function headerValues(event: EventHeaders, name: string): string[] {
   const wanted = name.toLowerCase();
   for (const [key, values] of Object.entries(event.multiValueHeaders ?? {})) {
-    if (key.toLowerCase() === wanted) return values?.length ?? 0;
+    if (key.toLowerCase() === wanted) return values ?? [];
   }
-  return headerValue(event.headers, name) === undefined ? 0 : 1;
+  const single = headerValue(event.headers, name);
+  return single === undefined ? [] : [single];
+}
+
+/** How many times a header was sent. */
+export function headerCount(event: EventHeaders, name: string): number {
+  return headerValues(event, name).length;
 }
 
 /**

@@ -57,9 +57,18 @@ export interface OperationDocs {
     readonly schema: string | Readonly<Record<string, unknown>>;
     readonly headers?: Readonly<Record<string, HeaderDoc>>;
   };
+  /** Request headers the operation reads (besides Authorization), as header parameters. */
+  readonly requestHeaders?: Readonly<Record<string, HeaderDoc>>;
   /** Status → the operation's own error codes there (always answered by the service), and when. */
   readonly errors: Readonly<
-    Record<number, { readonly codes: readonly ErrorCode[]; readonly description: string }>
+    Record<
+      number,
+      {
+        readonly codes: readonly ErrorCode[];
+        readonly description: string;
+        readonly headers?: Readonly<Record<string, HeaderDoc>>;
+      }
+    >
   >;
 }
 
@@ -135,13 +144,44 @@ export const ROUTES: readonly Route[] = [
             description: 'URL of the created animal: `{base}/pets/{id}`.',
             required: true,
           },
+          'Idempotent-Replayed': {
+            schema: { type: 'string', const: 'true' },
+            description:
+              'Present when this answer replays an earlier create with the same `Idempotency-Key`: the same animal and `Location`, nothing created again.',
+            required: false,
+          },
+        },
+      },
+      requestHeaders: {
+        'Idempotency-Key': {
+          schema: { type: 'string', minLength: 1 },
+          description:
+            'Makes the create safe to retry (IETF draft "The Idempotency-Key HTTP Header Field"): a quoted string of 1 to 255 printable ASCII characters, e.g. `"8e03978e-40d5-43e8-bc93-6894a57f9324"`; a bare token (RFC 9110 token characters, plus `:` and `/`, so a UUID needs no quotes) is accepted too. Keys are per project and remembered for 24 hours after the create: a retry with the same key and body answers the first 201 again, with `Idempotent-Replayed: true`, and creates nothing.',
+          required: false,
         },
       },
       errors: {
         400: {
-          codes: ['invalid_body', 'malformed_json', 'invalid_parameter'],
+          codes: ['invalid_body', 'malformed_json', 'invalid_parameter', 'invalid_idempotency_key'],
           description:
-            'The body is missing, not JSON or not a valid `NewPet`, or a query parameter was sent. The message names each problem: every field and the rule it breaks.',
+            'The body is missing, not JSON or not a valid `NewPet`, a query parameter was sent, or the `Idempotency-Key` is malformed or repeated. The message names each problem: every field and the rule it breaks.',
+        },
+        409: {
+          codes: ['idempotency_key_in_use'],
+          description:
+            'A request with the same `Idempotency-Key` is still in progress; send the same request again after `Retry-After` seconds.',
+          headers: {
+            'Retry-After': {
+              schema: { type: 'integer', minimum: 1 },
+              description:
+                'Seconds until the request in progress has finished or given up its claim on the key.',
+              required: true,
+            },
+          },
+        },
+        422: {
+          codes: ['idempotency_key_reused'],
+          description: 'The `Idempotency-Key` was used within 24 hours with a different body.',
         },
         415: {
           codes: ['unsupported_media_type'],
@@ -210,8 +250,8 @@ export const AUTHORIZER_MODULE = 'authorizer';
  * route takes, 404 `not_found` or, on a route's path, 405 `method_not_allowed` with `Allow`.
  * It runs behind the authorizer and the rate limiter like the operations, so junk is
  * counted and its answers carry the rate-limit headers. Only requests outside the prefix
- * are left to API Gateway. OPTIONS lands here too (405) until CORS gives it a method of its
- * own on each path, which then takes precedence over the catch-all's ANY.
+ * are left to API Gateway. OPTIONS lands here too: the catch-all answers CORS preflights
+ * (lambda/api/cors.ts), so no route has an OPTIONS method of its own.
  */
 export const CATCH_ALL = {
   /** Its name in logs and metrics, where the operations put their operationId. */

@@ -8,7 +8,33 @@ export type DomainErrorKind =
   /** A pagination cursor is corrupt, tampered with, or belongs to another filter. */
   | 'invalid_cursor'
   /** The store behind a repository cannot answer (unreachable, throttling, failing). */
-  | 'store_unavailable';
+  | 'store_unavailable'
+  /** An Idempotency-Key is not a quoted string or token of 1 to 255 printable characters. */
+  | 'invalid_idempotency_key'
+  /** Another request with the same Idempotency-Key is still in flight. */
+  | 'idempotency_key_in_use'
+  /** The Idempotency-Key was already used with a different request body. */
+  | 'idempotency_key_reused'
+  /** A custom domain name that cannot be attached (not a name, an address, the platform's own, a public suffix). */
+  | 'invalid_domain'
+  /** The project's plan has no custom domains. */
+  | 'plan_without_custom_domains'
+  /** The name is attached to a project already, or the edge reports it in use elsewhere. */
+  | 'domain_taken'
+  /** The project has no such custom domain (another project's is not found either). */
+  | 'domain_not_found'
+  /** The change contradicts the project's domain roles (a redirect without a primary, ...). */
+  | 'domain_role_conflict'
+  /** The removal stops traffic that nothing redirects: it needs the caller's confirmation. */
+  | 'confirmation_required'
+  /** The project has as many custom domains as one project may have. */
+  | 'too_many_domains'
+  /** The domain changed while the request ran (another request won). */
+  | 'domain_busy'
+  /** The edge (CloudFront, or local mode's edge) cannot answer. */
+  | 'edge_unavailable'
+  /** DNS cannot answer, so the verdict cannot be given. */
+  | 'dns_unavailable';
 
 export class DomainError extends Error {
   readonly kind: DomainErrorKind;

@@ -1,7 +1,7 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { toErrorResponse } from '../api/error-response';
-import { principalOf } from '../api/principal';
+import { preflightProjectOf, principalOf } from '../api/principal';
 import { rateLimitHeaders, rateLimitRefusal, rateLimitUnavailable } from '../api/rate-limit';
 import { ANONYMOUS_LIMITS, type PlanLimits } from '../domain/plans';
 import type { Admission } from '../domain/rate-limit';
@@ -13,17 +13,33 @@ type Settled = { admission: Admission; caller: string } | { failure: unknown };
 
 const PENDING = Symbol('rate limit admission');
 
+/** Who a request is counted as: the counter's identity, its limits, and the caller's words for a refusal. */
+export interface CountedCaller {
+  readonly identity: string;
+  readonly limits: PlanLimits;
+  readonly caller: string;
+}
+
 /**
  * Who is counted, and against which limits: a project (all its keys together) against its
- * plan, anyone else per client address against the anonymous allowance.
+ * plan, and so is a browser's preflight from an origin the project allows; anyone else per
+ * client address against the anonymous allowance.
  */
-function callerOf(event: APIGatewayProxyEvent): { identity: string; limits: PlanLimits; caller: string } {
+export function callerOf(event: APIGatewayProxyEvent): CountedCaller {
   const principal = principalOf(event);
   if (principal.authenticated) {
     return {
       identity: `project:${principal.project}`,
       limits: principal.limits,
       caller: `project ${principal.project} (${principal.plan} plan)`,
+    };
+  }
+  const preflight = preflightProjectOf(event);
+  if (preflight) {
+    return {
+      identity: `project:${preflight.project}`,
+      limits: preflight.limits,
+      caller: `project ${preflight.project} (${preflight.plan} plan)`,
     };
   }
   const ip = event.requestContext?.identity?.sourceIp ?? 'unknown';
@@ -54,13 +70,20 @@ function finish(
  */
 export function rateLimit(
   limiter: RateLimiter,
-  { countBeforeHandler }: { countBeforeHandler: boolean },
+  {
+    countBeforeHandler,
+    identify = callerOf,
+  }: {
+    countBeforeHandler: boolean;
+    /** Who is counted (the console counts its projects apart from their API calls). @default callerOf */
+    identify?: (event: APIGatewayProxyEvent) => CountedCaller;
+  },
 ): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> {
   const pendingOf = (request: Request) =>
     (request.internal as Record<symbol, Promise<Settled> | undefined>)[PENDING];
   return {
     before: async (request) => {
-      const { identity, limits, caller } = callerOf(request.event);
+      const { identity, limits, caller } = identify(request.event);
       const pending: Promise<Settled> = limiter.admit(identity, limits).then(
         (admission) => ({ admission, caller }),
         (failure: unknown) => {

@@ -13,6 +13,8 @@ export const RUNTIME_ENV = {
   projectsTable: 'PROJECTS_TABLE_NAME',
   /** The platform domain whose subdomains are project addresses (`<project>.<domain>`); unset: no project addresses. */
   platformDomain: 'PLATFORM_DOMAIN',
+  /** Name of the Idempotency-Key records table (createPet only). */
+  idempotencyTable: 'IDEMPOTENCY_TABLE_NAME',
   /** Name of the rate-limit counters table. */
   rateLimitsTable: 'RATE_LIMITS_TABLE_NAME',
   /** Key that authenticates pagination cursors (integrity, not secrecy: see README). */
@@ -23,6 +25,14 @@ export const RUNTIME_ENV = {
   anonymousUsageId: 'ANONYMOUS_USAGE_ID',
   /** Endpoint of a DynamoDB-compatible store (local mode only; unset in AWS). */
   dynamodbEndpoint: 'DYNAMODB_ENDPOINT',
+  /** Name of the custom domains table (the console function). */
+  customDomainsTable: 'CUSTOM_DOMAINS_TABLE_NAME',
+  /** The spec's `{platform_cname_target}`, every custom domain's CNAME (the console function). */
+  domainsTarget: 'DOMAINS_TARGET',
+  /** The edge's multi-tenant distribution, whose tenants the console function creates. */
+  edgeDistributionId: 'EDGE_DISTRIBUTION_ID',
+  /** The edge's connection group, which every tenant joins. */
+  edgeConnectionGroupId: 'EDGE_CONNECTION_GROUP_ID',
 } as const;
 
 export type RuntimeEnvName = (typeof RUNTIME_ENV)[keyof typeof RUNTIME_ENV];

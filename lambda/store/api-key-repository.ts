@@ -2,12 +2,11 @@ import {
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
-  QueryCommand,
   ScanCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { ApiKeyRecord, ApiKeyStore } from '../domain/api-key';
-import { allPages, conditionalWrite, storeCall } from './dynamodb-client';
+import { allInIndexPartition, allPages, conditionalWrite, storeCall } from './dynamodb-client';
 import { API_KEYS_TABLE } from './table-schema';
 
 const [PROJECT_INDEX] = API_KEYS_TABLE.globalIndexes;
@@ -63,17 +62,11 @@ export class ApiKeyRepository implements ApiKeyStore {
 
   /** A project's keys, oldest first (a Query on the project index: it reads only that project's keys). */
   async listByProject(project: string): Promise<ApiKeyRecord[]> {
-    const records = (await allPages((startKey) =>
-      this.client.send(
-        new QueryCommand({
-          TableName: this.tableName,
-          IndexName: PROJECT_INDEX.indexName,
-          KeyConditionExpression: '#project = :project',
-          ExpressionAttributeNames: { '#project': PROJECT_INDEX.partitionKey.name },
-          ExpressionAttributeValues: { ':project': project },
-          ExclusiveStartKey: startKey,
-        }),
-      ),
+    const records = (await allInIndexPartition(
+      this.client,
+      this.tableName,
+      PROJECT_INDEX,
+      project,
     )) as unknown as ApiKeyRecord[];
     return records.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }

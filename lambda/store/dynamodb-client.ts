@@ -1,7 +1,8 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
 import { StoreUnavailableError } from '../domain/errors';
 import { optionalEnv, RUNTIME_ENV } from '../shared/runtime-env';
+import type { IndexDefinition } from './table-schema';
 
 /**
  * Retries and timeouts are bounded so that an unavailable DynamoDB turns into a 503 well
@@ -86,4 +87,25 @@ export async function allPages(
     startKey = page.LastEvaluatedKey;
   } while (startKey);
   return items;
+}
+
+/** Every item of one partition of an index (a project's keys, a project's domains), all pages. */
+export function allInIndexPartition(
+  client: DynamoDBDocumentClient,
+  tableName: string,
+  index: Pick<IndexDefinition, 'indexName' | 'partitionKey'>,
+  value: string,
+): Promise<Record<string, unknown>[]> {
+  return allPages((startKey) =>
+    client.send(
+      new QueryCommand({
+        TableName: tableName,
+        IndexName: index.indexName,
+        KeyConditionExpression: '#partition = :value',
+        ExpressionAttributeNames: { '#partition': index.partitionKey.name },
+        ExpressionAttributeValues: { ':value': value },
+        ExclusiveStartKey: startKey,
+      }),
+    ),
+  );
 }

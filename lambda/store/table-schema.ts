@@ -154,11 +154,44 @@ export const RATE_LIMITS_TABLE = {
   timeToLiveAttribute: 'expiresAt',
 } as const satisfies TableDefinition;
 
+/**
+ * Idempotency keys of `POST /pets`: one item per key per project (`<project>#<key>`), holding
+ * the create it reserved and, once completed, the pet to replay. DynamoDB's TTL deletes an
+ * item after `expiresAt` (24 h after completion, 7 days after the last attempt while in flight);
+ * lambda/domain/idempotency.ts treats it as absent from then on, before the deletion comes.
+ */
+export const IDEMPOTENCY_TABLE = {
+  logicalName: 'IdempotencyKeys',
+  partitionKey: { name: 'scopedKey', type: 'S' },
+  globalIndexes: [],
+  timeToLiveAttribute: 'expiresAt',
+} as const satisfies TableDefinition;
+
+/**
+ * Custom domains of the domains service: one item per domain, keyed by its normalized name,
+ * so a name belongs to one project at most (a conditional put). An index lists a project's
+ * domains (a `Query`, sorted by name). A table of its own rather than {@link DOMAINS_TABLE}: that
+ * one holds the domains tool's state and deploy records under other keys, and goes with it.
+ */
+export const CUSTOM_DOMAINS_TABLE = {
+  logicalName: 'CustomDomains',
+  partitionKey: { name: 'name', type: 'S' },
+  globalIndexes: [
+    {
+      indexName: 'project-name-index',
+      partitionKey: { name: 'project', type: 'S' },
+      sortKey: { name: 'name', type: 'S' },
+    },
+  ],
+} as const satisfies TableDefinition;
+
 export const TABLES: readonly TableDefinition[] = [
   PETS_TABLE,
   API_KEYS_TABLE,
   PROJECTS_TABLE,
+  IDEMPOTENCY_TABLE,
   RATE_LIMITS_TABLE,
+  CUSTOM_DOMAINS_TABLE,
 ];
 
 /** Every attribute that is a key of the table or of one of its indexes (for CreateTable). */

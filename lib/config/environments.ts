@@ -71,6 +71,14 @@ export interface EnvironmentConfig {
    */
   readonly platformAddress?: PlatformAddressConfig;
   /**
+   * The environment's region, stated: the edge stack (us-east-1) hands its values over to it
+   * through SSM parameters written there, so it must be known at synth, offline. A deploy to
+   * another region (`env.region`, from CDK_DEFAULT_REGION) fails synth. Production's is given
+   * as `-c productionRegion=eu-west-1`.
+   * @default not stated: no edge stack
+   */
+  readonly region?: string;
+  /**
    * Account and region to deploy to.
    * @default environment-agnostic, when CDK_DEFAULT_ACCOUNT / CDK_DEFAULT_REGION are unset
    */
@@ -186,9 +194,29 @@ export function validateEnvironmentConfig(config: EnvironmentConfig): void {
     }
     problems.push(...platformAddressProblems(config.platformAddress));
   }
+  problems.push(...regionProblems(config));
   if (problems.length > 0) {
     throw new Error(`Invalid configuration of ${where}:\n- ${problems.join('\n- ')}`);
   }
+}
+
+/** An AWS region name, e.g. `eu-west-1`, `us-gov-west-1`. */
+export const AWS_REGION = /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/;
+
+/** The problems of an environment's stated region, each with its fix; empty when valid. */
+function regionProblems(config: EnvironmentConfig): string[] {
+  const { region, env } = config;
+  if (region === undefined) return [];
+  if (!AWS_REGION.test(region)) {
+    return [`region is ${JSON.stringify(region)}: use an AWS region name, e.g. eu-west-1.`];
+  }
+  if (env?.region !== undefined && env.region !== region) {
+    return [
+      `region is ${region} but this deploy targets ${env.region} (CDK_DEFAULT_REGION, from your AWS profile): ` +
+        `deploy with AWS_REGION=${region}, or state the region the environment is in.`,
+    ];
+  }
+  return [];
 }
 
 function isEnvironmentName(value: string): value is EnvironmentName {
@@ -242,6 +270,17 @@ function petsUpgradeStepFromContext(value: unknown): PetsUpgradeStepNumber | und
   return step as PetsUpgradeStepNumber;
 }
 
+/** Production's region given as `-c productionRegion=…`; undefined when unset. */
+function productionRegionFromContext(value: unknown): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (typeof value !== 'string' || !AWS_REGION.test(value)) {
+    throw new Error(
+      `Context value "productionRegion" is ${JSON.stringify(value)}: give the AWS region of AnimalStore-production, e.g. -c productionRegion=eu-west-1.`,
+    );
+  }
+  return value;
+}
+
 /**
  * The validated configurations the app builds, from its context values:
  * - `environments`: which ones (comma-separated; all when unset);
@@ -249,7 +288,9 @@ function petsUpgradeStepFromContext(value: unknown): PetsUpgradeStepNumber | und
  *   (`-c environments=production -c petsUpgradeStep=2`), so a step meant for one table
  *   never reaches another's; unset, the upgrade is done;
  * - `platformDomain` and `platformHostedZoneId`: the platform address, for the selected
- *   environments of {@link PLATFORM_ENVIRONMENTS} (ignored for the others).
+ *   environments of {@link PLATFORM_ENVIRONMENTS} (ignored for the others);
+ * - `productionRegion`: production's region, where the edge stack hands its values over
+ *   (ignored for staging); a deploy of production to another region fails synth.
  * Nothing is looked up: synth stays offline.
  */
 export function environmentsFromContext(
@@ -263,6 +304,7 @@ export function environmentsFromContext(
     context('platformDomain'),
     context('platformHostedZoneId'),
   );
+  const productionRegion = productionRegionFromContext(context('productionRegion'));
   if (petsUpgradeStep !== undefined && names.length !== 1) {
     throw new Error(
       `Context value "petsUpgradeStep" applies to one environment's table: select it too, e.g. -c environments=production -c petsUpgradeStep=${petsUpgradeStep}.`,
@@ -273,6 +315,7 @@ export function environmentsFromContext(
       ...configs[name],
       ...(petsUpgradeStep === undefined ? {} : { petsUpgradeStep }),
       ...(platformAddress && PLATFORM_ENVIRONMENTS.includes(name) ? { platformAddress } : {}),
+      ...(productionRegion && name === 'production' ? { region: productionRegion } : {}),
     };
     validateEnvironmentConfig(config);
     return config;

@@ -26,6 +26,18 @@ export const RESERVED_PROJECT_NAMES: readonly string[] = [
   'www',
 ];
 
+/**
+ * Label of the platform's one CNAME target for custom domains (the spec's
+ * `{platform_cname_target}`, `domains.<platform domain>`): a reserved project name, so no
+ * project's address can take it.
+ */
+export const PLATFORM_CNAME_TARGET_LABEL = 'domains';
+
+/** The spec's `{platform_cname_target}` of a platform domain: every custom domain is a CNAME to it. */
+export function platformCnameTarget(domain: string): string {
+  return `${PLATFORM_CNAME_TARGET_LABEL}.${domain}`;
+}
+
 /** Where projects get their addresses in an environment. */
 export interface PlatformAddressConfig {
   /** The platform domain, e.g. `animalstore.example`; project `acme` is `acme.animalstore.example`. */

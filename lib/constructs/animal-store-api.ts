@@ -49,7 +49,16 @@ const WIRE_OPERATION: Readonly<Record<OperationId, (fn: ApiFunction, context: Wi
     });
     fn.addEnvironment(RUNTIME_ENV.cursorKey, cursorKey);
   },
-  createPet: (fn, { tables }) => bindPets(fn, tables, { actions: ['dynamodb:PutItem'], target: 'table' }),
+  createPet: (fn, { tables }) => {
+    bindPets(fn, tables, { actions: ['dynamodb:PutItem'], target: 'table' });
+    // Idempotency-Key records: read, reserved with a conditional put, leased and completed by updates.
+    fn.bindTable({
+      table: tables.idempotencyKeys,
+      environmentVariable: RUNTIME_ENV.idempotencyTable,
+      actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+      target: 'table',
+    });
+  },
   getPet: (fn, { tables }) => bindPets(fn, tables, { actions: ['dynamodb:GetItem'], target: 'table' }),
   // Serves the bundled OpenAPI document: no table of its own, only the rate limits.
   getOpenApi: () => undefined,
@@ -78,7 +87,7 @@ function bindPets(
  * Every operation runs the rate limiter (lambda/middleware/api-handler.ts) before its
  * handler: it counts with a conditional UpdateItem and reads the counter with GetItem.
  */
-function bindRateLimits(fn: ApiFunction, tables: DataTables): void {
+export function bindRateLimits(fn: ApiFunction, tables: Pick<DataTables, 'rateLimits'>): void {
   fn.bindTable({
     table: tables.rateLimits,
     environmentVariable: RUNTIME_ENV.rateLimitsTable,

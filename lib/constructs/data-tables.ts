@@ -10,12 +10,14 @@ import {
 import { Construct } from 'constructs';
 import {
   API_KEYS_TABLE,
+  CUSTOM_DOMAINS_TABLE,
   DOMAINS_TABLE,
   type KeyAttribute,
   PETS_UPGRADE_STEPS,
   type PetsUpgradeStepNumber,
   petsTableAt,
   PROJECTS_TABLE,
+  IDEMPOTENCY_TABLE,
   RATE_LIMITS_TABLE,
   type TableDefinition,
 } from '../../lambda/store/table-schema';
@@ -70,6 +72,10 @@ export class DataTables extends Construct {
   public readonly projects: Table;
   /** One counter item per caller per UTC day, deleted by DynamoDB TTL on `expiresAt`. */
   public readonly rateLimits: Table;
+  /** The records of createPet's Idempotency-Keys. */
+  public readonly idempotencyKeys: Table;
+  /** One item per custom domain of the domains service, keyed by its name, with an index of each project's domains. */
+  public readonly customDomains: Table;
   /**
    * The custom domains' verification and certificate state, read and written only by the
    * operator's `domains` tool; present when `domains` is set.
@@ -87,11 +93,15 @@ export class DataTables extends Construct {
     this.apiKeys = this.tableFrom(API_KEYS_TABLE, props);
     this.projects = this.tableFrom(PROJECTS_TABLE, props);
     this.rateLimits = this.tableFrom(RATE_LIMITS_TABLE, props);
+    this.idempotencyKeys = this.tableFrom(IDEMPOTENCY_TABLE, props);
+    this.customDomains = this.tableFrom(CUSTOM_DOMAINS_TABLE, props);
     this.all = [
       { definition: this.petsDefinition, table: this.pets },
       { definition: API_KEYS_TABLE, table: this.apiKeys },
       { definition: PROJECTS_TABLE, table: this.projects },
       { definition: RATE_LIMITS_TABLE, table: this.rateLimits },
+      { definition: IDEMPOTENCY_TABLE, table: this.idempotencyKeys },
+      { definition: CUSTOM_DOMAINS_TABLE, table: this.customDomains },
     ];
     if (props.domains) this.domains = this.tableFrom(DOMAINS_TABLE, props);
   }

@@ -44,6 +44,8 @@ describe('generated tables in doc/', () => {
   it('refuses a block whose name no table has, naming the ones that exist', () => {
     expect(() =>
       withGeneratedTables('<!-- generated:nope:start -->\n<!-- generated:nope:end -->', 'doc/x.md'),
-    ).toThrow(/doc\/x\.md: no table is called "nope"; use one of errors, plans, usage-plans/);
+    ).toThrow(
+      /doc\/x\.md: no table is called "nope"; use one of errors, console-routes, console-errors, cors, plans, usage-plans/,
+    );
   });
 });

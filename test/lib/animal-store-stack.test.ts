@@ -17,6 +17,8 @@ const SERVICE_TABLE_OUTPUTS = [
   'ApiKeysTableName',
   'ProjectsTableName',
   'RateLimitsTableName',
+  'IdempotencyTableName',
+  'CustomDomainsTableName',
 ];
 
 describe.each(ENVIRONMENT_NAMES)('the %s stack', (name) => {

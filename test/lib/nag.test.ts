@@ -1,3 +1,4 @@
+import { EDGE_STACK_NAME } from '../../lib/edge-stack';
 import { Stack } from 'aws-cdk-lib';
 import { ACCOUNT_STACK_NAME } from '../../lib/account-stack';
 import { NAG_ALARM_EMAIL_STACK, type NagRun, runNag } from '../support/nag-app';
@@ -22,6 +23,7 @@ describe('AWS Solutions checks (cdk-nag)', () => {
         'AnimalStore-staging',
         'AnimalStore-production',
         'AnimalStore-production-domains-acme',
+        EDGE_STACK_NAME,
         NAG_ALARM_EMAIL_STACK,
       ]),
     );
@@ -29,6 +31,7 @@ describe('AWS Solutions checks (cdk-nag)', () => {
     expect(paths).toContain('AnimalStore-production-domains-acme/Domains/RedirectApi');
     expect(paths).toContain('AnimalStore-production/ProjectAddresses/Domain');
     expect(paths).toContain(`${NAG_ALARM_EMAIL_STACK}/Observability/AlarmTopic`);
+    expect(paths).toContain(`${EDGE_STACK_NAME}/Distribution`);
   });
 
   test('leave no finding unacknowledged', () => {

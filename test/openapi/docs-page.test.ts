@@ -1,13 +1,13 @@
 import { execFile } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
-import { chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import openapi from '../../openapi.json';
 import { ERROR_CATALOGUE } from '../../lambda/api/errors';
 import { ROUTES } from '../../lambda/api/routes';
+import { describeInBrowser, launchChromium } from '../support/chromium';
 import { REDOCLY_ENV } from './redocly-env';
 
 /**
@@ -17,7 +17,6 @@ import { REDOCLY_ENV } from './redocly-env';
  * Screenshots go to test-output/screenshots/ (gitignored) for a person to look at.
  * Debian's chromium is used; without it the test is skipped locally but fails in CI.
  */
-const CHROMIUM = '/usr/bin/chromium';
 const ROOT = path.join(__dirname, '..', '..');
 const SCREENSHOTS = path.join(ROOT, 'test-output', 'screenshots');
 const CODES = Object.keys(ERROR_CATALOGUE);
@@ -66,38 +65,14 @@ function codeElements(page: Page, codes: readonly string[]): Promise<[string, nu
   );
 }
 
-const available = existsSync(CHROMIUM);
-const inCi = Boolean(process.env.CI);
-if (!available && !inCi) {
-  console.warn(
-    `Skipping the API docs page test: ${CHROMIUM} is missing (apt-get install -y chromium). CI runs it.`,
-  );
-}
-
-(available || inCi ? describe : describe.skip)('npm run docs', () => {
-  const userDataDir = mkdtempSync(path.join(os.tmpdir(), 'animal-store-chromium-'));
-  afterAll(() => rmSync(userDataDir, { recursive: true, force: true }));
-
+describeInBrowser('the API docs page test')('npm run docs', () => {
   it('renders a page that loads in a headless browser, lists the operations and renders codes whole', async () => {
     await promisify(execFile)('npm', ['run', '--silent', 'docs'], {
       cwd: ROOT,
       env: { ...process.env, ...REDOCLY_ENV },
     });
     mkdirSync(SCREENSHOTS, { recursive: true });
-    const context = await chromium.launchPersistentContext(userDataDir, {
-      executablePath: CHROMIUM,
-      headless: true,
-      viewport: { width: 1280, height: 900 },
-      args: [
-        '--headless',
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-        '--no-first-run',
-      ],
-    });
+    const { context, close } = await launchChromium({ viewport: { width: 1280, height: 900 } });
     try {
       const page = await context.newPage();
       const errors: string[] = [];
@@ -158,7 +133,7 @@ if (!available && !inCi) {
       expect((await codeElements(page, CODES)).filter(([, boxes]) => boxes !== 1)).toEqual([]);
       expect(errors).toEqual([]);
     } finally {
-      await context.close();
+      await close();
     }
   }, 90_000);
 });

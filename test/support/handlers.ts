@@ -12,6 +12,7 @@ export function handlerEnvironment(endpoint: string): Record<string, string> {
     [RUNTIME_ENV.apiKeysTable]: LOCAL_TABLE_NAMES.apiKeys,
     [RUNTIME_ENV.projectsTable]: LOCAL_TABLE_NAMES.projects,
     [RUNTIME_ENV.rateLimitsTable]: LOCAL_TABLE_NAMES.rateLimits,
+    [RUNTIME_ENV.idempotencyTable]: LOCAL_TABLE_NAMES.idempotency,
     [RUNTIME_ENV.platformDomain]: TEST_PLATFORM_DOMAIN,
     [RUNTIME_ENV.cursorKey]: 'handler-test',
     [RUNTIME_ENV.anonymousUsageId]: 'anonymous-usage-identifier-000',

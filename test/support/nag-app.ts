@@ -46,7 +46,7 @@ function acknowledgementsOf(root: IConstruct): NagAcknowledgement[] {
 /**
  * Composes the app as `bin/animal-store.ts` does, for both environments with the example
  * domains (every kind of domain stack; production takes its platform address, the wildcard,
- * from them), plus a staging copy with an alarm email, all
+ * from them, and a region, so the edge stack is built), plus a staging copy with an alarm email, all
  * environment-agnostic and without bundling; registers the AWS Solutions checks as the
  * bin does and synthesizes. The findings come from running the same checks over the
  * synthesized tree, so a failure lists each one.
@@ -57,7 +57,10 @@ export function runNag(): NagRun {
   const configs = environmentConfigs({});
   addAnimalStoreStacks(app, {
     environments: [
-      ...ENVIRONMENT_NAMES.map((name) => configs[name]),
+      // Production with a stated region, so that the edge stack (us-east-1) is checked too.
+      ...ENVIRONMENT_NAMES.map((name) =>
+        name === 'production' ? { ...configs[name], region: 'eu-west-1' } : configs[name],
+      ),
       { ...configs.staging, stackName: NAG_ALARM_EMAIL_STACK, alarmEmail: 'oncall@example.com' },
     ],
     domains: readDomainsConfig(path.join(REPO_ROOT, 'config', 'domains.example.json')),

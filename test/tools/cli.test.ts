@@ -77,6 +77,18 @@ describe('help', () => {
   });
 });
 
+describe('a variadic last operand', () => {
+  it('takes any number of values, none included, each as an operand', () => {
+    for (const origins of [[], ['https://a.example'], ['https://a.example', 'http://localhost:5173']]) {
+      expect(parseCommandLine(PROJECTS_TOOL, ['set-origins', 'acme', ...origins, '--json'])).toEqual({
+        command: 'set-origins',
+        operands: ['acme', ...origins],
+        values: { json: true },
+      });
+    }
+  });
+});
+
 describe('wrong invocations: UsageError (exit 2) with a message, no exception name', () => {
   const keysIo = {
     out: () => undefined,
@@ -127,8 +139,13 @@ describe('wrong invocations: UsageError (exit 2) with a message, no exception na
     [['show', 'acme', '--yes'], /^show does not take --yes; it takes --json, --stage\./],
     [
       ['explode'],
-      /^Unknown command "explode": use create, list, show, set-plan, delete, rotate-console-token, migrate\./,
+      /^Unknown command "explode": use create, list, show, set-plan, set-origins, delete, rotate-console-token, migrate\./,
     ],
+    [
+      ['set-origins'],
+      /^set-origins needs <name>: npm run projects -- set-origins <name> \[<origin> \.\.\.\]/,
+    ],
+    [['set-origins', 'acme', 'https://a.example', 'a.example'], /^Origin "a\.example" is not an origin/],
     [['list', '--stage', 'prod'], /^Unknown stage "prod": use staging or production\./],
   ])('projects %j', async (argv, message) => {
     const error = await runProjectsCommand(argv, {

@@ -56,6 +56,12 @@ describe('wrong input: a message on stderr, exit 2', () => {
       ['delete', 'acme'],
       /^delete needs --yes: npm run projects -- delete <name> --yes\n/,
     ],
+    // Refused before any store is reached (there is none at port 1).
+    [
+      'tools/projects.ts',
+      ['set-origins', 'acme', 'https://app.example.com/home'],
+      /^Origin "https:\/\/app\.example\.com\/home" has a path, query or fragment, which an origin never has: use https:\/\/app\.example\.com\.\n$/,
+    ],
   ])(
     '%s %j',
     async (script, args, message) => {

@@ -31,6 +31,7 @@ const petsTable = tableIdFromOutput(template, 'PetsTableName');
 const apiKeysTable = tableIdFromOutput(template, 'ApiKeysTableName');
 const projectsTable = tableIdFromOutput(template, 'ProjectsTableName');
 const rateLimitsTable = tableIdFromOutput(template, 'RateLimitsTableName');
+const idempotencyTable = tableIdFromOutput(template, 'IdempotencyTableName');
 const authorizerId = Object.keys(resourcesOfType(template, 'AWS::ApiGateway::Authorizer'))[0];
 const operationMethods = apiMethods(template).filter((method) => method.props.HttpMethod !== 'ANY');
 const anyMethods = apiMethods(template).filter((method) => method.props.HttpMethod === 'ANY');
@@ -204,7 +205,14 @@ describe('least privilege', () => {
     [
       'createPet',
       () => operationFunctionId(template, 'createPet'),
-      [['dynamodb:PutItem', tableArn(petsTable)], ...rateLimitGrants],
+      [
+        ['dynamodb:PutItem', tableArn(petsTable)],
+        // Idempotency-Key records: read, reserved, leased and completed.
+        ['dynamodb:GetItem', tableArn(idempotencyTable)],
+        ['dynamodb:PutItem', tableArn(idempotencyTable)],
+        ['dynamodb:UpdateItem', tableArn(idempotencyTable)],
+        ...rateLimitGrants,
+      ],
     ],
     ['getOpenApi', () => operationFunctionId(template, 'getOpenApi'), rateLimitGrants],
     // Its only table is the rate-limit table: junk reaches no data.
@@ -295,19 +303,24 @@ describe('least privilege', () => {
     expect(dynamodbGrants(authorizerFunctionId(template)).join('\n')).not.toContain(rateLimitsTable);
   });
 
-  test('no function may Scan or delete; UpdateItem only counters; PutItem only createPet on pets', () => {
+  test('no function may Scan or delete; UpdateItem only counters and idempotency keys; PutItem only createPet', () => {
     const createPet = operationFunctionId(template, 'createPet');
+    const grantOn = (action: string, table: string) =>
+      `Allow ${action} on ${JSON.stringify(tableArn(table))}`;
     for (const [, functionId] of expected) {
       for (const grant of dynamodbGrants(functionId())) {
         expect(grant).not.toMatch(/dynamodb:(Scan|DeleteItem|BatchWriteItem) /);
         if (grant.includes('dynamodb:UpdateItem')) {
-          expect(grant).toBe(`Allow dynamodb:UpdateItem on ${JSON.stringify(tableArn(rateLimitsTable))}`);
+          const allowed = [grantOn('dynamodb:UpdateItem', rateLimitsTable)];
+          if (functionId() === createPet) allowed.push(grantOn('dynamodb:UpdateItem', idempotencyTable));
+          expect(allowed).toContain(grant);
         }
         if (grant.includes('dynamodb:PutItem')) {
-          expect([functionId(), grant]).toEqual([
-            createPet,
-            `Allow dynamodb:PutItem on ${JSON.stringify(tableArn(petsTable))}`,
-          ]);
+          expect([functionId(), grant]).toEqual([createPet, expect.any(String)]);
+          expect([
+            grantOn('dynamodb:PutItem', petsTable),
+            grantOn('dynamodb:PutItem', idempotencyTable),
+          ]).toContain(grant);
         }
       }
     }

@@ -1,11 +1,13 @@
 import { Match } from 'aws-cdk-lib/assertions';
 import {
   API_KEYS_TABLE,
+  CUSTOM_DOMAINS_TABLE,
   FORMER_PETS_TABLE,
   keyAttributes,
   PETS_TABLE,
   PETS_UPGRADE_STEPS,
   PROJECTS_TABLE,
+  IDEMPOTENCY_TABLE,
   RATE_LIMITS_TABLE,
   type TableDefinition,
   TABLES,
@@ -19,6 +21,8 @@ const OUTPUTS: [string, TableDefinition][] = [
   ['ApiKeysTableName', API_KEYS_TABLE],
   ['ProjectsTableName', PROJECTS_TABLE],
   ['RateLimitsTableName', RATE_LIMITS_TABLE],
+  ['IdempotencyTableName', IDEMPOTENCY_TABLE],
+  ['CustomDomainsTableName', CUSTOM_DOMAINS_TABLE],
 ];
 
 /** Index names of the pets table of a template, sorted. */

@@ -1,0 +1,164 @@
+import type { AnyErrorCode } from './errors';
+import type { Schema } from './validate';
+
+/**
+ * The console's API: the backend of the dashboard, apart from the pets API (the spec: "not
+ * through the HTTP interface above"). One route table, read by the console function's router,
+ * local mode, and later the stack and the docs. Every call acts for one project, proved by its
+ * console token (`Authorization: Bearer pct_…`); every non-2xx is the Error body.
+ */
+
+/** Every console path lives under this prefix, on the same host as the API. */
+export const CONSOLE_API_PREFIX = '/console/api';
+
+export type ConsoleOperationId =
+  'listDomains' | 'addDomain' | 'verifyDomain' | 'setPrimaryDomain' | 'makeRedirectDomain' | 'removeDomain';
+
+export type ConsoleMethod = 'GET' | 'POST' | 'DELETE';
+
+export interface ConsoleRoute {
+  readonly operationId: ConsoleOperationId;
+  readonly method: ConsoleMethod;
+  /** Path template relative to {@link CONSOLE_API_PREFIX}; `{name}` is a domain name. */
+  readonly path: string;
+  readonly summary: string;
+  readonly successStatus: 200 | 201;
+  /** The query parameters it takes; any other is refused. */
+  readonly queryParameters: readonly string[];
+  /** The JSON body it requires. */
+  readonly requestBody?: Schema;
+  /** Its own error codes (besides authentication, rate limits and the store's). */
+  readonly errors: readonly AnyErrorCode[];
+}
+
+/** `POST /domains`: the name as typed (normalized by the service), and whether it is a redirect. */
+export const ADD_DOMAIN_BODY: Schema = {
+  type: 'object',
+  required: ['name'],
+  properties: {
+    name: { type: 'string', minLength: 1, maxLength: 300 },
+    // A boolean: checked by the operation (the validator has no boolean type).
+    redirect: {},
+  },
+  additionalProperties: false,
+};
+
+/** The query parameter of a removal's confirmation (a DELETE carries no body: RFC 9110 §9.3.5). */
+export const CONFIRM_PARAMETER = 'confirm';
+
+export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
+  {
+    operationId: 'listDomains',
+    method: 'GET',
+    path: '/domains',
+    summary:
+      "The project's custom domains, primary first: role, state, the DNS record to create, the certificate's state and how long each has been in its state.",
+    successStatus: 200,
+    queryParameters: [],
+    errors: [],
+  },
+  {
+    operationId: 'addDomain',
+    method: 'POST',
+    path: '/domains',
+    summary:
+      'Adds a domain (`{"name": "shop.example.com", "redirect": false}`) in pending-dns, and shows the record to create.',
+    successStatus: 201,
+    queryParameters: [],
+    requestBody: ADD_DOMAIN_BODY,
+    errors: [
+      'invalid_domain',
+      'plan_without_custom_domains',
+      'domain_taken',
+      'domain_role_conflict',
+      'too_many_domains',
+    ],
+  },
+  {
+    operationId: 'verifyDomain',
+    method: 'POST',
+    path: '/domains/{name}/verify',
+    summary:
+      'Verifies (or re-verifies) the domain: the DNS verdict and its fix; verified, the certificate is requested (again, after a timeout).',
+    successStatus: 200,
+    queryParameters: [],
+    errors: ['domain_not_found', 'domain_busy'],
+  },
+  {
+    operationId: 'setPrimaryDomain',
+    method: 'POST',
+    path: '/domains/{name}/primary',
+    summary: 'Makes the domain the primary; redirects then point at it.',
+    successStatus: 200,
+    queryParameters: [],
+    errors: ['domain_not_found', 'domain_role_conflict', 'domain_busy'],
+  },
+  {
+    operationId: 'makeRedirectDomain',
+    method: 'POST',
+    path: '/domains/{name}/redirect',
+    summary: 'Makes the domain answer 301 to the primary, keeping path and query.',
+    successStatus: 200,
+    queryParameters: [],
+    errors: ['domain_not_found', 'domain_role_conflict', 'domain_busy'],
+  },
+  {
+    operationId: 'removeDomain',
+    method: 'DELETE',
+    path: '/domains/{name}',
+    summary: `Removes the domain: the host is refused at once. One that has served traffic and is not a redirect needs \`?${CONFIRM_PARAMETER}=traffic-stops\`.`,
+    successStatus: 200,
+    queryParameters: [CONFIRM_PARAMETER],
+    errors: ['domain_not_found', 'confirmation_required', 'domain_role_conflict'],
+  },
+];
+
+export type ConsoleMatch =
+  | {
+      readonly kind: 'route';
+      readonly route: ConsoleRoute;
+      readonly parameters: Readonly<Record<string, string>>;
+    }
+  /** The path exists with other methods. */
+  | { readonly kind: 'method-not-allowed'; readonly allow: readonly ConsoleMethod[] }
+  | { readonly kind: 'not-found' };
+
+function matchPath(template: string, path: string): Record<string, string> | undefined {
+  const pattern = `${CONSOLE_API_PREFIX}${template}`.split('/');
+  const actual = path.split('/');
+  if (pattern.length !== actual.length) return undefined;
+  const parameters: Record<string, string> = {};
+  for (const [index, part] of pattern.entries()) {
+    const value = actual[index] ?? '';
+    const parameter = /^\{(\w+)\}$/.exec(part)?.[1];
+    if (parameter !== undefined) {
+      if (value === '') return undefined;
+      try {
+        parameters[parameter] = decodeURIComponent(value);
+      } catch {
+        return undefined;
+      }
+    } else if (part !== value) {
+      return undefined;
+    }
+  }
+  return parameters;
+}
+
+/** The console route of a request's method and path (the full path, prefix included; a trailing `/` ignored). */
+export function matchConsoleRoute(method: string, pathname: string): ConsoleMatch {
+  const path = pathname.length > 1 && pathname.endsWith('/') ? pathname.slice(0, -1) : pathname;
+  const allow: ConsoleMethod[] = [];
+  for (const route of CONSOLE_ROUTES) {
+    const parameters = matchPath(route.path, path);
+    if (!parameters) continue;
+    if (route.method === method) return { kind: 'route', route, parameters };
+    allow.push(route.method);
+  }
+  return allow.length > 0 ? { kind: 'method-not-allowed', allow } : { kind: 'not-found' };
+}
+
+/** True for a path the console's API answers (everything under the prefix). */
+export function isConsolePath(pathname: string): boolean {
+  return pathname === CONSOLE_API_PREFIX || pathname.startsWith(`${CONSOLE_API_PREFIX}/`);
+}

@@ -1,0 +1,234 @@
+import { isIP } from 'node:net';
+import { domainToASCII, domainToUnicode } from 'node:url';
+import { getDomain } from 'tldts';
+import { TENANT_RECORD_TTL } from './dns-verdict';
+import type { EdgeCertificateState } from './edge-tenants';
+import { DomainError } from './errors';
+
+/**
+ * A custom domain of a project (the spec's "Custom domains (dashboard feature)"): its name,
+ * role and state, the one DNS record the tenant creates, and what the dashboard shows of it.
+ * Pure: no I/O, times come in as milliseconds.
+ */
+
+/** `primary`: the project's main domain, redirects point at it; `additional`: serves too; `redirect`: 301 to the primary. */
+export const DOMAIN_ROLES = ['primary', 'additional', 'redirect'] as const;
+export type DomainRole = (typeof DOMAIN_ROLES)[number];
+
+/**
+ * pending-dns → verified → certificate-pending → active; `redirect` is a redirect domain that
+ * is serving its 301s (its certificate issued); `failed` carries its reason. `verified` is
+ * passing: a verified domain gets its tenant at once and is certificate-pending in the same step.
+ */
+export const DOMAIN_STATES = [
+  'pending-dns',
+  'verified',
+  'certificate-pending',
+  'active',
+  'redirect',
+  'failed',
+] as const;
+export type DomainState = (typeof DOMAIN_STATES)[number];
+
+/** A custom domain as stored: one per name, whichever project has it. */
+export interface CustomDomain {
+  /** Lower-case ASCII (an IDN in its `xn--` form), no trailing dot: the key. */
+  readonly name: string;
+  readonly project: string;
+  readonly role: DomainRole;
+  readonly state: DomainState;
+  /** Why it failed (state `failed`). */
+  readonly reason?: string;
+  /** When it entered `state` (ISO 8601). */
+  readonly since: string;
+  /** When the project added it (ISO 8601): the 48 hours of DNS propagation count from here. */
+  readonly addedAt: string;
+  /** Whether it has a tenant at the edge (created once its DNS verified). */
+  readonly attached: boolean;
+  /** The certificate's last known state at the edge. */
+  readonly certificate: EdgeCertificateState;
+  /**
+   * When it first served traffic: first active, or serving 301s (ISO 8601). The service
+   * cannot count visitors, so "has served traffic" means "has been able to".
+   */
+  readonly servedAt?: string;
+  /** Bumped by every write: a write based on an older read is refused. */
+  readonly version: number;
+}
+
+/** The spec: "DNS changes may take up to 48 hours to propagate". */
+export const DNS_PROPAGATION_MS = 48 * 60 * 60_000;
+/** The spec: a certificate not there after 30 minutes gets the troubleshooting steps. */
+export const CERTIFICATE_PATIENCE_MS = 30 * 60_000;
+/** Bounds the edge's tenants one project can take (CloudFront: 10,000 per account by default). */
+export const MAX_DOMAINS_PER_PROJECT = 20;
+
+export const PROPAGATION_NOTICE = 'DNS changes may take up to 48 hours to propagate.';
+
+/** The spec's troubleshooting steps, for a certificate still pending after 30 minutes. */
+export const CERTIFICATE_TROUBLESHOOTING = [
+  'Confirm that the domain still verifies.',
+  'Check that CAA records do not block the certificate authority: they must allow Amazon (CAA 0 issue "amazon.com"), or there must be none.',
+  'Choose Re-verify.',
+] as const;
+
+const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+const MAX_NAME = 253;
+
+function invalid(message: string): DomainError {
+  return new DomainError('invalid_domain', message);
+}
+
+/**
+ * The name a tenant typed, as the service keeps it: trimmed, lower case, without the trailing
+ * dot, an internationalized name in its ASCII (`xn--`) form. Refuses IP addresses, wildcards,
+ * URLs, names that are not host names (labels of letters, digits and hyphens, at least two,
+ * at most 253 characters), public suffixes (`co.uk`), and the platform's own domain and names
+ * under it (projects are served there already).
+ */
+export function normalizeDomainName(input: string, platformDomain: string): string {
+  const shown = JSON.stringify(input);
+  const trimmed = input.trim();
+  if (trimmed === '') throw invalid('Give a domain name, e.g. shop.example.com.');
+  const bare = trimmed.replace(/^\[(.*)\]$/, '$1');
+  if (isIP(bare) !== 0) {
+    throw invalid(`${shown} is an IP address: a custom domain is a name, e.g. shop.example.com.`);
+  }
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(trimmed) || /[/?#@:]/.test(trimmed)) {
+    throw invalid(`${shown} is not a bare domain name: give the name only, without scheme, port or path.`);
+  }
+  if (trimmed.includes('*')) {
+    throw invalid(`${shown} is a wildcard: add each domain by its own name.`);
+  }
+  const withoutDot = trimmed.endsWith('.') ? trimmed.slice(0, -1) : trimmed;
+  // The WHATWG host parser: case folded, IDN to punycode, '' for what is not a host name.
+  const name = domainToASCII(withoutDot.toLowerCase());
+  const labels = name.split('.');
+  if (name === '' || name.length > MAX_NAME || !labels.every((label) => LABEL.test(label))) {
+    throw invalid(
+      `${shown} is not a domain name: use labels of letters, digits and hyphens separated by dots (at most ${MAX_NAME} characters), e.g. shop.example.com.`,
+    );
+  }
+  // A numeric last label makes the host parser read an IPv4 address (`127.1`, `0x7f.1`).
+  if (isIP(name) !== 0 || /^(\d+|0x[0-9a-f]*)$/.test(labels.at(-1) ?? '')) {
+    throw invalid(`${shown} is an IP address: a custom domain is a name, e.g. shop.example.com.`);
+  }
+  if (labels.length < 2) {
+    throw invalid(`${shown} is a single label: give the full domain name, e.g. shop.example.com.`);
+  }
+  const platform = platformDomain.toLowerCase();
+  if (name === platform || name.endsWith(`.${platform}`)) {
+    throw invalid(
+      `${shown} is the platform's own domain (${platform}): every project is served at <project>.${platform} already; attach a domain of your own.`,
+    );
+  }
+  if (getDomain(name) === null) {
+    throw invalid(
+      `${shown} is a public suffix, under which anyone registers names: give a domain of your own, e.g. shop.${name}.`,
+    );
+  }
+  return name;
+}
+
+/** The registrable domain of a name (the zone a tenant controls): `example.co.uk` for `shop.example.co.uk`. */
+export function registrableDomain(name: string): string {
+  return getDomain(name) ?? name;
+}
+
+/** True for a registrable domain itself (`example.com`), where no CNAME may stand. */
+export function isApexDomain(name: string): boolean {
+  return registrableDomain(name) === name;
+}
+
+/** The record a tenant creates at its DNS provider, always to the one target. */
+export interface TenantDnsRecord {
+  /** The Name field: the label under the registrable domain (`shop`), `@` for the apex. */
+  readonly name: string;
+  /** The zone the record goes in: the registrable domain. */
+  readonly zone: string;
+  /** CNAME for a subdomain; for an apex an ALIAS or ANAME, whichever the provider offers. */
+  readonly type: 'CNAME' | 'ALIAS/ANAME';
+  /** The spec's `{platform_cname_target}`. */
+  readonly value: string;
+  readonly ttl: number;
+}
+
+export function tenantDnsRecord(name: string, target: string): TenantDnsRecord {
+  const zone = registrableDomain(name);
+  const apex = zone === name;
+  return {
+    name: apex ? '@' : name.slice(0, -(zone.length + 1)),
+    zone,
+    type: apex ? 'ALIAS/ANAME' : 'CNAME',
+    value: target,
+    ttl: TENANT_RECORD_TTL,
+  };
+}
+
+/**
+ * What works for an apex where the DNS provider has no ALIAS/ANAME: a CNAME is not allowed at
+ * an apex, and CloudFront's static anycast IP lists have a default quota of 0, so the platform
+ * offers no fixed addresses. The www subdomain can have the CNAME, and the provider's own
+ * redirect (URL forwarding) sends the apex there.
+ */
+export function apexFallback(name: string, target: string): string {
+  return `If your DNS provider has no ALIAS or ANAME record: add www.${name} instead (a CNAME to ${target}), make it the primary domain, and forward ${name} to https://www.${name} with your DNS provider's redirect (URL forwarding).`;
+}
+
+/** A custom domain as the dashboard shows it. */
+export interface DomainView {
+  readonly name: string;
+  /** The name as typed in its own script, for an internationalized name. */
+  readonly unicodeName?: string;
+  readonly role: DomainRole;
+  readonly state: DomainState;
+  readonly reason?: string;
+  /** The DNS record to create. */
+  readonly record: TenantDnsRecord;
+  /** For an apex: what to do where the provider has no ALIAS/ANAME. */
+  readonly apexFallback?: string;
+  readonly certificate: EdgeCertificateState;
+  /** When it entered its state (ISO 8601), and for how long it has been in it. */
+  readonly since: string;
+  readonly secondsInState: number;
+  readonly addedAt: string;
+  /** Notices for the tenant: within 48 hours of adding, while its DNS is not verified, the propagation notice. */
+  readonly notices: readonly string[];
+  /** After 30 minutes with the certificate pending: the spec's troubleshooting steps. */
+  readonly troubleshooting?: readonly string[];
+}
+
+/** The view of a stored domain at `nowMs`, with the edge's one target. */
+export function describeDomain(domain: CustomDomain, target: string, nowMs: number): DomainView {
+  const inState = Math.max(0, nowMs - Date.parse(domain.since));
+  const sinceAdded = Math.max(0, nowMs - Date.parse(domain.addedAt));
+  const unicodeName = domainToUnicode(domain.name);
+  const waitingForDns = domain.state === 'pending-dns' || (domain.state === 'failed' && !domain.attached);
+  return {
+    name: domain.name,
+    ...(unicodeName !== domain.name ? { unicodeName } : {}),
+    role: domain.role,
+    state: domain.state,
+    ...(domain.reason ? { reason: domain.reason } : {}),
+    record: tenantDnsRecord(domain.name, target),
+    ...(isApexDomain(domain.name) ? { apexFallback: apexFallback(domain.name, target) } : {}),
+    certificate: domain.certificate,
+    since: domain.since,
+    secondsInState: Math.floor(inState / 1000),
+    addedAt: domain.addedAt,
+    notices: waitingForDns && sinceAdded < DNS_PROPAGATION_MS ? [PROPAGATION_NOTICE] : [],
+    ...(domain.state === 'certificate-pending' && inState >= CERTIFICATE_PATIENCE_MS
+      ? { troubleshooting: CERTIFICATE_TROUBLESHOOTING }
+      : {}),
+  };
+}
+
+/** The state a domain serving with an issued certificate is in: its role decides. */
+export function servingState(role: DomainRole): 'active' | 'redirect' {
+  return role === 'redirect' ? 'redirect' : 'active';
+}
+
+/** True while the edge serves the domain with its certificate. */
+export function isServing(domain: Pick<CustomDomain, 'state'>): boolean {
+  return domain.state === 'active' || domain.state === 'redirect';
+}

@@ -1,0 +1,194 @@
+/**
+ * DNS verdicts of a custom domain: what DNS should say of it, what it said, and the one
+ * verdict with its fix in the tenant's words. Pure functions over a {@link DnsLookup}: the
+ * domains service asks through node:dns (tools/domains-dns.ts) or the local sandbox, and the
+ * tests through a real DNS server on loopback.
+ */
+
+/** The spec's TTL of the tenant's record, in seconds. */
+export const TENANT_RECORD_TTL = 3600;
+
+/** A CAA record: `flags tag "value"`, e.g. `0 issue "amazon.com"`. */
+export interface CaaRecord {
+  readonly critical: number;
+  readonly tag: string;
+  readonly value: string;
+}
+
+/** The DNS questions the verdicts need; an empty answer means the name has no such record. */
+export interface DnsLookup {
+  cname(name: string): Promise<string[]>;
+  a(name: string): Promise<string[]>;
+  aaaa(name: string): Promise<string[]>;
+  caa(name: string): Promise<CaaRecord[]>;
+}
+
+/** The certificate authority identities that let ACM (Amazon) issue, as CAA `issue` values. */
+export const AMAZON_CAA_DOMAINS = ['amazon.com', 'amazontrust.com', 'awstrust.com', 'amazonaws.com'] as const;
+
+/** What a domain should look like in DNS. */
+export interface DnsExpectation {
+  readonly domain: string;
+  /** The zone's apex: the CAA search stops there. */
+  readonly zone: string;
+  readonly apex: boolean;
+  /** The spec's `{platform_cname_target}` of this domain. */
+  readonly target: string;
+}
+
+/** What DNS answered, all asked at the same moment. */
+export interface DnsObservation {
+  readonly cname: readonly string[];
+  readonly a: readonly string[];
+  readonly aaaa: readonly string[];
+  readonly targetA: readonly string[];
+  readonly targetAaaa: readonly string[];
+  /** The closest CAA record set (RFC 8659: the name, then its parents up to the zone); undefined when none. */
+  readonly caa?: { readonly owner: string; readonly records: readonly CaaRecord[] };
+}
+
+/** The one verdict of a verification. */
+export type Verdict =
+  | {
+      readonly kind: 'verified';
+      readonly via: 'cname' | 'apex-addresses';
+      readonly caa?: DnsObservation['caa'];
+    }
+  | {
+      readonly kind: 'conflicting-record';
+      readonly records: readonly string[];
+      /** The records stand beside a CNAME to the target (which then cannot answer). */
+      readonly besideCname?: true;
+    }
+  | { readonly kind: 'cname-mismatch'; readonly expected: string; readonly found: string }
+  | { readonly kind: 'not-found' }
+  | { readonly kind: 'caa-blocks'; readonly owner: string; readonly records: readonly string[] }
+  | {
+      readonly kind: 'apex-mismatch';
+      readonly found: readonly string[];
+      readonly expected: readonly string[];
+    };
+
+/** Asks everything at once, so the apex's and the target's addresses come from the same moment. */
+export async function observe(lookup: DnsLookup, expectation: DnsExpectation): Promise<DnsObservation> {
+  const { domain, target } = expectation;
+  const [cname, a, aaaa, targetA, targetAaaa, caa] = await Promise.all([
+    lookup.cname(domain),
+    lookup.a(domain),
+    lookup.aaaa(domain),
+    lookup.a(target),
+    lookup.aaaa(target),
+    closestCaa(lookup, expectation),
+  ]);
+  return { cname, a, aaaa, targetA, targetAaaa, caa };
+}
+
+async function closestCaa(
+  lookup: DnsLookup,
+  { domain, zone }: DnsExpectation,
+): Promise<DnsObservation['caa']> {
+  const labels = domain.split('.');
+  const zoneDepth = zone.split('.').length;
+  for (let i = 0; labels.length - i >= zoneDepth; i += 1) {
+    const owner = labels.slice(i).join('.');
+    const records = await lookup.caa(owner);
+    if (records.length > 0) return { owner, records };
+  }
+  return undefined;
+}
+
+const normalize = (name: string) => name.toLowerCase().replace(/\.$/, '');
+const sorted = (values: readonly string[]) => [...new Set(values)].sort();
+const formatCaa = (record: CaaRecord) => `${record.critical} ${record.tag} "${record.value}"`;
+
+/** True when the CAA set lets Amazon issue a (non-wildcard) certificate. */
+export function caaAllowsAmazon(records: readonly CaaRecord[]): boolean {
+  const issue = records.filter((record) => record.tag === 'issue');
+  // No `issue` property: the set does not restrict non-wildcard certificates (RFC 8659 §4.2).
+  if (issue.length === 0) return true;
+  return issue.some((record) => {
+    const issuer = normalize(record.value.split(';')[0]?.trim() ?? '');
+    return (AMAZON_CAA_DOMAINS as readonly string[]).includes(issuer);
+  });
+}
+
+/** The verdict, from the answers alone (no I/O). */
+export function verdictOf(expectation: DnsExpectation, seen: DnsObservation): Verdict {
+  const caaVerdict = (): Verdict | undefined =>
+    seen.caa && !caaAllowsAmazon(seen.caa.records)
+      ? { kind: 'caa-blocks', owner: seen.caa.owner, records: seen.caa.records.map(formatCaa) }
+      : undefined;
+
+  if (expectation.apex) {
+    const found = sorted([...seen.a, ...seen.aaaa]);
+    if (found.length === 0) return { kind: 'not-found' };
+    const expected = sorted([...seen.targetA, ...seen.targetAaaa]);
+    const same = found.length === expected.length && found.every((address, i) => address === expected[i]);
+    if (!same) return { kind: 'apex-mismatch', found, expected };
+    return caaVerdict() ?? { kind: 'verified', via: 'apex-addresses', caa: seen.caa };
+  }
+  const conflicting = [
+    ...seen.a.map((address) => `${expectation.domain} A ${address}`),
+    ...seen.aaaa.map((address) => `${expectation.domain} AAAA ${address}`),
+  ];
+  const cname = seen.cname[0];
+  if (cname !== undefined) {
+    if (normalize(cname) !== normalize(expectation.target)) {
+      return { kind: 'cname-mismatch', expected: expectation.target, found: normalize(cname) };
+    }
+    // Through the CNAME, the name answers the target's addresses. None of them: an A/AAAA
+    // record stands beside the CNAME and answers instead (a server that keeps both).
+    const own = [...seen.a, ...seen.aaaa];
+    const targets = new Set([...seen.targetA, ...seen.targetAaaa]);
+    if (own.length > 0 && !own.some((address) => targets.has(address))) {
+      return { kind: 'conflicting-record', records: conflicting, besideCname: true };
+    }
+    return caaVerdict() ?? { kind: 'verified', via: 'cname', caa: seen.caa };
+  }
+  if (conflicting.length > 0) return { kind: 'conflicting-record', records: conflicting };
+  return { kind: 'not-found' };
+}
+
+/** What the verdict means and what to do, in words for the tenant. */
+export function explainVerdict(
+  expectation: DnsExpectation,
+  verdict: Verdict,
+): { summary: string; fix: string } {
+  const { domain, target } = expectation;
+  const recordType = expectation.apex ? 'ALIAS/ANAME' : 'CNAME';
+  switch (verdict.kind) {
+    case 'verified':
+      return {
+        summary:
+          verdict.via === 'cname'
+            ? `Verified: ${domain} is a CNAME of ${target}.`
+            : `Verified: ${domain} answers with the same addresses as ${target}.`,
+        fix: 'Nothing to do.',
+      };
+    case 'conflicting-record':
+      return {
+        summary: `Not verified: a conflicting record exists for ${domain} and blocks the CNAME: ${verdict.records.join(', ')}.`,
+        fix: `Delete ${verdict.records.length > 1 ? 'these records' : 'this record'} at your DNS provider, then ${verdict.besideCname ? 'keep' : 'add'} the CNAME ${domain} → ${target} (TTL ${TENANT_RECORD_TTL}).`,
+      };
+    case 'cname-mismatch':
+      return {
+        summary: `Not verified: the CNAME of ${domain} points elsewhere: expected ${verdict.expected}, found ${verdict.found}.`,
+        fix: `Change the CNAME value of ${domain} to ${verdict.expected} (TTL ${TENANT_RECORD_TTL}).`,
+      };
+    case 'not-found':
+      return {
+        summary: `Not verified yet: no ${recordType} record found for ${domain}.`,
+        fix: `Add the ${recordType} record ${domain} → ${target} (TTL ${TENANT_RECORD_TTL}). If you added it already, wait: DNS changes can take up to 48 hours to propagate.`,
+      };
+    case 'caa-blocks':
+      return {
+        summary: `Not verified: CAA records on ${verdict.owner} forbid the certificate authority: ${verdict.records.join(', ')}.`,
+        fix: `Allow Amazon, the authority behind the certificate: add the CAA record ${verdict.owner} CAA 0 issue "amazon.com" (any of ${AMAZON_CAA_DOMAINS.join(', ')} will do).`,
+      };
+    case 'apex-mismatch':
+      return {
+        summary: `Not verified: ${domain} answers ${verdict.found.join(', ')}, but ${target} answers ${verdict.expected.join(', ') || 'nothing'} (asked at the same moment).`,
+        fix: `Make the apex an ALIAS/ANAME of ${target} (TTL ${TENANT_RECORD_TTL}) and delete its other A/AAAA records; if your provider has no ALIAS/ANAME, use a subdomain (e.g. www) as the primary.`,
+      };
+  }
+}

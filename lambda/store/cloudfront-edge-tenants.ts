@@ -1,0 +1,467 @@
+import { createHash } from 'node:crypto';
+import {
+  type CloudFrontClient,
+  CreateDistributionTenantCommand,
+  DeleteDistributionTenantCommand,
+  type DistributionTenant,
+  GetDistributionTenantByDomainCommand,
+  GetDistributionTenantCommand,
+  GetManagedCertificateDetailsCommand,
+  ListDistributionTenantsCommand,
+  ListDomainConflictsCommand,
+  type ManagedCertificateRequest,
+  type Parameter,
+  UpdateDistributionTenantCommand,
+  VerifyDnsConfigurationCommand,
+} from '@aws-sdk/client-cloudfront';
+import type { EdgeCertificate, EdgeDnsCheck, EdgeRoute, EdgeTenants } from '../domain/edge-tenants';
+import { DomainError } from '../domain/errors';
+import { TENANT_PARAMETERS } from '../shared/edge-tenant-parameters';
+
+/**
+ * The domains service's edge in AWS: CloudFront SaaS Manager. Each custom domain is one
+ * distribution tenant of the platform's multi-tenant distribution, in its connection group,
+ * with a CloudFront-managed certificate validated over HTTP (CloudFront serves the token once
+ * the domain's CNAME points at the connection group). A tenant is found by its domain
+ * (GetDistributionTenantByDomain), so a tenant made by any path (this adapter, the migration)
+ * is recognized; only tenants of the platform's distribution are ever changed.
+ */
+
+/** Attempts of a conditional change whose ETag another change made stale, before giving up. */
+export const ETAG_ATTEMPTS = 3;
+
+/** CloudFront's rule for a tenant's name (CreateDistributionTenant `Name`). */
+const TENANT_NAME = /^[a-zA-Z0-9][a-zA-Z0-9-.]{1,126}[a-zA-Z0-9]$/;
+
+/** What a managed certificate's status means for the service (ManagedCertificateDetails.CertificateStatus). */
+const CERTIFICATE_STATES: Readonly<Record<string, EdgeCertificate>> = {
+  'pending-validation': {
+    state: 'pending',
+    reason: 'CloudFront validates over HTTP once the CNAME reaches it',
+  },
+  issued: { state: 'issued' },
+  'validation-timed-out': {
+    state: 'timed-out',
+    reason: 'the HTTP validation did not succeed in time',
+  },
+  failed: { state: 'failed', reason: 'the certificate authority refused the request' },
+  revoked: { state: 'failed', reason: 'the certificate was revoked' },
+  expired: { state: 'failed', reason: 'the certificate expired' },
+  inactive: { state: 'failed', reason: 'the certificate is inactive' },
+};
+
+/** Error names of throttling (CloudFront answers `Throttling`; the others are the SDK's family). */
+const THROTTLING = new Set([
+  'Throttling',
+  'ThrottlingException',
+  'TooManyRequestsException',
+  'RequestLimitExceeded',
+]);
+
+/**
+ * The tenant's name: the domain itself when CloudFront's name rule allows it (ASCII domain
+ * names of 3 to 128 characters do), else its first characters and a hash, unique all the same.
+ */
+export function tenantNameOf(domain: string): string {
+  if (TENANT_NAME.test(domain)) return domain;
+  const hash = createHash('sha256').update(domain).digest('hex').slice(0, 16);
+  const head = domain.replace(/[^a-zA-Z0-9-.]/g, '-').slice(0, 128 - hash.length - 1);
+  return `${/^[a-zA-Z0-9]/.test(head) ? head : `t${head.slice(1)}`}-${hash}`;
+}
+
+/** The tenant parameters of a route, by the names the distribution defines. */
+export function tenantParameters(route: EdgeRoute): Parameter[] {
+  return [
+    { Name: TENANT_PARAMETERS.project, Value: route.project },
+    ...(route.role === 'redirect' ? [{ Name: TENANT_PARAMETERS.primaryDomain, Value: route.primary }] : []),
+  ];
+}
+
+function named(error: unknown, name: string): boolean {
+  return error instanceof Error && error.name === name;
+}
+
+/** Throttling, a CloudFront fault (5xx) or no answer at all (the network): worth a retry later. */
+function isTransient(error: unknown): boolean {
+  if (!(error instanceof Error)) return true;
+  const { $fault, $metadata, $retryable } = error as Error & {
+    $fault?: string;
+    $metadata?: { httpStatusCode?: number };
+    $retryable?: { throttling?: boolean };
+  };
+  const status = $metadata?.httpStatusCode;
+  return (
+    THROTTLING.has(error.name) ||
+    Boolean($retryable?.throttling) ||
+    $fault === 'server' ||
+    status === undefined ||
+    status === 429 ||
+    status >= 500
+  );
+}
+
+/** A failure of CloudFront itself, in words for the tenant (never the SDK's exception names). */
+function edgeUnavailable(domain: string | undefined, error: unknown): DomainError {
+  const message = isTransient(error)
+    ? 'The edge cannot answer now: retry in a moment.'
+    : `The edge refused the change${domain ? ` for ${domain}` : ''}: retry later, and tell the platform team if it persists.`;
+  return new DomainError('edge_unavailable', message, { cause: error });
+}
+
+const sameName = (a: string | undefined, b: string) => a?.toLowerCase().replace(/\.$/, '') === b;
+const normalize = (name: string) => name.trim().toLowerCase().replace(/\.$/, '');
+
+export interface CloudFrontEdgeTenantsOptions {
+  readonly client: CloudFrontClient;
+  /** The multi-tenant distribution (EDGE_PARAMETERS.distributionId of the edge stack). */
+  readonly distributionId: string;
+  /** The connection group behind `{platform_cname_target}` (EDGE_PARAMETERS.connectionGroupId). */
+  readonly connectionGroupId: string;
+  /** Attempts of a change whose ETag went stale. @default {@link ETAG_ATTEMPTS} */
+  readonly etagAttempts?: number;
+}
+
+/** A tenant of the platform's distribution, with the ETag its next change must name. */
+interface Found {
+  readonly tenant: DistributionTenant & { Id: string };
+  readonly etag: string;
+}
+
+/** The full desired state of a tenant (UpdateDistributionTenant is sent whole, never as a patch). */
+type Change = (current: Found['tenant']) => {
+  readonly parameters: Parameter[];
+  readonly enabled: boolean;
+  readonly certificate?: ManagedCertificateRequest;
+};
+
+export class CloudFrontEdgeTenants implements EdgeTenants {
+  private readonly attempts: number;
+
+  constructor(private readonly options: CloudFrontEdgeTenantsOptions) {
+    this.attempts = options.etagAttempts ?? ETAG_ATTEMPTS;
+  }
+
+  async attach(name: string, route: EdgeRoute): Promise<void> {
+    const domain = normalize(name);
+    await this.edge(domain, async () => {
+      const found = await this.ours(domain);
+      if (!found) {
+        if (await this.create(domain, route)) return;
+        // Created by a concurrent attach meanwhile: it is changed like any existing tenant.
+        const raced = await this.ours(domain);
+        if (!raced) throw this.takenElsewhere(domain);
+        return this.attachExisting(raced, route);
+      }
+      return this.attachExisting(found, route);
+    });
+  }
+
+  async reroute(name: string, route: EdgeRoute): Promise<void> {
+    const domain = normalize(name);
+    await this.edge(domain, async () => {
+      const found = await this.required(domain);
+      await this.update(found, (current) => ({
+        parameters: tenantParameters(route),
+        enabled: current.Enabled ?? true,
+      }));
+    });
+  }
+
+  async certificate(name: string): Promise<EdgeCertificate> {
+    const domain = normalize(name);
+    return this.edge(domain, async () => {
+      const found = await this.ours(domain);
+      return found ? this.certificateOf(found.tenant.Id) : { state: 'none' };
+    });
+  }
+
+  async renewCertificate(name: string): Promise<void> {
+    const domain = normalize(name);
+    await this.edge(domain, async () => {
+      const found = await this.required(domain);
+      await this.update(found, (current) => ({
+        parameters: current.Parameters ?? [],
+        enabled: current.Enabled ?? true,
+        certificate: this.certificateRequest(domain),
+      }));
+    });
+  }
+
+  /**
+   * CloudFront's own check that the domain reaches the connection group. It needs the tenant,
+   * so a domain without one (the first verification) has no edge check yet; CloudFront's
+   * `unknown-configuration` (it could not tell) is no verdict either.
+   */
+  async checkDns(name: string): Promise<EdgeDnsCheck | undefined> {
+    const domain = normalize(name);
+    return this.edge(domain, async () => {
+      const found = await this.ours(domain);
+      if (!found) return undefined;
+      const { DnsConfigurationList } = await this.options.client.send(
+        new VerifyDnsConfigurationCommand({ Identifier: found.tenant.Id, Domain: domain }),
+      );
+      const entry = DnsConfigurationList?.find((configuration) => sameName(configuration.Domain, domain));
+      if (entry?.Status === 'valid-configuration') return { valid: true };
+      if (entry?.Status === 'invalid-configuration') {
+        return { valid: false, ...(entry.Reason ? { reason: entry.Reason } : {}) };
+      }
+      return undefined;
+    });
+  }
+
+  /**
+   * Where CloudFront has the exact name attached outside this platform's tenants (a wildcard
+   * elsewhere does not stop a more specific name here). Alternate domain names are unique in
+   * CloudFront, so a conflict while our own tenant holds the name is that tenant. When
+   * CloudFront cannot check (InvalidArgument: it wants proof of control of the domain first),
+   * there is no verdict, and creating the tenant refuses a name in use instead.
+   */
+  async conflict(name: string): Promise<string | undefined> {
+    const domain = normalize(name);
+    return this.edge(domain, async () => {
+      const exact: string[] = [];
+      let marker: string | undefined;
+      try {
+        do {
+          const page = await this.options.client.send(
+            new ListDomainConflictsCommand({
+              Domain: domain,
+              DomainControlValidationResource: { DistributionId: this.options.distributionId },
+              ...(marker ? { Marker: marker } : {}),
+            }),
+          );
+          for (const conflict of page.DomainConflicts ?? []) {
+            if (sameName(conflict.Domain, domain)) exact.push(conflict.ResourceType ?? 'distribution');
+          }
+          marker = page.NextMarker || undefined;
+        } while (marker);
+      } catch (error) {
+        if (named(error, 'InvalidArgument')) return undefined;
+        throw error;
+      }
+      if (exact.length === 0 || (await this.ours(domain))) return undefined;
+      return exact.includes('distribution-tenant')
+        ? 'another CloudFront distribution tenant'
+        : 'another CloudFront distribution';
+    });
+  }
+
+  /**
+   * Disables the tenant, then deletes it with the ETag the disabling returned. CloudFront
+   * refuses the deletion until the disabled state has propagated: the tenant is then left
+   * disabled (it serves nothing) and this throws, so the service reports the removal as
+   * pending and the stale-tenant sweep deletes it later.
+   */
+  async detach(name: string): Promise<void> {
+    const domain = normalize(name);
+    await this.edge(domain, async () => {
+      let found = await this.ours(domain);
+      if (!found) return;
+      if (found.tenant.Enabled !== false) {
+        found = await this.update(found, (current) => ({
+          parameters: current.Parameters ?? [],
+          enabled: false,
+        }));
+      }
+      for (let attempt = 1; ; attempt += 1) {
+        try {
+          await this.options.client.send(
+            new DeleteDistributionTenantCommand({ Id: found.tenant.Id, IfMatch: found.etag }),
+          );
+          return;
+        } catch (error) {
+          if (named(error, 'EntityNotFound')) return;
+          if (named(error, 'ResourceNotDisabled')) {
+            throw new DomainError(
+              'edge_unavailable',
+              `The tenant of ${domain} is disabled and serves nothing; CloudFront deletes it once that has propagated, and the stale-tenant sweep does so.`,
+              { cause: error },
+            );
+          }
+          if (!named(error, 'PreconditionFailed') || attempt >= this.attempts) throw error;
+          const fresh = await this.byId(found.tenant.Id);
+          if (!fresh) return;
+          found = fresh;
+        }
+      }
+    });
+  }
+
+  /** Every domain with a tenant of the platform's distribution (the sweep deletes those without a record). */
+  async tenants(): Promise<readonly string[]> {
+    return this.edge(undefined, async () => {
+      const domains: string[] = [];
+      let marker: string | undefined;
+      do {
+        const page = await this.options.client.send(
+          new ListDistributionTenantsCommand({
+            AssociationFilter: { DistributionId: this.options.distributionId },
+            ...(marker ? { Marker: marker } : {}),
+          }),
+        );
+        for (const tenant of page.DistributionTenantList ?? []) {
+          for (const { Domain } of tenant.Domains ?? []) if (Domain) domains.push(normalize(Domain));
+        }
+        marker = page.NextMarker || undefined;
+      } while (marker);
+      return domains;
+    });
+  }
+
+  /** Runs a method's calls; what CloudFront fails with becomes the service's edge_unavailable. */
+  private async edge<T>(domain: string | undefined, run: () => Promise<T>): Promise<T> {
+    try {
+      return await run();
+    } catch (error) {
+      if (error instanceof DomainError) throw error;
+      throw edgeUnavailable(domain, error);
+    }
+  }
+
+  private certificateRequest(domain: string): ManagedCertificateRequest {
+    return { ValidationTokenHost: 'cloudfront', PrimaryDomainName: domain };
+  }
+
+  private takenElsewhere(domain: string): DomainError {
+    return new DomainError(
+      'domain_taken',
+      `${domain} is in use elsewhere (another CloudFront distribution): remove it there, then verify it here again.`,
+    );
+  }
+
+  /** Creates the tenant; false when CloudFront already has one of that name or domain (a race). */
+  private async create(domain: string, route: EdgeRoute): Promise<boolean> {
+    try {
+      await this.options.client.send(
+        new CreateDistributionTenantCommand({
+          DistributionId: this.options.distributionId,
+          ConnectionGroupId: this.options.connectionGroupId,
+          Name: tenantNameOf(domain),
+          Domains: [{ Domain: domain }],
+          Parameters: tenantParameters(route),
+          ManagedCertificateRequest: this.certificateRequest(domain),
+          Enabled: true,
+        }),
+      );
+      return true;
+    } catch (error) {
+      if (named(error, 'EntityAlreadyExists') || named(error, 'CNAMEAlreadyExists')) return false;
+      throw error;
+    }
+  }
+
+  /** An existing tenant takes the route and is enabled; its certificate is requested again only when it has none that stands. */
+  private async attachExisting(found: Found, route: EdgeRoute): Promise<void> {
+    const { state } = await this.certificateOf(found.tenant.Id);
+    const renew = state !== 'issued' && state !== 'pending';
+    await this.update(found, () => ({
+      parameters: tenantParameters(route),
+      enabled: true,
+      ...(renew ? { certificate: this.certificateRequest(this.domainOf(found)) } : {}),
+    }));
+  }
+
+  private domainOf(found: Found): string {
+    return normalize(found.tenant.Domains?.[0]?.Domain ?? found.tenant.Name ?? '');
+  }
+
+  private async certificateOf(tenantId: string): Promise<EdgeCertificate> {
+    try {
+      const { ManagedCertificateDetails } = await this.options.client.send(
+        new GetManagedCertificateDetailsCommand({ Identifier: tenantId }),
+      );
+      const status = ManagedCertificateDetails?.CertificateStatus;
+      return (status && CERTIFICATE_STATES[status]) || { state: 'none' };
+    } catch (error) {
+      if (named(error, 'EntityNotFound')) return { state: 'none' };
+      throw error;
+    }
+  }
+
+  /** The domain's tenant when it belongs to the platform's distribution (another one's is never touched). */
+  private async ours(domain: string): Promise<Found | undefined> {
+    try {
+      const { DistributionTenant, ETag } = await this.options.client.send(
+        new GetDistributionTenantByDomainCommand({ Domain: domain }),
+      );
+      return this.found(DistributionTenant, ETag);
+    } catch (error) {
+      if (named(error, 'EntityNotFound')) return undefined;
+      throw error;
+    }
+  }
+
+  private async required(domain: string): Promise<Found> {
+    const found = await this.ours(domain);
+    if (!found) {
+      throw new DomainError(
+        'edge_unavailable',
+        `${domain} has no tenant at the edge: choose Re-verify to attach it again.`,
+      );
+    }
+    return found;
+  }
+
+  private async byId(id: string): Promise<Found | undefined> {
+    try {
+      const { DistributionTenant, ETag } = await this.options.client.send(
+        new GetDistributionTenantCommand({ Identifier: id }),
+      );
+      return this.found(DistributionTenant, ETag);
+    } catch (error) {
+      if (named(error, 'EntityNotFound')) return undefined;
+      throw error;
+    }
+  }
+
+  private found(tenant: DistributionTenant | undefined, etag: string | undefined): Found | undefined {
+    if (!tenant?.Id || !etag || tenant.DistributionId !== this.options.distributionId) return undefined;
+    return { tenant: { ...tenant, Id: tenant.Id }, etag };
+  }
+
+  /**
+   * Sends the tenant's whole desired state with If-Match its ETag. When another change made
+   * the ETag stale (PreconditionFailed), reads the tenant again and retries, a bounded
+   * number of times. Returns the tenant as changed, with its new ETag.
+   */
+  private async update(found: Found, change: Change): Promise<Found> {
+    let current = found;
+    for (let attempt = 1; ; attempt += 1) {
+      const { parameters, enabled, certificate } = change(current.tenant);
+      try {
+        const { DistributionTenant, ETag } = await this.options.client.send(
+          new UpdateDistributionTenantCommand({
+            Id: current.tenant.Id,
+            IfMatch: current.etag,
+            DistributionId: this.options.distributionId,
+            ConnectionGroupId: this.options.connectionGroupId,
+            Domains: (current.tenant.Domains ?? []).map(({ Domain }) => ({ Domain })),
+            Parameters: parameters,
+            Enabled: enabled,
+            ...(certificate ? { ManagedCertificateRequest: certificate } : {}),
+          }),
+        );
+        return {
+          tenant: { ...current.tenant, ...DistributionTenant, Id: current.tenant.Id },
+          etag: ETag ?? current.etag,
+        };
+      } catch (error) {
+        if (!named(error, 'PreconditionFailed')) throw error;
+        if (attempt >= this.attempts) {
+          throw new DomainError(
+            'edge_unavailable',
+            `The tenant of ${this.domainOf(current)} kept changing while this request changed it: retry in a moment.`,
+            { cause: error },
+          );
+        }
+        const fresh = await this.byId(current.tenant.Id);
+        if (!fresh)
+          throw new DomainError(
+            'edge_unavailable',
+            `${this.domainOf(current)} has no tenant at the edge any more: choose Re-verify.`,
+          );
+        current = fresh;
+      }
+    }
+  }
+}

@@ -1,0 +1,195 @@
+import { Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
+import { AuthorizationType, LambdaIntegration, type Method, type RestApi } from 'aws-cdk-lib/aws-apigateway';
+import { Policy, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
+import { Construct } from 'constructs';
+import { CONSOLE_API_PREFIX } from '../../lambda/api/console-routes';
+import { ENVIRONMENT_VARIABLE } from '../../lambda/shared/observability';
+import { RUNTIME_ENV } from '../../lambda/shared/runtime-env';
+import { CUSTOM_DOMAINS_TABLE } from '../../lambda/store/table-schema';
+import { bindRateLimits } from './animal-store-api';
+import { ApiFunction } from './api-function';
+import type { DataTables } from './data-tables';
+
+/** The console function's module under `lambda/handlers/`. */
+export const CONSOLE_HANDLER_MODULE = 'console';
+
+/**
+ * The CloudFront actions of the console function, exactly those lambda/store/cloudfront-edge-tenants.ts
+ * calls, by the IAM resource type each one takes (Service Authorization Reference, CloudFront).
+ */
+export const EDGE_TENANT_ACTIONS = {
+  /** The `distribution-tenant` resource type: granted on the account's tenants (`distribution-tenant/*`). */
+  tenant: [
+    'cloudfront:GetDistributionTenantByDomain',
+    'cloudfront:GetDistributionTenant',
+    'cloudfront:UpdateDistributionTenant',
+    'cloudfront:DeleteDistributionTenant',
+    'cloudfront:GetManagedCertificateDetails',
+    'cloudfront:VerifyDnsConfiguration',
+  ],
+  /** The `distribution` resource type: granted on the edge distribution, which the call names. */
+  distribution: ['cloudfront:ListDomainConflicts'],
+  /** No resource type at all: `*` is the only resource these accept. */
+  unscoped: ['cloudfront:CreateDistributionTenant', 'cloudfront:ListDistributionTenants'],
+} as const;
+
+/**
+ * How long one console request may run: a verification makes up to six CloudFront calls in
+ * series (bounded in lambda/store/from-environment.ts), inside API Gateway's 29 s.
+ */
+export const CONSOLE_TIMEOUT = Duration.seconds(28);
+
+/** Properties of {@link ConsoleService}. */
+export interface ConsoleServiceProps {
+  /** The REST API whose `/console/api/…` the console answers (the same host as the API). */
+  readonly restApi: RestApi;
+  /** The custom domains, projects and rate-limit tables. */
+  readonly tables: Pick<DataTables, 'customDomains' | 'projects' | 'rateLimits'>;
+  /** Environment name, the `Environment` dimension of the function's metrics. */
+  readonly environmentName: string;
+  /** The platform domain: names under it are refused as custom domains. */
+  readonly platformDomain: string;
+  /** The spec's `{platform_cname_target}`, every custom domain's CNAME. */
+  readonly domainsTarget: string;
+  /** The edge's multi-tenant distribution id (a token resolved at deploy is fine). */
+  readonly distributionId: string;
+  /** The edge's connection group id (a token resolved at deploy is fine). */
+  readonly connectionGroupId: string;
+  /**
+   * Memory of the function, in MB.
+   * @default 512
+   */
+  readonly memorySize?: number;
+  /**
+   * Retention of the function's log group.
+   * @default RetentionDays.ONE_MONTH
+   */
+  readonly logRetention?: RetentionDays;
+  /**
+   * What happens to the log group when it leaves the stack.
+   * @default RemovalPolicy.RETAIN
+   */
+  readonly logRemovalPolicy?: RemovalPolicy;
+}
+
+/**
+ * The domains service's HTTP API in AWS, the dashboard's backend: one function behind
+ * `ANY /console/api` and `ANY /console/api/{proxy+}` on the service's REST API. The routes have
+ * no API Gateway authorizer: the function checks the project's console token itself (the API
+ * key authorizer would refuse console tokens, and a second authorizer would only repeat the
+ * function's lookup), and counts every caller with the limiter the API shares. Its role may
+ * use exactly the DynamoDB and CloudFront actions the service issues.
+ */
+export class ConsoleService extends Construct {
+  /** The console function. */
+  public readonly consoleFunction: ApiFunction;
+  /** The methods that route to it. */
+  public readonly methods: readonly Method[];
+
+  constructor(scope: Construct, id: string, props: ConsoleServiceProps) {
+    super(scope, id);
+    const { tables } = props;
+    this.consoleFunction = new ApiFunction(this, 'Function', {
+      handlerModule: CONSOLE_HANDLER_MODULE,
+      description: `${CONSOLE_API_PREFIX}/…: the domains service (custom domains on CloudFront tenants)`,
+      timeout: CONSOLE_TIMEOUT,
+      memorySize: props.memorySize,
+      logRetention: props.logRetention,
+      logRemovalPolicy: props.logRemovalPolicy,
+      environment: {
+        [ENVIRONMENT_VARIABLE]: props.environmentName,
+        [RUNTIME_ENV.platformDomain]: props.platformDomain,
+        [RUNTIME_ENV.domainsTarget]: props.domainsTarget,
+        [RUNTIME_ENV.edgeDistributionId]: props.distributionId,
+        [RUNTIME_ENV.edgeConnectionGroupId]: props.connectionGroupId,
+      },
+    });
+    const fn = this.consoleFunction;
+    // A domain is read, created and replaced by conditional puts, and deleted; never scanned.
+    fn.bindTable({
+      table: tables.customDomains,
+      environmentVariable: RUNTIME_ENV.customDomainsTable,
+      actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
+      target: 'table',
+    });
+    // A project's domains: a Query on the project index.
+    fn.bindTable({
+      table: tables.customDomains,
+      environmentVariable: RUNTIME_ENV.customDomainsTable,
+      actions: ['dynamodb:Query'],
+      target: { indexes: CUSTOM_DOMAINS_TABLE.globalIndexes.map((index) => index.indexName) },
+    });
+    // The console token's project: one GetItem.
+    fn.bindTable({
+      table: tables.projects,
+      environmentVariable: RUNTIME_ENV.projectsTable,
+      actions: ['dynamodb:GetItem'],
+      target: 'table',
+    });
+    bindRateLimits(fn, tables);
+    this.grantEdgeTenants(props.distributionId);
+
+    const integration = new LambdaIntegration(fn, { proxy: true, allowTestInvoke: false });
+    const prefix = props.restApi.root.resourceForPath(CONSOLE_API_PREFIX);
+    const options = { authorizationType: AuthorizationType.NONE, apiKeyRequired: false };
+    this.methods = [
+      prefix.addMethod('ANY', integration, options),
+      prefix.addResource('{proxy+}').addMethod('ANY', integration, options),
+    ];
+    for (const method of this.methods) {
+      Validations.of(method).acknowledge({
+        id: 'AwsSolutions-APIG4',
+        reason:
+          "The console function authenticates every request itself with the project's console token (a bearer " +
+          'header checked against its hash in the projects table) and answers 401 with rate-limit headers; an API ' +
+          'Gateway authorizer would repeat that lookup and could not count refused callers.',
+      });
+      Validations.of(method).acknowledge({
+        id: 'AwsSolutions-COG4',
+        reason:
+          'Console callers are projects proved by their console tokens, which the function checks; there are no ' +
+          'user identities for a Cognito user pool to hold (the console issue adds sessions over the same tokens).',
+      });
+    }
+  }
+
+  /**
+   * CloudFront's tenant actions, each on the narrowest resource IAM allows for it: the tenants
+   * (their ids are CloudFront's, made at run time, so `distribution-tenant/*`), the edge
+   * distribution, and `*` for the two actions that take no resource.
+   */
+  private grantEdgeTenants(distributionId: string): void {
+    const stack = Stack.of(this);
+    const arn = (resource: string, resourceName: string) =>
+      stack.formatArn({ service: 'cloudfront', region: '', resource, resourceName });
+    const policy = new Policy(this, 'EdgeTenantsPolicy', {
+      roles: [this.consoleFunction.role!],
+      statements: [
+        new PolicyStatement({
+          actions: [...EDGE_TENANT_ACTIONS.tenant],
+          resources: [arn('distribution-tenant', '*')],
+        }),
+        new PolicyStatement({
+          actions: [...EDGE_TENANT_ACTIONS.distribution],
+          resources: [arn('distribution', distributionId)],
+        }),
+        new PolicyStatement({ actions: [...EDGE_TENANT_ACTIONS.unscoped], resources: ['*'] }),
+      ],
+    });
+    Validations.of(policy).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'Only cloudfront:CreateDistributionTenant and cloudfront:ListDistributionTenants, which define no resource ' +
+        'type in the Service Authorization Reference, so `*` is the only resource they accept; the function lists ' +
+        'and creates tenants of the edge distribution only (its id is in the request).',
+    });
+    Validations.of(policy).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:cloudfront::<AWS::AccountId>:distribution-tenant/*]',
+      reason:
+        'Distribution tenants are created at run time, one per custom domain, with ids CloudFront assigns, so no ARN ' +
+        'is known at deploy; the pattern covers tenants only, and the function changes a tenant only after checking ' +
+        'it belongs to the edge distribution.',
+    });
+  }
+}

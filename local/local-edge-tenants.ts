@@ -1,0 +1,115 @@
+import type { EdgeCertificate, EdgeRoute, EdgeTenants } from '../lambda/domain/edge-tenants';
+import type { EdgeRoute as LocalRoute, HttpsEdge } from './https-edge';
+import type { CertificateStatus, LocalCertificateAuthority } from './local-certificate-authority';
+
+/**
+ * The domains service's edge in local mode: each domain's tenant is a route of the local HTTPS
+ * edge, its managed certificate a request to the local certificate authority. A certificate is
+ * tried when the service asks for its state (and by `attemptPending`, which `npm start` runs on
+ * an interval), so a test decides every step and needs no timer.
+ */
+export interface LocalEdgeTenants extends EdgeTenants {
+  /** One validation try for every pending certificate (issued ones start serving at once). */
+  attemptPending(): Promise<void>;
+}
+
+export interface LocalEdgeTenantsOptions {
+  readonly edge: HttpsEdge;
+  readonly authority: LocalCertificateAuthority;
+  /** Names the edge reports in use elsewhere (CloudFront's ListDomainConflicts; none locally). */
+  readonly inUseElsewhere?: ReadonlyMap<string, string>;
+}
+
+const normalize = (name: string) => name.trim().toLowerCase().replace(/\.$/, '');
+
+/** What a route of the edge does, without its certificate or token. */
+function routeOf(route: LocalRoute): EdgeRoute {
+  return route.role === 'redirect'
+    ? { project: route.project, role: 'redirect', primary: route.primary }
+    : { project: route.project, role: 'serve' };
+}
+
+/** A route of the edge with what the tenant has already: its certificate, or its pending token. */
+function withCertificate(route: EdgeRoute, current: LocalRoute): LocalRoute {
+  return {
+    ...route,
+    ...(current.certificate ? { certificate: current.certificate } : {}),
+    ...(current.validationToken ? { validationToken: current.validationToken } : {}),
+  };
+}
+
+export function localEdgeTenants({
+  edge,
+  authority,
+  inUseElsewhere,
+}: LocalEdgeTenantsOptions): LocalEdgeTenants {
+  /** A fresh certificate request, its token served by the edge over plain HTTP. */
+  const request = (domain: string, route: EdgeRoute) => {
+    const status = authority.request(domain);
+    if (status.state !== 'pending-validation') throw new Error(`${domain}: the request is ${status.state}`);
+    edge.setRoute(domain, { ...route, validationToken: status.validation });
+  };
+
+  /** Puts an issued certificate on the domain's route (idempotent), and says what the status means. */
+  const settle = (domain: string, status: CertificateStatus): EdgeCertificate => {
+    switch (status.state) {
+      case 'issued': {
+        const route = edge.routes().get(domain);
+        if (route && route.certificate !== status.certificate) {
+          edge.setRoute(domain, { ...routeOf(route), certificate: status.certificate });
+        }
+        return { state: 'issued' };
+      }
+      case 'pending-validation':
+        return { state: 'pending', ...(status.reason ? { reason: status.reason.message } : {}) };
+      case 'validation-timed-out':
+        return { state: 'timed-out', ...(status.reason ? { reason: status.reason.message } : {}) };
+    }
+  };
+
+  const attempt = async (domain: string): Promise<EdgeCertificate> => {
+    const status = authority.status(domain);
+    if (!status || !edge.routes().has(domain)) return { state: 'none' };
+    return settle(domain, await authority.attempt(domain));
+  };
+
+  return {
+    attach: async (name, route) => {
+      const domain = normalize(name);
+      const current = edge.routes().get(domain);
+      const status = authority.status(domain);
+      // Attached already with its certificate (or its request): only the route changes.
+      if (current && status && status.state !== 'validation-timed-out') {
+        edge.setRoute(domain, withCertificate(route, current));
+        return;
+      }
+      request(domain, route);
+    },
+    reroute: async (name, route) => {
+      const domain = normalize(name);
+      const current = edge.routes().get(domain);
+      if (!current) throw new Error(`${domain} has no tenant at the edge.`);
+      edge.setRoute(domain, withCertificate(route, current));
+    },
+    certificate: (name) => attempt(normalize(name)),
+    renewCertificate: async (name) => {
+      const domain = normalize(name);
+      const current = edge.routes().get(domain);
+      if (!current) throw new Error(`${domain} has no tenant at the edge.`);
+      request(domain, routeOf(current));
+    },
+    checkDns: async () => undefined,
+    conflict: async (name) => inUseElsewhere?.get(normalize(name)),
+    detach: async (name) => {
+      const domain = normalize(name);
+      edge.removeRoute(domain);
+      authority.forget(domain);
+    },
+    tenants: async () => [...edge.routes().keys()],
+    attemptPending: async () => {
+      for (const [domain] of edge.routes()) {
+        if (authority.status(domain)?.state === 'pending-validation') await attempt(domain);
+      }
+    },
+  };
+}

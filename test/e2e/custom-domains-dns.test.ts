@@ -1,0 +1,183 @@
+import { type DomainsTestApi, startDomainsTestApi } from '../support/local-domains';
+
+/**
+ * The domains service's DNS verdicts against a real DNS server on loopback (local mode's
+ * sandbox zone), one test per verdict, through the console's API as a tenant calls it.
+ */
+
+const TARGET = 'domains.localhost';
+const ELSEWHERE = 'used.elsewhere.test';
+
+let t: DomainsTestApi;
+let token: string;
+
+beforeAll(async () => {
+  t = await startDomainsTestApi({
+    inUseElsewhere: new Map([[ELSEWHERE, 'another CloudFront distribution']]),
+  });
+  token = (await t.createProject('business')).consoleToken;
+});
+
+afterAll(async () => {
+  await t.close();
+});
+
+/** Adds the domain (once) and verifies it. */
+async function verify(name: string): Promise<Record<string, unknown>> {
+  const added = await t.console(token, 'POST', '/domains', { name });
+  if (added.status !== 201 && added.body.code !== 'domain_taken') throw new Error(JSON.stringify(added.body));
+  const verified = await t.console(token, 'POST', `/domains/${encodeURIComponent(name)}/verify`);
+  expect(verified.status).toBe(200);
+  return verified.body;
+}
+
+describe('DNS verdicts', () => {
+  it('verifies a CNAME to the target, whatever the case and trailing dot the tenant typed', async () => {
+    await t.record('mixed.case.test', 'CNAME', TARGET);
+
+    expect(await verify('MiXeD.Case.TEST.')).toMatchObject({
+      verified: true,
+      verdict: 'verified',
+      domain: { name: 'mixed.case.test', state: 'certificate-pending' },
+    });
+  });
+
+  it('counts an A record beside the CNAME as a conflicting record', async () => {
+    await t.record('beside.conflict.test', 'CNAME', TARGET);
+    await t.record('beside.conflict.test', 'A', '192.0.2.7');
+
+    expect(await verify('beside.conflict.test')).toMatchObject({
+      verified: false,
+      verdict: 'conflicting-record',
+      summary:
+        'Not verified: a conflicting record exists for beside.conflict.test and blocks the CNAME: beside.conflict.test A 192.0.2.7.',
+      fix: `Delete this record at your DNS provider, then keep the CNAME beside.conflict.test → ${TARGET} (TTL 3600).`,
+      domain: { state: 'failed', reason: expect.stringMatching(/^Not verified: a conflicting record/) },
+    });
+  });
+
+  it('refuses an A record instead of the CNAME', async () => {
+    await t.record('a-only.conflict.test', 'A', '198.51.100.7');
+
+    expect(await verify('a-only.conflict.test')).toMatchObject({
+      verified: false,
+      verdict: 'conflicting-record',
+      fix: `Delete this record at your DNS provider, then add the CNAME a-only.conflict.test → ${TARGET} (TTL 3600).`,
+    });
+  });
+
+  it('refuses a CNAME that points elsewhere, naming both values', async () => {
+    await t.record('old.host.test', 'CNAME', 'old-host.example.net');
+
+    expect(await verify('old.host.test')).toMatchObject({
+      verified: false,
+      verdict: 'cname-mismatch',
+      summary: `Not verified: the CNAME of old.host.test points elsewhere: expected ${TARGET}, found old-host.example.net.`,
+      domain: { state: 'failed' },
+    });
+  });
+
+  it('keeps a domain with nothing yet pending for 48 hours, then fails it', async () => {
+    expect(await verify('nothing.yet.test')).toMatchObject({
+      verified: false,
+      verdict: 'not-found',
+      domain: { state: 'pending-dns', notices: ['DNS changes may take up to 48 hours to propagate.'] },
+    });
+
+    t.advance(48 * 60 * 60_000);
+    expect(await verify('nothing.yet.test')).toMatchObject({
+      verified: false,
+      verdict: 'not-found',
+      domain: {
+        state: 'failed',
+        notices: [],
+        reason: expect.stringMatching(/^Not verified yet: no CNAME record found for nothing\.yet\.test\./),
+      },
+    });
+  });
+
+  it('refuses while CAA records forbid Amazon, and verifies once they allow it', async () => {
+    await t.record('shop.caa.test', 'CNAME', TARGET);
+    await t.record('caa.test', 'CAA', '0 issue "letsencrypt.org"');
+
+    expect(await verify('shop.caa.test')).toMatchObject({
+      verified: false,
+      verdict: 'caa-blocks',
+      summary:
+        'Not verified: CAA records on caa.test forbid the certificate authority: 0 issue "letsencrypt.org".',
+    });
+
+    await t.record('caa.test', 'CAA', '0 issue "amazon.com"');
+    expect(await verify('shop.caa.test')).toMatchObject({ verified: true, verdict: 'verified' });
+  });
+
+  it("shows an apex an ALIAS/ANAME with its fallback, and verifies it on the target's addresses", async () => {
+    const added = await t.console(token, 'POST', '/domains', { name: 'apex.test' });
+    expect(added.body).toMatchObject({
+      record: { name: '@', zone: 'apex.test', type: 'ALIAS/ANAME', value: TARGET, ttl: 3600 },
+      apexFallback: expect.stringMatching(
+        /^If your DNS provider has no ALIAS or ANAME record: add www\.apex\.test/,
+      ),
+    });
+    // What an ALIAS/ANAME gives resolvers: the target's own addresses at the apex.
+    await t.record('apex.test', 'A', '127.0.0.1');
+
+    expect(await verify('apex.test')).toMatchObject({ verified: true, verdict: 'verified' });
+  });
+
+  it("refuses an apex whose addresses are not the target's", async () => {
+    await t.record('other-apex.test', 'A', '203.0.113.5');
+
+    expect(await verify('other-apex.test')).toMatchObject({ verified: false, verdict: 'apex-mismatch' });
+  });
+});
+
+describe('names the service refuses', () => {
+  it.each([
+    ['an IPv4 address', '192.0.2.10', /is an IP address/],
+    ['an IPv6 address', '[2001:db8::1]', /is an IP address/],
+    ['a number the URL parser reads as an address', '127.1', /is an IP address/],
+    ["the platform's own domain", 'shop.localhost', /is the platform's own domain \(localhost\)/],
+    ["the platform's target", 'domains.localhost', /is the platform's own domain/],
+    ['a public suffix', 'co.uk', /is a public suffix/],
+    ['a single label', 'intranet', /is a single label/],
+    ['a wildcard', '*.example.test', /is a wildcard/],
+    ['a URL', 'https://shop.example.test/', /is not a bare domain name/],
+    ['an invalid label', 'shop_.example.test', /is not a domain name/],
+  ])('refuses %s', async (_, name, message) => {
+    const refused = await t.console(token, 'POST', '/domains', { name });
+
+    expect(refused).toMatchObject({ status: 400, body: { code: 'invalid_domain', status: 400 } });
+    expect(refused.body.message).toMatch(message);
+  });
+
+  it('keeps an internationalized name in its ASCII form, and shows it as typed', async () => {
+    const added = await t.console(token, 'POST', '/domains', { name: 'Bücher.example.test' });
+
+    expect(added.body).toMatchObject({
+      name: 'xn--bcher-kva.example.test',
+      unicodeName: 'bücher.example.test',
+    });
+  });
+
+  it('refuses a name another project has attached', async () => {
+    const other = await t.createProject('pro');
+    await t.console(other.consoleToken, 'POST', '/domains', { name: 'taken.example.test' });
+
+    const refused = await t.console(token, 'POST', '/domains', { name: 'TAKEN.example.test' });
+
+    expect(refused).toMatchObject({ status: 409, body: { code: 'domain_taken' } });
+  });
+
+  it('refuses a name the edge reports in use elsewhere', async () => {
+    const refused = await t.console(token, 'POST', '/domains', { name: ELSEWHERE });
+
+    expect(refused).toMatchObject({
+      status: 409,
+      body: {
+        code: 'domain_taken',
+        message: `${ELSEWHERE} is in use elsewhere (another CloudFront distribution): remove it there, then add it here.`,
+      },
+    });
+  });
+});

@@ -1,0 +1,131 @@
+import { randomBytes } from 'node:crypto';
+import type * as CloudFrontSdk from '@aws-sdk/client-cloudfront';
+import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import { type AwsStub, mockClient } from 'aws-sdk-client-mock';
+import { issueConsoleToken, newUsageId } from '../../../lambda/domain/project';
+import { RUNTIME_ENV } from '../../../lambda/shared/runtime-env';
+import { ProjectRepository } from '../../../lambda/store/project-repository';
+import { LOCAL_TABLE_NAMES } from '../../../local/local-tables';
+import { startTestStore, type TestStore } from '../../support/embedded-store';
+import { lambdaContext, proxyEvent } from '../../support/events';
+import { loadHandlers, TEST_PLATFORM_DOMAIN } from '../../support/handlers';
+
+type ProxyHandler = (
+  event: APIGatewayProxyEvent,
+  context: typeof lambdaContext,
+) => Promise<APIGatewayProxyResult>;
+
+// CloudFront cannot run here: mocked at the SDK boundary (the copy of the SDK the handler loads
+// afresh, in its own module registry); the tables are the embedded store's.
+let sdk: typeof CloudFrontSdk;
+let cloudfront: AwsStub<
+  CloudFrontSdk.ServiceInputTypes,
+  CloudFrontSdk.ServiceOutputTypes,
+  CloudFrontSdk.CloudFrontClientResolvedConfig
+>;
+const DISTRIBUTION_ID = 'E1M2U3L4T5I6T7';
+
+/** What the stack gives the console function besides the API's variables (lib/constructs/console-service.ts). */
+const CONSOLE_ENV = {
+  [RUNTIME_ENV.customDomainsTable]: LOCAL_TABLE_NAMES.customDomains,
+  [RUNTIME_ENV.domainsTarget]: `domains.${TEST_PLATFORM_DOMAIN}`,
+  [RUNTIME_ENV.edgeDistributionId]: DISTRIBUTION_ID,
+  [RUNTIME_ENV.edgeConnectionGroupId]: 'cg_2wjDZMmOKVKmvYm3EzWbGHPwHpd',
+};
+
+let store: TestStore;
+let handler: ProxyHandler | undefined;
+let token: string;
+const saved = Object.fromEntries(Object.keys(CONSOLE_ENV).map((name) => [name, process.env[name]]));
+
+beforeAll(async () => {
+  store = await startTestStore();
+  const name = `c-${randomBytes(4).toString('hex')}`;
+  const issued = issueConsoleToken(name);
+  const now = new Date().toISOString();
+  await new ProjectRepository(store.documents, LOCAL_TABLE_NAMES.projects).create({
+    name,
+    plan: 'pro',
+    createdAt: now,
+    consoleTokenHash: issued.hash,
+    consoleTokenIssuedAt: now,
+    usageId: newUsageId(),
+  });
+  token = issued.token;
+  Object.assign(process.env, CONSOLE_ENV);
+  [handler] = loadHandlers<ProxyHandler>(['console'], store.store.endpoint, () => {
+    sdk = require('@aws-sdk/client-cloudfront') as typeof CloudFrontSdk;
+    cloudfront = mockClient(sdk.CloudFrontClient);
+  });
+});
+afterAll(async () => {
+  for (const [name, value] of Object.entries(saved)) {
+    if (value === undefined) delete process.env[name];
+    else process.env[name] = value;
+  }
+  await store.close();
+});
+beforeEach(() => cloudfront.reset());
+afterAll(() => cloudfront.restore());
+
+/** A request through `ANY /console/api/{proxy+}` of the REST API, as its proxy integration passes it. */
+const request = (method: string, path: string, body?: unknown, authorization = `Bearer ${token}`) =>
+  handler!(
+    proxyEvent({
+      httpMethod: method,
+      path,
+      resource: '/console/api/{proxy+}',
+      principal: null,
+      headers: {
+        Host: 'abc123.execute-api.eu-west-1.amazonaws.com',
+        ...(authorization ? { Authorization: authorization } : {}),
+        ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+      },
+      body: body === undefined ? null : JSON.stringify(body),
+    }),
+    lambdaContext,
+  );
+
+describe('the console function, composed for AWS', () => {
+  it("lists the project's domains from the custom domains table", async () => {
+    const result = await request('GET', '/console/api/domains');
+    expect(result.statusCode).toBe(200);
+    expect(JSON.parse(result.body)).toEqual({ domains: [] });
+  });
+
+  it('adds a domain after asking CloudFront about it, on the distribution the stack names', async () => {
+    cloudfront.on(sdk.ListDomainConflictsCommand).resolves({ DomainConflicts: [] });
+    const result = await request('POST', '/console/api/domains', { name: 'Shop.Example.com' });
+    expect(result.statusCode).toBe(201);
+    expect(JSON.parse(result.body)).toMatchObject({ name: 'shop.example.com', state: 'pending-dns' });
+    expect(cloudfront.commandCalls(sdk.ListDomainConflictsCommand).map((call) => call.args[0].input)).toEqual(
+      [{ Domain: 'shop.example.com', DomainControlValidationResource: { DistributionId: DISTRIBUTION_ID } }],
+    );
+    const listed = JSON.parse((await request('GET', '/console/api/domains')).body) as {
+      domains: { name: string }[];
+    };
+    expect(listed.domains.map((domain) => domain.name)).toEqual(['shop.example.com']);
+  });
+
+  it('answers 503 in the Error shape when CloudFront is throttling, naming no exception', async () => {
+    cloudfront.on(sdk.ListDomainConflictsCommand).rejects(
+      Object.assign(new Error('Rate exceeded'), {
+        name: 'Throttling',
+        $fault: 'client',
+        $metadata: { httpStatusCode: 400 },
+      }),
+    );
+    const result = await request('POST', '/console/api/domains', { name: 'other.example.com' });
+    expect(cloudfront.commandCalls(sdk.ListDomainConflictsCommand)).toHaveLength(1);
+    expect(result.statusCode).toBe(503);
+    const body = JSON.parse(result.body) as { code: string; message: string; status: number };
+    expect(body).toMatchObject({ code: 'service_unavailable', status: 503 });
+    expect(body.message).not.toMatch(/\b\w*(Error|Exception)\b|Throttling/);
+  });
+
+  it('refuses a request without a console token, 401 in the Error shape', async () => {
+    const result = await request('GET', '/console/api/domains', undefined, '');
+    expect(result.statusCode).toBe(401);
+    expect(JSON.parse(result.body)).toMatchObject({ code: 'missing_console_token', status: 401 });
+  });
+});

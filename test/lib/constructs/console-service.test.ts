@@ -1,0 +1,249 @@
+import { Stack } from 'aws-cdk-lib';
+import { Template } from 'aws-cdk-lib/assertions';
+import { CONSOLE_API_PREFIX } from '../../../lambda/api/console-routes';
+import { ENVIRONMENT_VARIABLE } from '../../../lambda/shared/observability';
+import { RUNTIME_ENV } from '../../../lambda/shared/runtime-env';
+import { CUSTOM_DOMAINS_TABLE } from '../../../lambda/store/table-schema';
+import { addAnimalStoreStacks } from '../../../lib/animal-store-app';
+import { AnimalStoreStack } from '../../../lib/animal-store-stack';
+import { type EnvironmentConfig, environmentConfigs } from '../../../lib/config/environments';
+import { CONSOLE_TIMEOUT, EDGE_TENANT_ACTIONS } from '../../../lib/constructs/console-service';
+import { EDGE_PARAMETERS, EDGE_STACK_NAME } from '../../../lib/edge-stack';
+import { synthEnvironment, testApp } from '../../support/synth';
+import {
+  actionsOf,
+  apiMethods,
+  environmentOf,
+  invokedFunctionId,
+  resource,
+  resourcesOfType,
+  statementsOfFunction,
+  tableIdFromOutput,
+  templateJson,
+} from '../template-queries';
+
+const PLATFORM = { domain: 'animalstore.example', hostedZoneId: 'Z0123456789PLATFORM' };
+
+/** Production as the edge serves it: a platform address and a stated region. */
+function productionWithEdge(changes: Partial<EnvironmentConfig> = {}): Template {
+  const config = {
+    ...environmentConfigs({}).production,
+    platformAddress: PLATFORM,
+    region: 'eu-west-1',
+    ...changes,
+  };
+  return Template.fromStack(new AnimalStoreStack(testApp(), config.stackName, { config }));
+}
+
+const template = productionWithEdge();
+const consoleMethods = apiMethods(template).filter((method) => method.path.startsWith(CONSOLE_API_PREFIX));
+const consoleFunctionId = invokedFunctionId(
+  (consoleMethods[0]?.props.Integration as { Uri: unknown } | undefined)?.Uri ?? {},
+);
+const customDomainsTable = tableIdFromOutput(template, 'CustomDomainsTableName');
+const projectsTable = tableIdFromOutput(template, 'ProjectsTableName');
+const rateLimitsTable = tableIdFromOutput(template, 'RateLimitsTableName');
+const tableArn = (tableId: string) => ({ 'Fn::GetAtt': [tableId, 'Arn'] });
+
+/** The template parameter that reads an SSM parameter at deploy, by the parameter's name. */
+function ssmParameterId(tpl: Template, name: string): string {
+  const found = Object.entries(templateJson(tpl).Parameters ?? {}).find(
+    ([, parameter]) => parameter.Type === 'AWS::SSM::Parameter::Value<String>' && parameter.Default === name,
+  );
+  if (!found) throw new Error(`No SSM parameter ${name}`);
+  return found[0];
+}
+
+const cloudFrontArn = (resourcePath: string) => ({
+  'Fn::Join': [
+    '',
+    ['arn:', { Ref: 'AWS::Partition' }, ':cloudfront::', { Ref: 'AWS::AccountId' }, `:${resourcePath}`],
+  ],
+});
+
+describe('the console route, where the edge serves production', () => {
+  test('ANY on /console/api and on its greedy proxy, nowhere else, both to the console function', () => {
+    expect(consoleMethods.map((method) => [method.path, method.props.HttpMethod]).sort()).toEqual([
+      [CONSOLE_API_PREFIX, 'ANY'],
+      [`${CONSOLE_API_PREFIX}/{proxy+}`, 'ANY'],
+    ]);
+    for (const method of consoleMethods) {
+      expect(invokedFunctionId((method.props.Integration as { Uri: unknown }).Uri)).toBe(consoleFunctionId);
+    }
+  });
+
+  test('no API Gateway authorizer and no API key: the function checks the console token itself', () => {
+    for (const method of consoleMethods) {
+      expect(method.props).toMatchObject({
+        AuthorizationType: 'NONE',
+        ApiKeyRequired: false,
+        Integration: { Type: 'AWS_PROXY', IntegrationHttpMethod: 'POST' },
+      });
+      expect(method.props.AuthorizerId).toBeUndefined();
+    }
+  });
+
+  test('the console function is none of the API functions, and runs up to API Gateway 29 s', () => {
+    const others = apiMethods(template)
+      .filter((method) => !method.path.startsWith(CONSOLE_API_PREFIX))
+      .map((method) => invokedFunctionId((method.props.Integration as { Uri: unknown }).Uri));
+    expect(others).not.toContain(consoleFunctionId);
+    expect(resource(template, consoleFunctionId).Properties.Timeout).toBe(CONSOLE_TIMEOUT.toSeconds());
+    expect(CONSOLE_TIMEOUT.toSeconds()).toBeLessThan(29);
+  });
+});
+
+describe('its environment', () => {
+  test('exactly its tables, the platform domain, the CNAME target and the edge ids read from SSM at deploy', () => {
+    expect(environmentOf(template, consoleFunctionId)).toEqual({
+      [ENVIRONMENT_VARIABLE]: 'production',
+      [RUNTIME_ENV.platformDomain]: PLATFORM.domain,
+      [RUNTIME_ENV.domainsTarget]: `domains.${PLATFORM.domain}`,
+      [RUNTIME_ENV.edgeDistributionId]: { Ref: ssmParameterId(template, EDGE_PARAMETERS.distributionId) },
+      [RUNTIME_ENV.edgeConnectionGroupId]: {
+        Ref: ssmParameterId(template, EDGE_PARAMETERS.connectionGroupId),
+      },
+      [RUNTIME_ENV.customDomainsTable]: { Ref: customDomainsTable },
+      [RUNTIME_ENV.projectsTable]: { Ref: projectsTable },
+      [RUNTIME_ENV.rateLimitsTable]: { Ref: rateLimitsTable },
+    });
+  });
+
+  test("the CNAME target is the edge stack's: one name for both", () => {
+    const app = testApp();
+    const config = { ...environmentConfigs({}).production, platformAddress: PLATFORM, region: 'eu-west-1' };
+    addAnimalStoreStacks(app, { environments: [config] });
+    const edge = Template.fromStack(app.node.findChild(EDGE_STACK_NAME) as Stack);
+    expect(templateJson(edge).Outputs.DomainsTarget?.Value).toBe(
+      environmentOf(template, consoleFunctionId)[RUNTIME_ENV.domainsTarget],
+    );
+  });
+});
+
+describe('least privilege', () => {
+  const statements = statementsOfFunction(template, consoleFunctionId);
+  const granted = statements
+    .map((statement) => ({ actions: actionsOf(statement).sort(), resource: statement.Resource }))
+    .filter(
+      (grant) => !grant.actions.some((action) => action.startsWith('logs:') || action.startsWith('xray:')),
+    );
+
+  test('DynamoDB: get, put and delete domains, Query the project index, read projects, count rate limits', () => {
+    const dynamodb = granted.filter((grant) =>
+      grant.actions.every((action) => action.startsWith('dynamodb:')),
+    );
+    expect(dynamodb).toEqual(
+      expect.arrayContaining([
+        {
+          actions: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem'],
+          resource: tableArn(customDomainsTable),
+        },
+        {
+          actions: ['dynamodb:Query'],
+          resource: {
+            'Fn::Join': [
+              '',
+              [tableArn(customDomainsTable), `/index/${CUSTOM_DOMAINS_TABLE.globalIndexes[0]?.indexName}`],
+            ],
+          },
+        },
+        { actions: ['dynamodb:GetItem'], resource: tableArn(projectsTable) },
+        { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], resource: tableArn(rateLimitsTable) },
+      ]),
+    );
+    expect(dynamodb).toHaveLength(4);
+  });
+
+  test('CloudFront: exactly the actions the adapter calls, each on the narrowest resource IAM takes', () => {
+    const cloudfront = granted.filter((grant) =>
+      grant.actions.every((action) => action.startsWith('cloudfront:')),
+    );
+    const distributionId = { Ref: ssmParameterId(template, EDGE_PARAMETERS.distributionId) };
+    expect(cloudfront).toEqual([
+      { actions: [...EDGE_TENANT_ACTIONS.tenant].sort(), resource: cloudFrontArn('distribution-tenant/*') },
+      {
+        actions: ['cloudfront:ListDomainConflicts'],
+        resource: {
+          'Fn::Join': [
+            '',
+            [
+              'arn:',
+              { Ref: 'AWS::Partition' },
+              ':cloudfront::',
+              { Ref: 'AWS::AccountId' },
+              ':distribution/',
+              distributionId,
+            ],
+          ],
+        },
+      },
+      {
+        actions: ['cloudfront:CreateDistributionTenant', 'cloudfront:ListDistributionTenants'],
+        resource: '*',
+      },
+    ]);
+    expect(
+      [
+        ...EDGE_TENANT_ACTIONS.tenant,
+        ...EDGE_TENANT_ACTIONS.distribution,
+        ...EDGE_TENANT_ACTIONS.unscoped,
+      ].sort(),
+    ).toEqual(
+      [
+        'cloudfront:CreateDistributionTenant',
+        'cloudfront:DeleteDistributionTenant',
+        'cloudfront:GetDistributionTenant',
+        'cloudfront:GetDistributionTenantByDomain',
+        'cloudfront:GetManagedCertificateDetails',
+        'cloudfront:ListDistributionTenants',
+        'cloudfront:ListDomainConflicts',
+        'cloudfront:UpdateDistributionTenant',
+        'cloudfront:VerifyDnsConfiguration',
+      ].sort(),
+    );
+  });
+
+  test('nothing else: no Scan, no wildcard action, nothing on other tables', () => {
+    expect(granted.flatMap((grant) => grant.actions).filter((action) => action.includes('*'))).toEqual([]);
+    expect(granted.flatMap((grant) => grant.actions)).not.toContain('dynamodb:Scan');
+    expect(granted).toHaveLength(7);
+  });
+
+  test('no other function may touch the custom domains table or CloudFront', () => {
+    for (const [id] of Object.entries(resourcesOfType(template, 'AWS::Lambda::Function'))) {
+      if (id === consoleFunctionId) continue;
+      const text = JSON.stringify(statementsOfFunction(template, id));
+      expect([id, text.includes(customDomainsTable) || text.includes('cloudfront:')]).toEqual([id, false]);
+    }
+  });
+});
+
+describe('without the edge, no console function and no route', () => {
+  test.each([
+    ['staging', synthEnvironment('staging')],
+    ['production without a stated region', synthEnvironment('production', { platformAddress: PLATFORM })],
+    ['production without a platform address', productionWithEdge({ platformAddress: undefined })],
+  ])('%s', (_, tpl) => {
+    expect(apiMethods(tpl).filter((method) => method.path.startsWith('/console'))).toEqual([]);
+    const edgeParameters = Object.values(templateJson(tpl).Parameters ?? {}).filter((parameter) =>
+      Object.values(EDGE_PARAMETERS).some((name) => parameter.Default === name),
+    );
+    expect(edgeParameters).toEqual([]);
+    for (const fn of Object.values(resourcesOfType(tpl, 'AWS::Lambda::Function'))) {
+      expect(JSON.stringify(fn.Properties.Environment ?? {})).not.toContain(RUNTIME_ENV.edgeDistributionId);
+    }
+  });
+
+  test('the custom domains table is deployed everywhere all the same, with its output', () => {
+    expect(() => tableIdFromOutput(synthEnvironment('staging'), 'CustomDomainsTableName')).not.toThrow();
+  });
+});
+
+describe('deploy order', () => {
+  test('production deploys after the edge stack, whose SSM parameters it reads', () => {
+    const app = testApp();
+    const config = { ...environmentConfigs({}).production, platformAddress: PLATFORM, region: 'eu-west-1' };
+    const [production] = addAnimalStoreStacks(app, { environments: [config] });
+    expect(production?.dependencies.map((stack) => stack.stackName)).toContain(EDGE_STACK_NAME);
+  });
+});

@@ -1,0 +1,75 @@
+import { runDomainsCommand } from '../../tools/domains';
+import { Refusal, UsageError } from '../../tools/failures';
+import { type DomainsTestApi, startDomainsTestApi } from '../support/local-domains';
+
+/** `npm run domains -- sandbox-record`: the tenant's records in the sandbox DNS of a running local mode. */
+
+let t: DomainsTestApi;
+let lines: string[];
+
+beforeAll(async () => {
+  t = await startDomainsTestApi();
+});
+
+afterAll(async () => {
+  await t.close();
+});
+
+function run(...argv: string[]): Promise<number> {
+  lines = [];
+  return runDomainsCommand(argv, {
+    out: (line) => lines.push(line),
+    tableName: 'unused',
+    configPath: 'unused.json',
+    localApiUrl: t.origin,
+  });
+}
+
+it('adds a record the sandbox then answers, and removes it', async () => {
+  expect(await run('sandbox-record', 'Shop.Example.TEST', 'cname', 'domains.localhost')).toBe(0);
+  expect(lines).toEqual(['Sandbox DNS: shop.example.test CNAME domains.localhost (TTL 3600).']);
+  expect(t.domains.dns.records('shop.example.test')).toEqual([
+    { name: 'shop.example.test', type: 'CNAME', value: 'domains.localhost', ttl: 3600 },
+  ]);
+
+  expect(await run('sandbox-record', 'shop.example.test', 'CNAME', '--remove')).toBe(0);
+  expect(lines).toEqual(['Sandbox DNS: removed 1 CNAME record of shop.example.test.']);
+  expect(t.domains.dns.records('shop.example.test')).toEqual([]);
+});
+
+it('takes a TTL', async () => {
+  await run('sandbox-record', 'ttl.example.test', 'A', '127.0.0.1', '--ttl', '60');
+  expect(t.domains.dns.records('ttl.example.test')).toEqual([
+    expect.objectContaining({ type: 'A', value: '127.0.0.1', ttl: 60 }),
+  ]);
+});
+
+it("refuses a record the sandbox refuses, with the sandbox's reason", async () => {
+  await expect(run('sandbox-record', 'bad.example.test', 'A', 'not-an-address')).rejects.toThrow(
+    new Refusal('A value "not-an-address" is not an IPv4 address.'),
+  );
+});
+
+it.each([
+  [
+    ['sandbox-record', 'x.example.test', 'MX', 'mail.example.test'],
+    /Record type "MX": use one of A, AAAA, CNAME, CAA, TXT/,
+  ],
+  [['sandbox-record', 'x.example.test', 'CNAME'], /Give the record's value/],
+  [['sandbox-record', 'x.example.test', 'A', '127.0.0.1', '--stage', 'production'], /takes no --stage/],
+])('refuses a wrong invocation: %j', async (argv, message) => {
+  await expect(run(...argv)).rejects.toThrow(UsageError);
+  await expect(run(...argv)).rejects.toThrow(message);
+});
+
+it('says how to start local mode when nothing answers', async () => {
+  lines = [];
+  await expect(
+    runDomainsCommand(['sandbox-record', 'x.example.test', 'A', '127.0.0.1'], {
+      out: (line) => lines.push(line),
+      tableName: 'unused',
+      configPath: 'unused.json',
+      localApiUrl: 'http://127.0.0.1:1',
+    }),
+  ).rejects.toThrow(/No local mode answers at http:\/\/127\.0\.0\.1:1: start it with npm start/);
+});
