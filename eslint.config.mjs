@@ -5,20 +5,18 @@ import tseslint from 'typescript-eslint';
  * import-direction: inside lambda/, imports run one way, handlers → operations → middleware → api →
  * domain ← store (STYLE.md, "How a request should travel here"). A handler is its function's
  * composition place: the only code that builds store modules and passes them in. shared/ serves all
- * but the domain and imports none of them; custom-resources/ serves its handlers only. Each folder
- * lists what it must not import.
+ * but the domain and imports none of them. Each folder lists what it must not import.
  */
 const RULE = 'import-direction (handlers → operations → middleware → api → domain ← store)';
 const FORBIDDEN = {
-  domain: ['handlers', 'operations', 'middleware', 'api', 'store', 'shared', 'custom-resources'],
-  api: ['handlers', 'operations', 'middleware', 'store', 'custom-resources'],
-  middleware: ['handlers', 'operations', 'store', 'custom-resources'],
-  operations: ['handlers', 'store', 'custom-resources'],
-  store: ['handlers', 'operations', 'middleware', 'api', 'custom-resources'],
-  shared: ['handlers', 'operations', 'middleware', 'api', 'domain', 'store', 'custom-resources'],
-  'custom-resources': ['handlers', 'operations', 'middleware', 'api', 'store'],
+  domain: ['handlers', 'operations', 'middleware', 'api', 'store', 'shared'],
+  api: ['handlers', 'operations', 'middleware', 'store'],
+  middleware: ['handlers', 'operations', 'store'],
+  operations: ['handlers', 'store'],
+  store: ['handlers', 'operations', 'middleware', 'api'],
+  shared: ['handlers', 'operations', 'middleware', 'api', 'domain', 'store'],
 };
-// Only the store and the certificate functions talk to AWS; the domain knows no HTTP either.
+// Only the store talks to AWS; the domain knows no HTTP either.
 const AWS_SDK = ['@aws-sdk/*'];
 const FORBIDDEN_PACKAGES = {
   domain: [

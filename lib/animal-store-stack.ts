@@ -1,4 +1,5 @@
-import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, SecretValue, Stack, type StackProps } from 'aws-cdk-lib';
+import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
 import type { Construct } from 'constructs';
@@ -29,7 +30,6 @@ export const STACK_OUTPUTS = {
   apiKeysTable: 'ApiKeysTableName',
   projectsTable: 'ProjectsTableName',
   petsTable: 'PetsTableName',
-  domainsTable: 'DomainsTableName',
   rateLimitsTable: 'RateLimitsTableName',
   idempotencyTable: 'IdempotencyTableName',
   customDomainsTable: 'CustomDomainsTableName',
@@ -75,7 +75,6 @@ export class AnimalStoreStack extends Stack {
     this.tables = new DataTables(this, 'Data', {
       removalPolicy: config.removalPolicy,
       deletionProtection: config.deletionProtection,
-      domains: PLATFORM_ENVIRONMENTS.includes(config.name),
       petsUpgradeStep: config.petsUpgradeStep,
     });
     this.api = new AnimalStoreApi(this, 'Api', {
@@ -116,7 +115,29 @@ export class AnimalStoreStack extends Stack {
         logRemovalPolicy: config.removalPolicy,
       });
     }
-    this.firewall = new EdgeFirewall(this, 'Firewall', { stage: this.api.restApi.deploymentStage });
+    let originSecretArn: string | undefined;
+    if (servedByEdge(config)) {
+      // The authorizer believes a request about its viewer and its custom domain only when it
+      // carries the edge's origin secret: it reads the replica in this region (exactly that
+      // secret), and checks the domain in the custom domains table (GetItem, nothing else).
+      originSecretArn = StringParameter.valueForStringParameter(this, EDGE_PARAMETERS.originSecretArn);
+      this.api.authorizerFunction.addEnvironment(RUNTIME_ENV.edgeOriginSecretArn, originSecretArn);
+      this.api.authorizerFunction.addToRolePolicy(
+        new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [originSecretArn] }),
+      );
+      this.api.authorizerFunction.bindTable({
+        table: this.tables.customDomains,
+        environmentVariable: RUNTIME_ENV.customDomainsTable,
+        actions: ['dynamodb:GetItem'],
+        target: 'table',
+      });
+    }
+    this.firewall = new EdgeFirewall(this, 'Firewall', {
+      stage: this.api.restApi.deploymentStage,
+      ...(originSecretArn === undefined
+        ? {}
+        : { originSecret: SecretValue.secretsManager(originSecretArn).unsafeUnwrap() }),
+    });
     this.observability = new Observability(this, 'Observability', {
       environmentName: config.name,
       stage: this.api.restApi.deploymentStage,
@@ -143,12 +164,6 @@ export class AnimalStoreStack extends Stack {
     new CfnOutput(this, STACK_OUTPUTS.petsTable, { value: this.tables.pets.tableName });
     new CfnOutput(this, STACK_OUTPUTS.apiKeysTable, { value: this.tables.apiKeys.tableName });
     new CfnOutput(this, STACK_OUTPUTS.projectsTable, { value: this.tables.projects.tableName });
-    if (this.tables.domains) {
-      new CfnOutput(this, STACK_OUTPUTS.domainsTable, {
-        description: 'Custom domain state of the domains tool (npm run domains -- --stage)',
-        value: this.tables.domains.tableName,
-      });
-    }
     new CfnOutput(this, STACK_OUTPUTS.rateLimitsTable, { value: this.tables.rateLimits.tableName });
     new CfnOutput(this, STACK_OUTPUTS.idempotencyTable, { value: this.tables.idempotencyKeys.tableName });
     new CfnOutput(this, STACK_OUTPUTS.customDomainsTable, {
@@ -160,6 +175,13 @@ export class AnimalStoreStack extends Stack {
         description: 'Platform domain: each project is served at https://<project>.<this domain>/v1',
         value: config.platformAddress.domain,
       });
+    }
+    if (PLATFORM_ENVIRONMENTS.includes(config.name)) {
+      // The per-project domains stacks of earlier releases import these until they are deleted
+      // (doc/deploying.md): CloudFormation refuses a deploy that drops an export still imported.
+      this.exportValue(this.api.restApi.restApiId);
+      this.exportValue(this.api.restApi.deploymentStage.stageName);
+      this.exportValue(this.firewall.webAcl.attrArn);
     }
   }
 }

@@ -95,6 +95,7 @@ const HOP_BY_HOP = new Set([
 ]);
 /** What a viewer could claim about itself: the edge states these itself. */
 const VIEWER_CLAIMS = new Set([
+  'cloudfront-viewer-address',
   'forwarded',
   'x-forwarded-for',
   'x-forwarded-host',
@@ -143,7 +144,10 @@ function forwardedValue(value: string, ipv6 = false): string {
 
 function forwardedHeaders(request: IncomingMessage, viewerHost: string): Record<string, string> {
   const address = (request.socket.remoteAddress ?? '').replace(/^::ffff:/, '');
+  const port = request.socket.remotePort ?? 0;
   return {
+    // As CloudFront states it (the service believes it only beside the origin secret).
+    'cloudfront-viewer-address': address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`,
     'x-forwarded-for': address,
     'x-forwarded-host': viewerHost,
     'x-forwarded-proto': 'https',

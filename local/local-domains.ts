@@ -64,6 +64,8 @@ export interface StartLocalDomainsInput {
   /** The data folder: the sandbox's records and the authority's root are kept there. In memory when omitted. */
   readonly dataDir?: string;
   readonly options: LocalDomainsOptions;
+  /** Headers the edge adds to every request to the origin: the origin secret, as CloudFront's origin does. */
+  readonly originHeaders?: Readonly<Record<string, string>>;
 }
 
 function lookupFor(resolver: string | undefined, sandbox: SandboxDns): DnsLookup {
@@ -91,6 +93,7 @@ export async function startLocalDomains({
   platformDomain,
   dataDir,
   options,
+  originHeaders,
 }: StartLocalDomainsInput): Promise<LocalDomains> {
   const clock = options.clock ?? Date.now;
   const target = platformCnameTarget(platformDomain);
@@ -106,6 +109,7 @@ export async function startLocalDomains({
     const edge = await startHttpsEdge({
       upstream,
       platformDomain,
+      ...(originHeaders ? { originHeaders } : {}),
       ...(options.edgeHttpsPort === undefined ? {} : { httpsPort: options.edgeHttpsPort }),
       ...(options.edgeHttpPort === undefined ? {} : { httpPort: options.edgeHttpPort }),
     });

@@ -74,6 +74,8 @@ export function localEdgeTenants({
   };
 
   return {
+    // Self-hosted validation (the import) is the same here: the local edge is where every
+    // local domain points, so it serves the token whichever host the request names.
     attach: async (name, route) => {
       const domain = normalize(name);
       const current = edge.routes().get(domain);

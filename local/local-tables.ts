@@ -8,7 +8,6 @@ import {
 import {
   API_KEYS_TABLE,
   CUSTOM_DOMAINS_TABLE,
-  DOMAINS_TABLE,
   IDEMPOTENCY_TABLE,
   PETS_TABLE,
   PROJECTS_TABLE,
@@ -26,7 +25,6 @@ export const LOCAL_TABLE_NAMES = {
   apiKeys: 'animal-store-api-keys',
   projects: 'animal-store-projects',
   rateLimits: 'animal-store-rate-limits',
-  domains: 'animal-store-domains',
   idempotency: 'animal-store-idempotency-keys',
   customDomains: 'animal-store-custom-domains',
 } as const;
@@ -36,7 +34,6 @@ export const LOCAL_TABLES: readonly [TableDefinition, string][] = [
   [API_KEYS_TABLE, LOCAL_TABLE_NAMES.apiKeys],
   [PROJECTS_TABLE, LOCAL_TABLE_NAMES.projects],
   [RATE_LIMITS_TABLE, LOCAL_TABLE_NAMES.rateLimits],
-  [DOMAINS_TABLE, LOCAL_TABLE_NAMES.domains],
   [IDEMPOTENCY_TABLE, LOCAL_TABLE_NAMES.idempotency],
   [CUSTOM_DOMAINS_TABLE, LOCAL_TABLE_NAMES.customDomains],
 ];

@@ -1,11 +1,13 @@
+import { randomBytes } from 'node:crypto';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { isConsolePath } from '../lambda/api/console-routes';
 import { MAX_API_KEY_CACHE_SECONDS } from '../lambda/api/limits';
 import { API_VERSION_PREFIX, type OperationId, ROUTES } from '../lambda/api/routes';
+import { EDGE_DOMAIN_CACHE_SECONDS, ORIGIN_SECRET_HEADER } from '../lambda/domain/edge-request';
 import { RateLimiter } from '../lambda/domain/rate-limiter';
-import { authorizer } from '../lambda/operations/authorizer';
+import { authorizer, type EdgeTrust } from '../lambda/operations/authorizer';
 import { catchAll } from '../lambda/operations/catch-all';
 import { consoleApi } from '../lambda/operations/console';
 import { OPERATIONS } from '../lambda/operations';
@@ -14,6 +16,7 @@ import { concurrentInvocations } from '../lambda/shared/observability';
 import { optionalEnv, RUNTIME_ENV } from '../lambda/shared/runtime-env';
 import { ApiKeyRepository } from '../lambda/store/api-key-repository';
 import { cachedLookup } from '../lambda/store/cached-lookup';
+import { CustomDomainRepository } from '../lambda/store/custom-domain-repository';
 import { createDocumentClient } from '../lambda/store/dynamodb-client';
 import { IdempotencyRepository } from '../lambda/store/idempotency-repository';
 import { PetRepository } from '../lambda/store/pet-repository';
@@ -86,6 +89,7 @@ export interface LocalApi {
 function composeLocalFunctions(
   client: DynamoDBDocumentClient,
   options: LocalApiOptions,
+  originSecret: string | undefined,
 ): Omit<LocalGatewayOptions, 'stage'> {
   const clock = now;
   const limiter =
@@ -111,7 +115,29 @@ function composeLocalFunctions(
       findProject: cachedLookup((name: string) => projects.get(name), cacheSeconds, clock),
       // Every `<project>.localhost` is a project address (browsers and curl resolve it to loopback).
       platformDomain: LOCAL_PLATFORM_DOMAIN,
+      ...(originSecret === undefined ? {} : { edge: localEdgeTrust(client, originSecret, options) }),
     }),
+  };
+}
+
+/**
+ * The authorizer's view of the local HTTPS edge, as in AWS: requests carrying this run's
+ * origin secret are believed about their viewer and their custom domain, checked against the
+ * local table with the same short cache (on the domains' clock, which tests move).
+ */
+function localEdgeTrust(
+  client: DynamoDBDocumentClient,
+  originSecret: string,
+  options: LocalApiOptions,
+): EdgeTrust {
+  const domains = new CustomDomainRepository(client, LOCAL_TABLE_NAMES.customDomains);
+  return {
+    originSecrets: async () => [originSecret],
+    findDomain: cachedLookup(
+      (name: string) => domains.get(name),
+      EDGE_DOMAIN_CACHE_SECONDS,
+      options.customDomains?.clock ?? now,
+    ),
   };
 }
 
@@ -138,7 +164,12 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
 
     const limiter =
       options.limiter ?? new RateLimiter(new RateLimitStore(client, LOCAL_TABLE_NAMES.rateLimits), now);
-    const listener = createGatewayListener(composeLocalFunctions(client, { ...options, limiter }));
+    // With custom domains, the edge and the authorizer share a secret of this run, so that the
+    // origin secret's path is the one requests take locally too.
+    const originSecret = options.customDomains ? randomBytes(32).toString('hex') : undefined;
+    const listener = createGatewayListener(
+      composeLocalFunctions(client, { ...options, limiter }, originSecret),
+    );
     let consoleListener: ReturnType<typeof createConsoleListener> | undefined;
     // Once closing, every answer closes its connection: server.close() only drops idle ones,
     // and a keep-alive client under load would otherwise hold the server open for ever.
@@ -168,6 +199,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
           platformDomain: LOCAL_PLATFORM_DOMAIN,
           ...(options.dataDir ? { dataDir: options.dataDir } : {}),
           options: options.customDomains,
+          ...(originSecret ? { originHeaders: { [ORIGIN_SECRET_HEADER]: originSecret } } : {}),
         });
       } catch (error) {
         await new Promise<void>((resolve) => server.close(() => resolve()));

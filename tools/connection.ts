@@ -13,7 +13,7 @@ export interface ToolConnection {
   readonly pets: PetRepository;
   /** The gateway keys of a deployed stage; none in local mode. */
   readonly gateway?: ProjectGateway;
-  /** Counts a project's custom domains (the domains tool's state). */
+  /** Counts a project's custom domains (the domains service's table). */
   readonly domainsOf: DomainCount;
   /** Resolves once authorizers can no longer hand out a usage identifier replaced just now. */
   readonly waitForKeyCaches?: () => Promise<void>;
@@ -21,9 +21,4 @@ export interface ToolConnection {
   addressOf(project: string): string;
   /** Releases the clients this connection made. */
   close(): void;
-}
-
-/** Counts the domain state records of a project. */
-export function domainCounter(all: () => Promise<ReadonlyMap<string, { project: string }>>): DomainCount {
-  return async (project) => [...(await all()).values()].filter((record) => record.project === project).length;
 }

@@ -1,153 +1,125 @@
-import { existsSync, writeFileSync } from 'node:fs';
-import {
-  ACMClient,
-  type CertificateDetail,
-  DescribeCertificateCommand,
-  ListCertificatesCommand,
-} from '@aws-sdk/client-acm';
-import type { CloudFormationClient } from '@aws-sdk/client-cloudformation';
-import {
-  cnameTarget,
-  type CustomDomainConfig,
-  type DomainsConfig,
-  isApex,
-  isHostName,
-  isWithin,
-  primaryHost,
-  type ProjectConfig,
-  readDomainsConfig,
-  tenantDnsRecord,
-  validateDomainsConfig,
-} from '../lib/config/domains';
-import { type EnvironmentName, environmentConfigs } from '../lib/config/environments';
+import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
+import { CloudFrontClient } from '@aws-sdk/client-cloudfront';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import { CONFIRM_PARAMETER, CONSOLE_API_PREFIX } from '../lambda/api/console-routes';
+import type { CustomDomain, DomainView } from '../lambda/domain/custom-domain';
+import { REMOVE_CONFIRMATION } from '../lambda/domain/custom-domains';
+import type { EdgeTenants } from '../lambda/domain/edge-tenants';
+import { CloudFrontEdgeTenants } from '../lambda/store/cloudfront-edge-tenants';
+import { CustomDomainRepository } from '../lambda/store/custom-domain-repository';
+import { createDocumentClient } from '../lambda/store/dynamodb-client';
+import { ProjectRepository } from '../lambda/store/project-repository';
 import { STACK_OUTPUTS } from '../lib/animal-store-stack';
-import { DOMAIN_ENVIRONMENTS, domainsStackName } from '../lib/domains-stack';
+import { platformCnameTarget } from '../lib/config/platform';
+import { type EnvironmentName, environmentConfigs } from '../lib/config/environments';
+import { EDGE_OUTPUTS, EDGE_STACK_NAME } from '../lib/edge-stack';
 import { SANDBOX_RECORDS_PATH } from '../local/console-gateway';
 import { LOCAL_TABLE_NAMES, portFromEnv } from '../local/local-tables';
 import { SANDBOX_RECORD_TYPES } from '../local/sandbox-dns';
+import { LOCAL_PLATFORM_DOMAIN } from '../local/server';
 import { type OptionValues, parseCommandLine, runToolMain, type ToolSpec } from './cli';
-import {
-  type DnsExpectation,
-  type DnsLookup,
-  explainVerdict,
-  observe,
-  parseResolverAddress,
-  resolverLookup,
-  type Verdict,
-  verdictOf,
-} from './domains-dns';
-import { type DomainState, type DomainStateRecord, DomainStateStore } from './domains-store';
-import { PLAN_NAMES, PLANS } from '../lambda/domain/plans';
-import { ProjectRepository } from '../lambda/store/project-repository';
+import { explainVerdict, observe, parseResolverAddress, resolverLookup, verdictOf } from './domains-dns';
+import { describeImport, importDomains, readOldDomainsConfig, recordChangeOf } from './domains-import';
 import { reason, Refusal, UsageError } from './failures';
+import { localStoreHelp, openLocalTable, toolStoreEndpoint } from './local-store';
+import { findStack, parseStage, type StageClients } from './stage';
 
 export { Refusal } from './failures';
-import { localStoreHelp, openLocalTable, toolStoreEndpoint } from './local-store';
-import { connectStageTable, findStack, parseStage, type StageClients } from './stage';
 
-const DEFAULT_CONFIG = 'config/domains.json';
+/**
+ * `npm run domains`: a tenant's custom domains, for one project, as a thin client of the
+ * domains service (the console's API): local mode's by default, a deployed one with --url.
+ * The project is the one whose console token is in ANIMAL_STORE_CONSOLE_TOKEN. `import` and
+ * `status --all` are the platform engineer's: they act on the tables directly.
+ */
 
-/** Minutes after which a pending certificate gets the spec's troubleshooting steps. */
-export const CERTIFICATE_PATIENCE_MINUTES = 30;
+/** The variable holding the project's console token (never an argument: it would land in shell history). */
+export const CONSOLE_TOKEN_VARIABLE = 'ANIMAL_STORE_CONSOLE_TOKEN';
 
 const OPTIONS = {
-  config: {
+  url: {
     type: 'string',
-    value: 'FILE',
-    description: `Domains configuration (default ${DEFAULT_CONFIG}, or DOMAINS_CONFIG).`,
+    value: 'URL',
+    description: `The console API's base, e.g. https://api.example.com${CONSOLE_API_PREFIX} (default: local mode's, http://127.0.0.1:<PORT>${CONSOLE_API_PREFIX}).`,
   },
-  zone: {
-    type: 'string',
-    value: 'NAME',
-    description: "The domain's DNS zone (default: guessed from the name).",
-  },
-  'hosted-zone-id': {
-    type: 'string',
-    value: 'ID',
-    description: "The zone's Route 53 hosted zone, when it is there: the deploy then creates the records.",
-  },
-  redirect: {
-    type: 'boolean',
-    description: "Add the domain as a 301 redirect to the project's primary domain.",
-  },
+  redirect: { type: 'boolean', description: "add: a 301 redirect to the project's primary domain." },
   resolver: {
     type: 'string',
     value: 'IP[:PORT]',
-    description: "DNS server to ask, e.g. 127.0.0.1:5353 (default: the system's resolvers).",
-  },
-  acm: {
-    type: 'boolean',
-    description: "Look the certificate up in ACM (AWS credentials and region of the SDK's chain).",
+    description: [
+      'verify: first ask this DNS server too, and print what it sees (the service asks its own:',
+      "DNS_RESOLVER of npm start, the sandbox by default). e.g. 127.0.0.1:3053, the sandbox's.",
+    ].join('\n'),
   },
   json: { type: 'boolean', description: 'Print JSON instead of text.' },
   'to-primary': { type: 'boolean', description: "Redirect to the project's primary domain." },
-  yes: { type: 'boolean', description: 'Remove a domain that still receives traffic.' },
+  yes: { type: 'boolean', description: 'remove: confirm that traffic to a domain that has served it stops.' },
   remove: { type: 'boolean', description: 'sandbox-record: remove the record(s) instead of adding one.' },
   ttl: { type: 'string', value: 'SECONDS', description: 'sandbox-record: the TTL (default 3600).' },
+  all: {
+    type: 'boolean',
+    description: "status: every project's domains, from the tables (platform engineers).",
+  },
   stage: {
     type: 'string',
     value: 'NAME',
     description: [
-      `Act on a deployed environment that has custom domains (${DOMAIN_ENVIRONMENTS.join(', ')}): the state`,
-      `lives in its domains table (stack output ${STACK_OUTPUTS.domainsTable}), deployed checks the`,
-      "project's stack in CloudFormation and certificates come from ACM, all with the AWS credentials",
-      "and region of the SDK's default chain (AWS_PROFILE, AWS_REGION, ...). Without it, act on the",
-      'local store.',
+      'import, status --all: act on a deployed environment: its CustomDomains and projects tables',
+      `(stack outputs ${STACK_OUTPUTS.customDomainsTable}, ${STACK_OUTPUTS.projectsTable}) and the edge of`,
+      `${EDGE_STACK_NAME} in us-east-1, with the AWS credentials of the SDK's default chain.`,
+      'Without it, the local store of npm start.',
     ].join('\n'),
   },
 } as const;
 
-const VERIFY_SUMMARY = "Check the domain's DNS and print one verdict with its fix, then the certificate.";
+const VERIFY_SUMMARY =
+  'Check the DNS record (the service prints one verdict and its fix), then the certificate.';
 
-/** The domains tool, declared once: usage, parsing and checks come from it. */
 export const DOMAINS_TOOL: ToolSpec<typeof OPTIONS> = {
   name: 'domains',
   options: OPTIONS,
-  global: ['config', 'stage'],
+  global: ['url'],
   commands: [
     {
-      name: 'deployed',
-      operands: ['project'],
-      summary: [
-        "Record the project's successful deploy (run after cdk deploy; add needs it).",
-        "With --stage, only once CloudFormation shows the project's domains stack deployed.",
-      ].join('\n'),
-    },
-    {
       name: 'add',
-      operands: ['project', 'domain'],
-      options: ['zone', 'hosted-zone-id', 'redirect'],
-      summary: [
-        'Add a custom domain (paid plans only): writes it to the configuration, records it',
-        'as pending and prints the DNS record to create and the deploy command.',
-      ].join('\n'),
+      operands: ['domain'],
+      options: ['redirect', 'json'],
+      summary: 'Add a custom domain (paid plans): prints the one DNS record to create.',
     },
-    { name: 'verify', operands: ['domain'], options: ['resolver', 'acm', 'json'], summary: VERIFY_SUMMARY },
+    { name: 'verify', operands: ['domain'], options: ['resolver', 'json'], summary: VERIFY_SUMMARY },
     {
       name: 'reverify',
       operands: ['domain'],
-      options: ['resolver', 'acm', 'json'],
-      summary: `${VERIFY_SUMMARY}\nThe same check as verify, after a fix.`,
+      options: ['resolver', 'json'],
+      summary: `${VERIFY_SUMMARY}\nThe same as verify, after a fix; a certificate that timed out is requested again.`,
     },
     {
       name: 'status',
-      operands: ['project?'],
-      options: ['json'],
-      summary: 'Every domain with its state and how long it has been in it.',
+      options: ['json', 'all', 'stage'],
+      summary: [
+        "The project's domains: state, for how long, the record to create, the certificate.",
+        "With --all: every project's, from the tables, with each imported domain's record change",
+        'once its certificate is issued (platform engineers).',
+      ].join('\n'),
     },
     {
       name: 'redirect',
       operands: ['domain'],
-      options: ['to-primary'],
+      options: ['to-primary', 'json'],
       required: ['to-primary'],
-      summary: "Make the domain a 301 redirect to its project's primary domain.",
+      summary: "Make the domain a 301 redirect to the project's primary domain.",
     },
-    { name: 'primary', operands: ['domain'], summary: "Make the domain its project's primary domain." },
+    {
+      name: 'primary',
+      operands: ['domain'],
+      options: ['json'],
+      summary: "Make the domain the project's primary domain.",
+    },
     {
       name: 'remove',
       operands: ['domain'],
-      options: ['yes'],
-      summary: 'Remove the domain from the configuration (traffic stops on the next deploy).',
+      options: ['yes', 'json'],
+      summary: 'Remove the domain: the host is refused at once.',
     },
     {
       name: 'sandbox-record',
@@ -159,50 +131,41 @@ export const DOMAINS_TOOL: ToolSpec<typeof OPTIONS> = {
         'records of that type (only the one with that value when given). Its port is PORT, as npm start reads it.',
       ].join('\n'),
     },
+    {
+      name: 'import',
+      operands: ['old-config.json'],
+      options: ['stage', 'json'],
+      summary: [
+        'Platform engineers: move the domains of an old configuration file (config/domains.json) to',
+        'the domains service without downtime: a record and an edge tenant with self-hosted validation',
+        'each; re-running skips what exists. Prints, per domain, what it did and, once its',
+        'certificate is issued, the record change that moves its traffic to the edge.',
+      ].join('\n'),
+    },
   ],
-  epilogue: `${localStoreHelp([
-    { variable: 'DOMAINS_TABLE_NAME', what: `Domain state table (default ${LOCAL_TABLE_NAMES.domains}).` },
-  ])}
-
+  epilogue: `Environment:
+  ${CONSOLE_TOKEN_VARIABLE}  The project's console token (pct_…), which says which project the
+      tool acts for. Never an argument: arguments land in shell history and process lists.
+  PORT  Local mode's API port (default 3000), as npm start reads it.
+${localStoreHelp([])}
 Exit codes: 0 done (verify: verified); 1 refused, failed or not verified; 2 wrong invocation.`,
 };
 
 export interface DomainsCommandIo {
   readonly out: (line: string) => void;
-  /** The local store; by default where npm start runs it (DYNAMODB_PORT, DYNAMODB_ENDPOINT). */
+  /** The environment (the console token, PORT); process.env by default. */
+  readonly env?: NodeJS.ProcessEnv;
+  /** The local API's base URL (tests); by default http://127.0.0.1:<PORT>. */
+  readonly localApiUrl?: string;
+  /** The local store (import, status --all); by default npm start's. */
   readonly endpoint?: string;
-  readonly tableName: string;
-  /** The local projects table (default: npm start's). */
-  readonly projectsTableName?: string;
-  readonly configPath: string;
   /** The clock (tests). */
   readonly now?: () => Date;
-  /** The DNS lookup for a resolver address (tests); node:dns's Resolver by default. */
-  readonly lookup?: (server: string | undefined) => DnsLookup;
-  /** The ACM client (tests); a default one is made when a certificate ARN is known or --acm is given. */
-  readonly acm?: ACMClient;
-  /** AWS clients to use with --stage instead of the default ones (tests). */
-  readonly stageClients?: StageClients;
-  /** The local API's base URL for sandbox-record (tests); by default http://127.0.0.1:<PORT>. */
-  readonly localApiUrl?: string;
-}
-
-/** The deployed environment a command acts on (--stage). */
-interface DeployedStage {
-  readonly name: EnvironmentName;
-  readonly cloudFormation: CloudFormationClient;
-}
-
-interface Context {
-  readonly io: DomainsCommandIo;
-  readonly store: DomainStateStore;
-  /** The projects table (the only place a project's plan is kept), connected on first use. */
-  projects(): Promise<ProjectRepository>;
-  readonly now: Date;
-  readonly values: OptionValues<typeof OPTIONS>;
-  /** Set with --stage; without it the tool acts on the local store. */
-  readonly stage?: DeployedStage;
-  acm(): ACMClient;
+  /** AWS clients to use with --stage (tests). */
+  readonly stageClients?: StageClients & {
+    readonly edgeCloudFormation?: CloudFormationClient;
+    readonly cloudFront?: CloudFrontClient;
+  };
 }
 
 /** "3 min", "2 h 5 min", "1 d 4 h". */
@@ -215,595 +178,287 @@ export function formatDuration(ms: number): string {
   return `${Math.floor(hours / 24)} d ${hours % 24} h`;
 }
 
-function loadConfig(file: string): DomainsConfig {
-  if (!existsSync(file)) {
-    throw new Refusal(
-      `No domains configuration at ${file}: copy config/domains.example.json there and set the platform's zone, or pass --config FILE.`,
-    );
-  }
-  return readDomainsConfig(file);
-}
-
-/** Validates first, so the tool never writes a configuration that fails synth. */
-function saveConfig(file: string, config: DomainsConfig): void {
-  validateDomainsConfig(config, file);
-  writeFileSync(file, `${JSON.stringify(config, null, 2)}\n`);
-}
-
-function findDomain(
-  context: Context,
-  config: DomainsConfig,
-  name: string,
-): { project: ProjectConfig; domain: CustomDomainConfig } {
-  for (const project of config.projects) {
-    const domain = project.domains.find((d) => d.name === name);
-    if (domain) return { project, domain };
-  }
-  throw new Refusal(
-    `${name} is not in the domains configuration: add it first (${toolCommand(context, `add <project> ${name}`)}).`,
-  );
-}
-
-function replaceProject(config: DomainsConfig, project: ProjectConfig): DomainsConfig {
-  return { ...config, projects: config.projects.map((p) => (p.name === project.name ? project : p)) };
-}
-
-/** A command of this tool, with the current --stage, so that it acts on the same state. */
-function toolCommand(context: Context, args: string): string {
-  return `npm run domains -- ${args}${context.stage ? ` --stage ${context.stage.name}` : ''}`;
-}
-
-/** The project's domains stack in the environment the command acts on. */
-function projectStackName(context: Context, project: string): string {
-  const environment = context.stage?.name ?? DOMAIN_ENVIRONMENTS[0] ?? 'production';
-  return domainsStackName(environmentConfigs()[environment], project);
-}
-
-/** Deploys the project's domains stack, then records the deploy. */
-function deployCommand(context: Context, project: string): string {
-  const stack = projectStackName(context, project);
-  return `npx cdk deploy -c domainsConfig=${context.io.configPath} ${stack} && ${toolCommand(context, `deployed ${project}`)}`;
-}
-
-function expectationOf(config: DomainsConfig, domain: CustomDomainConfig): DnsExpectation {
-  return {
-    domain: domain.name,
-    zone: domain.zone.name,
-    apex: isApex(domain),
-    target: cnameTarget(config.platform, domain.name),
-  };
-}
-
-/** What the tool knows of a domain's certificate. */
-interface CertificateView {
-  readonly status: string;
-  readonly since: Date;
-  readonly source: 'acm' | 'local';
-  readonly arn?: string;
-  readonly reason?: string;
-  readonly validationRecord?: { readonly name: string; readonly type: string; readonly value: string };
-}
-
-async function findCertificateArn(acm: ACMClient, domain: string): Promise<string | undefined> {
-  let nextToken: string | undefined;
-  do {
-    const page = await acm.send(new ListCertificatesCommand({ NextToken: nextToken }));
-    const found = page.CertificateSummaryList?.find((summary) => summary.DomainName === domain);
-    if (found?.CertificateArn) return found.CertificateArn;
-    nextToken = page.NextToken;
-  } while (nextToken);
-  return undefined;
-}
-
-function fromAcm(
-  detail: CertificateDetail | undefined,
-  arn: string,
-  domain: string,
-  now: Date,
-): CertificateView {
-  const validation = detail?.DomainValidationOptions?.find(
-    (option) => option.DomainName === domain,
-  )?.ResourceRecord;
-  return {
-    status: detail?.Status ?? 'UNKNOWN',
-    since: detail?.CreatedAt ?? now,
-    source: 'acm',
-    arn,
-    reason: detail?.FailureReason,
-    validationRecord:
-      validation?.Name && validation.Type && validation.Value
-        ? { name: validation.Name, type: validation.Type, value: validation.Value }
-        : undefined,
-  };
-}
-
-/** Whether certificates are looked up in ACM: asked for with --acm, and always for a deployed stage. */
-function lookUpCertificates(context: Context): boolean {
-  return Boolean(context.values.acm) || context.stage !== undefined;
-}
-
-/**
- * The certificate's state: from ACM when its ARN is known (or found with --acm or --stage);
- * in local mode, where there is no certificate authority, a verified domain counts as issued.
- */
-async function certificateOf(
-  context: Context,
-  record: DomainStateRecord,
-): Promise<CertificateView | undefined> {
+function localBase(io: DomainsCommandIo): string {
+  if (io.localApiUrl !== undefined) return io.localApiUrl;
   try {
-    const arn =
-      record.certificateArn ??
-      (lookUpCertificates(context) ? await findCertificateArn(context.acm(), record.id) : undefined);
-    if (arn) {
-      const { Certificate } = await context
-        .acm()
-        .send(new DescribeCertificateCommand({ CertificateArn: arn }));
-      return fromAcm(Certificate, arn, record.id, context.now);
-    }
+    return `http://127.0.0.1:${portFromEnv('PORT', 3000, io.env ?? process.env)}`;
   } catch (error) {
-    throw new Error(
-      `Could not look up the certificate of ${record.id} in ACM (AWS credentials and region of the SDK's default chain: AWS_PROFILE, AWS_REGION, ...): ${reason(error)}`,
+    throw new UsageError(reason(error));
+  }
+}
+
+/** The console API's base: --url, or local mode's. */
+function consoleBase(io: DomainsCommandIo, url: string | undefined): string {
+  if (url === undefined) return `${localBase(io)}${CONSOLE_API_PREFIX}`;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new UsageError(
+      `--url ${url}: give the console API's base URL, e.g. https://api.example.com${CONSOLE_API_PREFIX}.`,
     );
   }
-  if (lookUpCertificates(context)) return undefined;
-  return { status: 'ISSUED', since: context.now, source: 'local' };
-}
-
-const FAILURE_REASONS = {
-  'conflicting-record': 'a conflicting A/AAAA record blocks the CNAME',
-  'cname-mismatch': 'the CNAME points elsewhere',
-  'caa-blocks': 'CAA records forbid Amazon',
-  'apex-mismatch': "the apex's addresses differ from the target's",
-} as const;
-
-function stateAfter(verdict: Verdict, certificate: CertificateView | undefined, previous: DomainState) {
-  if (verdict.kind === 'not-found') {
-    return previous === 'active'
-      ? { state: 'failed' as const, reason: 'DNS record no longer found' }
-      : { state: 'pending-dns' as const };
+  if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {
+    throw new UsageError(`--url ${url}: give an http(s) URL.`);
   }
-  if (verdict.kind !== 'verified') return { state: 'failed' as const, reason: FAILURE_REASONS[verdict.kind] };
-  if (!certificate) return { state: 'verified' as const };
-  if (certificate.status === 'ISSUED') return { state: 'active' as const };
-  if (certificate.status === 'PENDING_VALIDATION') return { state: 'certificate-pending' as const };
-  return {
-    state: 'failed' as const,
-    reason: `certificate ${certificate.status}${certificate.reason ? ` (${certificate.reason})` : ''}`,
-  };
+  return url.replace(/\/+$/, '');
 }
 
-function troubleshooting(
-  context: Context,
-  domain: string,
-  pendingMinutes: number,
-  certificate: CertificateView,
-): string[] {
+interface ServiceAnswer {
+  readonly status: number;
+  readonly body: Record<string, unknown>;
+}
+
+/** One call of the domains service, as the project of the console token; a non-2xx is a Refusal with the service's message. */
+async function call(
+  base: string,
+  token: string,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<Record<string, unknown>> {
+  let answer: ServiceAnswer;
+  try {
+    const response = await fetch(`${base}${path}`, {
+      method,
+      headers: {
+        Authorization: `Bearer ${token}`,
+        ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    const text = await response.text();
+    let parsed: Record<string, unknown> = {};
+    try {
+      parsed = text ? (JSON.parse(text) as Record<string, unknown>) : {};
+    } catch {
+      parsed = {};
+    }
+    answer = { status: response.status, body: parsed };
+  } catch {
+    throw new Refusal(
+      `No domains service answers at ${base}: start local mode (npm start, and set PORT to its port), or give --url.`,
+    );
+  }
+  if (answer.status >= 200 && answer.status < 300) return answer.body;
+  const message = typeof answer.body.message === 'string' ? answer.body.message : `HTTP ${answer.status}`;
+  const hint =
+    answer.status === 401
+      ? ` Check ${CONSOLE_TOKEN_VARIABLE}: it holds the project's console token (pct_…).`
+      : '';
+  throw new Refusal(`${message}${hint}`);
+}
+
+const STATE_LABELS: Record<DomainView['state'], string> = {
+  'pending-dns': 'pending DNS',
+  verified: 'verified',
+  'certificate-pending': 'certificate pending',
+  active: 'active',
+  redirect: 'redirect (301 to the primary)',
+  failed: 'failed',
+};
+
+function stateLabel(view: Pick<DomainView, 'state' | 'reason'>): string {
+  return view.state === 'failed' ? `failed: ${view.reason ?? 'unknown'}` : STATE_LABELS[view.state];
+}
+
+function recordLines(view: DomainView): string[] {
+  const { record } = view;
   return [
-    `The certificate has been pending for ${pendingMinutes} minutes (more than ${CERTIFICATE_PATIENCE_MINUTES}):`,
-    `  1. Confirm that the domain still verifies (above: it does).`,
-    `  2. Check that CAA records do not block the certificate authority: they must allow Amazon (0 issue "amazon.com").`,
-    ...(certificate.validationRecord
-      ? [
-          `     Where DNS is outside Route 53, the certificate's validation record must exist too: ` +
-            `${certificate.validationRecord.name} ${certificate.validationRecord.type} ${certificate.validationRecord.value} (TTL 3600).`,
-        ]
-      : []),
-    `  3. Re-verify: ${toolCommand(context, `reverify ${domain}`)}`,
+    `Create this record at the DNS provider of ${record.zone}:`,
+    `  Name   ${record.name}`,
+    `  Type   ${record.type === 'CNAME' ? 'CNAME' : 'ALIAS (or ANAME, whichever your provider offers)'}`,
+    `  Value  ${record.value}`,
+    `  TTL    ${record.ttl}`,
+    ...(view.apexFallback ? [view.apexFallback] : []),
   ];
 }
 
-async function verify(context: Context, name: string, again: boolean): Promise<number> {
-  const { io, store, now, values } = context;
-  const config = loadConfig(io.configPath);
-  const { project, domain } = findDomain(context, config, name);
-  const expectation = expectationOf(config, domain);
-  const lookup = (io.lookup ?? resolverLookup)(values.resolver);
-  const verdict = verdictOf(expectation, await observe(lookup, expectation));
-  const { summary, fix } = explainVerdict(expectation, verdict);
-
-  const previous: DomainStateRecord = (await store.get(name)) ?? {
-    id: name,
-    project: project.name,
-    state: 'pending-dns',
-    since: now.toISOString(),
-  };
-  const certificate = verdict.kind === 'verified' ? await certificateOf(context, previous) : undefined;
-  const next = stateAfter(verdict, certificate, previous.state);
-  const unchanged = next.state === previous.state && next.reason === previous.reason;
-  const since =
-    next.state === 'certificate-pending' && certificate?.source === 'acm'
-      ? certificate.since.toISOString()
-      : unchanged
-        ? previous.since
-        : now.toISOString();
-  const record: DomainStateRecord = {
-    id: name,
-    project: project.name,
-    state: next.state,
-    since,
-    reason: next.reason,
-    certificateArn: certificate?.arn ?? previous.certificateArn,
-  };
-  await store.put(record);
-
-  const pendingMinutes =
-    next.state === 'certificate-pending' ? Math.floor((now.getTime() - Date.parse(since)) / 60_000) : 0;
-  const advice =
-    certificate && pendingMinutes > CERTIFICATE_PATIENCE_MINUTES
-      ? troubleshooting(context, name, pendingMinutes, certificate)
-      : [];
-
-  if (values.json) {
-    io.out(
-      JSON.stringify({
-        domain: name,
-        project: project.name,
-        role: domain.role,
-        verdict,
-        summary,
-        fix,
-        certificate: certificate
-          ? {
-              status: certificate.status,
-              source: certificate.source,
-              arn: certificate.arn,
-              since: certificate.since.toISOString(),
-              validationRecord: certificate.validationRecord,
-            }
-          : null,
-        state: record.state,
-        reason: record.reason,
-        troubleshooting: advice,
-      }),
-    );
-  } else {
-    io.out(`${again ? 'Re-verifying' : 'Verifying'} ${name} (project ${project.name}, ${domain.role}).`);
-    io.out(summary);
-    if (verdict.kind !== 'verified') io.out(`Fix: ${fix}`);
-    if (certificate) io.out(describeCertificate(certificate, pendingMinutes));
-    else if (verdict.kind === 'verified') {
-      io.out(`Certificate: none in ACM yet for ${name}: deploy (${deployCommand(context, project.name)}).`);
-    }
-    for (const line of advice) io.out(line);
-    io.out(`State: ${stateLabel(config, record, domain)}.`);
-  }
-  return verdict.kind === 'verified' ? 0 : 1;
+function viewLines(view: DomainView): string[] {
+  return [
+    `State: ${stateLabel(view)} for ${formatDuration(view.secondsInState * 1000)}; certificate: ${view.certificate}.`,
+    ...view.notices,
+    ...(view.troubleshooting
+      ? [
+          'The certificate has been pending for over 30 minutes:',
+          ...view.troubleshooting.map((step, index) => `  ${index + 1}. ${step}`),
+        ]
+      : []),
+  ];
 }
 
-function describeCertificate(certificate: CertificateView, pendingMinutes: number): string {
-  if (certificate.source === 'local') {
-    return 'Certificate: issued (local mode has no certificate authority: a verified domain counts as issued).';
-  }
-  const validation = certificate.validationRecord
-    ? ` Its validation record (add it where DNS is outside Route 53): ${certificate.validationRecord.name} ${certificate.validationRecord.type} ${certificate.validationRecord.value} TTL 3600.`
-    : '';
-  switch (certificate.status) {
-    case 'ISSUED':
-      return `Certificate: issued (${certificate.arn}).`;
-    case 'PENDING_VALIDATION':
-      return `Certificate: pending validation for ${pendingMinutes} min (${certificate.arn}); usually issued within a couple of minutes.${validation}`;
-    default:
-      return `Certificate: ${certificate.status}${certificate.reason ? ` (${certificate.reason})` : ''} (${certificate.arn}).`;
-  }
+type Values = OptionValues<typeof OPTIONS>;
+
+function domainPath(name: string, suffix = ''): string {
+  return `/domains/${encodeURIComponent(name)}${suffix}`;
 }
 
-function stateLabel(
-  config: DomainsConfig,
-  record: DomainStateRecord | undefined,
-  domain: CustomDomainConfig,
-): string {
-  if (!record) return 'pending DNS (no state yet: run verify)';
-  switch (record.state) {
-    case 'pending-dns':
-      return 'pending DNS';
-    case 'verified':
-      return 'verified (certificate not requested yet: deploy)';
-    case 'certificate-pending':
-      return 'certificate pending';
-    case 'active': {
-      if (domain.role !== 'redirect') return 'active';
-      const project = config.projects.find((p) => p.domains.includes(domain));
-      return `redirect (301 to ${project ? primaryHost(config.platform, project) : 'the primary'})`;
-    }
-    case 'failed':
-      return `failed: ${record.reason ?? 'unknown'}`;
-  }
-}
-
-async function status(context: Context, projectName: string | undefined): Promise<void> {
-  const { io, store, now, values } = context;
-  const config = loadConfig(io.configPath);
-  const projects = projectName ? config.projects.filter((p) => p.name === projectName) : config.projects;
-  if (projectName && projects.length === 0)
-    throw new Refusal(`No project ${JSON.stringify(projectName)} in ${io.configPath}.`);
-  const records = await store.all();
-  const plans = new Map<string, string>();
-  const projectsTable = projects.length > 0 ? await context.projects() : undefined;
-  for (const project of projects) {
-    plans.set(project.name, (await projectsTable?.get(project.name))?.plan ?? 'none');
-  }
-  const rows = projects.flatMap((project) =>
-    project.domains.map((domain) => {
-      const record = records.get(domain.name);
-      return {
-        project: project.name,
-        plan: plans.get(project.name),
-        domain: domain.name,
-        role: domain.role,
-        state: record?.state ?? 'pending-dns',
-        label: stateLabel(config, record, domain),
-        since: record?.since,
-        for: record ? formatDuration(now.getTime() - Date.parse(record.since)) : undefined,
-      };
-    }),
-  );
-  if (values.json) {
-    io.out(JSON.stringify(rows));
-    return;
-  }
-  if (rows.length === 0) {
-    io.out(projectName ? `Project ${projectName} has no custom domains.` : 'No custom domains.');
-    return;
-  }
-  const width = Math.max(...rows.map((row) => row.domain.length));
-  const projectWidth = Math.max(...rows.map((row) => row.project.length));
-  const labelWidth = Math.max(...rows.map((row) => row.label.length));
-  for (const row of rows) {
-    const duration = row.for ? `  for ${row.for}` : '';
-    io.out(
-      `${row.project.padEnd(projectWidth)}  ${row.domain.padEnd(width)}  ${row.role.padEnd(10)}  ${row.label.padEnd(labelWidth)}${duration}`,
-    );
-  }
-}
-
-function guessZone(
-  project: ProjectConfig,
-  name: string,
-  zone: string | undefined,
-  hostedZoneId: string | undefined,
-) {
-  if (zone !== undefined) {
-    const known = project.domains.find((d) => d.zone.name === zone)?.zone;
-    return { name: zone, hostedZoneId: hostedZoneId ?? known?.hostedZoneId };
-  }
-  const known = project.domains.map((d) => d.zone).find((z) => isWithin(name, z.name));
-  if (known) return { name: known.name, hostedZoneId: hostedZoneId ?? known.hostedZoneId };
-  const labels = name.split('.');
-  return { name: labels.length <= 2 ? name : labels.slice(1).join('.'), hostedZoneId };
-}
-
-async function add(context: Context, projectName: string, name: string): Promise<void> {
-  const { io, store, now, values } = context;
-  if (!isHostName(name)) {
+/** The tenant's commands: each one call (verify with --resolver: two) of the service. */
+async function tenantCommand(
+  io: DomainsCommandIo,
+  command: string,
+  operands: readonly string[],
+  values: Values,
+): Promise<number> {
+  const base = consoleBase(io, values.url);
+  const token = (io.env ?? process.env)[CONSOLE_TOKEN_VARIABLE];
+  if (!token) {
     throw new UsageError(
-      `${JSON.stringify(name)} is not a domain name: use lower case without a trailing dot, e.g. shop.example.com.`,
+      `Set ${CONSOLE_TOKEN_VARIABLE} to the project's console token (pct_…, printed by npm run projects -- create): the tool acts for that project. It is never an argument, which would land in shell history.`,
     );
   }
-  const config = loadConfig(io.configPath);
-  const project = config.projects.find((p) => p.name === projectName);
-  if (!project)
-    throw new Refusal(
-      `No project ${JSON.stringify(projectName)} in ${io.configPath}: the platform engineer adds projects there.`,
-    );
-  const stored = await (await context.projects()).get(projectName);
-  if (!stored) {
-    throw new Refusal(
-      `Project ${projectName} is not in the projects table: create it first (npm run projects -- create ${projectName}${context.stage ? ` --stage ${context.stage.name}` : ''}).`,
-    );
-  }
-  if (!PLANS[stored.plan].customDomains) {
-    const paid = PLAN_NAMES.filter((plan) => PLANS[plan].customDomains);
-    throw new Refusal(
-      `Project ${projectName} is on the ${stored.plan} plan: custom domains need a paid plan (${paid.join(', ')}). Upgrade it (npm run projects -- set-plan ${projectName} <plan>) and try again.`,
-    );
-  }
-  if (!(await store.deployOf(projectName))) {
-    throw new Refusal(
-      `Project ${projectName} has no successful deploy yet: deploy it first (${deployCommand(context, projectName)}).`,
-    );
-  }
-  const existing = config.projects.find((p) => p.domains.some((d) => d.name === name));
-  if (existing) throw new Refusal(`${name} is already a domain of project ${existing.name}.`);
-
-  const hasPrimary = project.domains.some((d) => d.role === 'primary');
-  const domain: CustomDomainConfig = {
-    name,
-    role: values.redirect ? 'redirect' : hasPrimary ? 'additional' : 'primary',
-    zone: guessZone(project, name, values.zone, values['hosted-zone-id']),
+  const [name = ''] = operands;
+  const print = (json: unknown, lines: () => string[]) => {
+    if (values.json) io.out(JSON.stringify(json));
+    else for (const line of lines()) io.out(line);
   };
-  if (domain.role === 'redirect' && !hasPrimary) {
-    throw new Refusal(
-      `Project ${projectName} has no primary domain to redirect to: add the primary domain first.`,
-    );
-  }
-  saveConfig(io.configPath, replaceProject(config, { ...project, domains: [...project.domains, domain] }));
-  await store.put({ id: name, project: projectName, state: 'pending-dns', since: now.toISOString() });
-
-  const record = tenantDnsRecord(config.platform, domain);
-  io.out(
-    `Added ${name} to project ${projectName} as ${domain.role} (zone ${domain.zone.name}); state: pending DNS.`,
-  );
-  if (domain.zone.hostedZoneId) {
-    io.out(
-      `The zone is in Route 53 (${domain.zone.hostedZoneId}): the deploy creates this record and validates the certificate:`,
-    );
-  } else {
-    io.out(`Create this record at the DNS provider of ${domain.zone.name}:`);
-  }
-  io.out(`  Name   ${record.name}`);
-  io.out(
-    `  Type   ${record.type === 'CNAME' ? 'CNAME' : 'ALIAS (or ANAME, whichever your provider offers)'}`,
-  );
-  io.out(`  Value  ${record.value}`);
-  io.out(`  TTL    ${record.ttl}`);
-  if (!domain.zone.hostedZoneId) {
-    io.out(
-      `The deploy then waits for the certificate's validation record (a CNAME from ACM): ${toolCommand(context, `verify ${name} --acm`)} prints it.`,
-    );
-  }
-  io.out(`Deploy: ${deployCommand(context, projectName)}`);
-  io.out(`Then: ${toolCommand(context, `verify ${name}`)}`);
-}
-
-async function remove(context: Context, name: string): Promise<void> {
-  const { io, store, values } = context;
-  const config = loadConfig(io.configPath);
-  const { project, domain } = findDomain(context, config, name);
-  if (domain.role === 'primary' && project.domains.length > 1) {
-    const other = project.domains.find((d) => d !== domain)?.name ?? '<domain>';
-    throw new Refusal(
-      `${name} is the primary domain of project ${project.name}: make another one primary first (${toolCommand(context, `primary ${other}`)}).`,
-    );
-  }
-  const record = await store.get(name);
-  const receivesTraffic = record?.state === 'active' || record?.state === 'certificate-pending';
-  if (receivesTraffic && domain.role !== 'redirect' && !values.yes) {
-    throw new Refusal(
-      [
-        `Warning: ${name} still receives traffic and no redirect covers it: traffic to it stops immediately on the next deploy.`,
-        `If its URL is shared, make it a redirect first (${toolCommand(context, `redirect ${name} --to-primary`)}), deploy, and remove it later.`,
-        `To remove it anyway: ${toolCommand(context, `remove ${name} --yes`)}`,
-      ].join('\n'),
-    );
-  }
-  saveConfig(
-    io.configPath,
-    replaceProject(config, { ...project, domains: project.domains.filter((d) => d !== domain) }),
-  );
-  await store.delete(name);
-  io.out(
-    `Removed ${name} from project ${project.name}. Deploy to delete its certificate, custom domain and records:`,
-  );
-  io.out(`  ${deployCommand(context, project.name)}`);
-  if (!domain.zone.hostedZoneId)
-    io.out(`Then delete its records at the DNS provider of ${domain.zone.name}.`);
-}
-
-async function setRole(context: Context, name: string, role: 'primary' | 'redirect'): Promise<void> {
-  const { io } = context;
-  const config = loadConfig(io.configPath);
-  const { project, domain } = findDomain(context, config, name);
-  if (domain.role === role) {
-    io.out(
-      `${name} is already ${role === 'primary' ? 'the primary domain' : 'a redirect'} of project ${project.name}.`,
-    );
-    return;
-  }
-  if (role === 'redirect' && domain.role === 'primary') {
-    throw new Refusal(
-      `${name} is the primary domain: make another domain primary first (${toolCommand(context, 'primary <domain>')}).`,
-    );
-  }
-  const domains = project.domains.map((d): CustomDomainConfig => {
-    if (d === domain) return { ...d, role };
-    if (role === 'primary' && d.role === 'primary') return { ...d, role: 'additional' };
-    return d;
-  });
-  const updated = { ...project, domains };
-  saveConfig(io.configPath, replaceProject(config, updated));
-  if (role === 'primary') {
-    const former = project.domains.find((d) => d.role === 'primary');
-    io.out(
-      `${name} is now the primary domain of project ${project.name}${former ? `; ${former.name} is additional` : ''}.`,
-    );
-  } else {
-    io.out(
-      `${name} now answers 301 to https://${primaryHost(config.platform, updated)} (same path and query).`,
-    );
-  }
-  io.out(`Deploy: ${deployCommand(context, project.name)}`);
-}
-
-async function recordDeployed(context: Context, projectName: string): Promise<void> {
-  const { io, store, now } = context;
-  const config = loadConfig(io.configPath);
-  if (!config.projects.some((p) => p.name === projectName)) {
-    throw new Refusal(`No project ${JSON.stringify(projectName)} in ${io.configPath}.`);
-  }
-  if (context.stage) await requireDeployedStack(context, context.stage, projectName);
-  const record = await store.recordDeploy(projectName, now);
-  io.out(`Project ${projectName}: first successful deploy recorded at ${record.deployedAt}.`);
-}
-
-/**
- * A stack is deployed when its last operation completed and left it in place:
- * CREATE_COMPLETE, UPDATE_COMPLETE, or an update rolled back to the previous deploy.
- * ROLLBACK_COMPLETE is a failed first deploy: nothing of it serves traffic.
- */
-function isDeployedStackStatus(status: string): boolean {
-  return status.endsWith('_COMPLETE') && status !== 'ROLLBACK_COMPLETE' && status !== 'DELETE_COMPLETE';
-}
-
-function whyNotDeployed(status: string): string {
-  if (status === 'ROLLBACK_COMPLETE') return 'its first deploy failed and was rolled back (see its events)';
-  if (status === 'DELETE_COMPLETE') return 'it was deleted';
-  if (status.endsWith('_IN_PROGRESS')) return 'an operation on it has not finished: wait for it to end';
-  if (status.endsWith('_FAILED')) return 'its last operation failed (see its events)';
-  return 'it is not in a completed state';
-}
-
-/** Refuses unless CloudFormation shows the project's domains stack deployed in the stage. */
-async function requireDeployedStack(context: Context, stage: DeployedStage, project: string): Promise<void> {
-  const stackName = projectStackName(context, project);
-  const stack = await findStack(stage.cloudFormation, stackName);
-  const deploy = deployCommand(context, project);
-  if (!stack) {
-    throw new Refusal(
-      `Stack ${stackName} does not exist in this account and region, so project ${project} has no successful deploy in ${stage.name}: deploy it first (${deploy}), or set AWS_REGION / AWS_PROFILE to where it is.`,
-    );
-  }
-  const status = stack.StackStatus ?? 'UNKNOWN';
-  if (!isDeployedStackStatus(status)) {
-    throw new Refusal(
-      `Stack ${stackName} is ${status}, not deployed: ${whyNotDeployed(status)}. Deploy it, then record the deploy: ${deploy}`,
-    );
+  switch (command) {
+    case 'add': {
+      const view = (await call(base, token, 'POST', '/domains', {
+        name,
+        ...(values.redirect ? { redirect: true } : {}),
+      })) as unknown as DomainView;
+      print(view, () => [
+        `Added ${view.name} as ${view.role}; state: ${stateLabel(view)}.`,
+        ...recordLines(view),
+        `Then: npm run domains -- verify ${view.name}`,
+      ]);
+      return 0;
+    }
+    case 'verify':
+    case 'reverify': {
+      let own: { resolver: string; verdict: string; summary: string } | undefined;
+      if (values.resolver !== undefined) own = await resolverCheck(base, token, name, values.resolver);
+      const result = (await call(base, token, 'POST', domainPath(name, '/verify'))) as unknown as {
+        domain: DomainView;
+        verified: boolean;
+        verdict: string;
+        summary: string;
+        fix: string;
+      };
+      const view = result.domain;
+      print(
+        {
+          domain: view.name,
+          role: view.role,
+          verified: result.verified,
+          verdict: result.verdict,
+          summary: result.summary,
+          fix: result.fix,
+          certificate: view.certificate,
+          state: view.state,
+          ...(view.reason ? { reason: view.reason } : {}),
+          since: view.since,
+          record: view.record,
+          troubleshooting: view.troubleshooting ?? [],
+          ...(own ? { resolverCheck: own } : {}),
+        },
+        () => [
+          `${command === 'reverify' ? 'Re-verifying' : 'Verifying'} ${view.name} (${view.role}).`,
+          ...(own ? [`${own.resolver} sees: ${own.summary}`] : []),
+          result.summary,
+          ...(result.verified ? [] : [`Fix: ${result.fix}`]),
+          ...viewLines(view),
+        ],
+      );
+      return result.verified ? 0 : 1;
+    }
+    case 'status': {
+      const { domains } = (await call(base, token, 'GET', '/domains')) as unknown as {
+        domains: DomainView[];
+      };
+      const rows = domains.map((view) => ({
+        domain: view.name,
+        role: view.role,
+        state: view.state,
+        label: stateLabel(view),
+        since: view.since,
+        for: formatDuration(view.secondsInState * 1000),
+        certificate: view.certificate,
+        record: view.record,
+      }));
+      print(rows, () => {
+        if (rows.length === 0) return ['No custom domains.'];
+        const width = Math.max(...rows.map((row) => row.domain.length));
+        const labelWidth = Math.max(...rows.map((row) => row.label.length));
+        return rows.map(
+          (row) =>
+            `${row.domain.padEnd(width)}  ${row.role.padEnd(10)}  ${row.label.padEnd(labelWidth)}  for ${row.for}  (certificate ${row.certificate}; ${row.record.name} ${row.record.type} ${row.record.value})`,
+        );
+      });
+      return 0;
+    }
+    case 'primary': {
+      const { domains } = (await call(base, token, 'POST', domainPath(name, '/primary'))) as unknown as {
+        domains: DomainView[];
+      };
+      print({ domains }, () => [
+        `${domains.find((view) => view.role === 'primary')?.name ?? name} is the primary domain; redirects point at it.`,
+      ]);
+      return 0;
+    }
+    case 'redirect': {
+      const view = (await call(base, token, 'POST', domainPath(name, '/redirect'))) as unknown as DomainView;
+      print(view, () => [
+        `${view.name} answers 301 to the primary domain (same path and query); state: ${stateLabel(view)}.`,
+      ]);
+      return 0;
+    }
+    case 'remove': {
+      const query = values.yes ? `?${CONFIRM_PARAMETER}=${REMOVE_CONFIRMATION}` : '';
+      let removal: { name: string; tenant: string };
+      try {
+        removal = (await call(
+          base,
+          token,
+          'DELETE',
+          `${domainPath(name)}${query}`,
+        )) as unknown as typeof removal;
+      } catch (error) {
+        if (
+          error instanceof Refusal &&
+          !values.yes &&
+          error.message.includes(`confirm=${REMOVE_CONFIRMATION}`)
+        ) {
+          throw new Refusal(`${error.message}\nWith this tool: npm run domains -- remove ${name} --yes`);
+        }
+        throw error;
+      }
+      print(removal, () => [
+        `Removed ${removal.name}: its host is refused from now on${removal.tenant === 'pending' ? '; its edge tenant is deleted by the next clean-up' : ''}. Delete its record at your DNS provider.`,
+      ]);
+      return 0;
+    }
+    default:
+      throw new Error(`Command ${command} is declared but not implemented.`);
   }
 }
 
-interface Connection {
-  readonly store: DomainStateStore;
-  projects(): Promise<ProjectRepository>;
-  readonly stage?: DeployedStage;
-  close(): void;
-}
-
-/** The store of the domain state and the projects: the deployed tables of --stage, or the local ones. */
-async function connect(io: DomainsCommandIo, stage: EnvironmentName | undefined): Promise<Connection> {
-  if (stage) {
-    const table = await connectStageTable(stage, STACK_OUTPUTS.domainsTable, io.stageClients);
-    let projects: Promise<ProjectRepository> | undefined;
-    return {
-      store: new DomainStateStore(table.documents, table.tableName),
-      projects: () => {
-        projects ??= connectStageTable(stage, STACK_OUTPUTS.projectsTable, {
-          ...io.stageClients,
-          cloudFormation: table.cloudFormation,
-          documents: table.documents,
-        }).then((found) => new ProjectRepository(table.documents, found.tableName));
-        return projects;
-      },
-      stage: { name: stage, cloudFormation: table.cloudFormation },
-      close: () => table.close(),
-    };
-  }
-  const endpoint = io.endpoint ?? toolStoreEndpoint();
-  const documents = await openLocalTable(endpoint, {
-    tableName: io.tableName,
-    variable: 'DOMAINS_TABLE_NAME',
-  });
-  const projectsTable = io.projectsTableName ?? LOCAL_TABLE_NAMES.projects;
-  return {
-    store: new DomainStateStore(documents, io.tableName),
-    projects: async () => new ProjectRepository(documents, projectsTable),
-    close: () => documents.destroy(),
+/** verify --resolver: the tool's own look through that server, at the record the service asks for. */
+async function resolverCheck(base: string, token: string, name: string, resolver: string) {
+  const { domains } = (await call(base, token, 'GET', '/domains')) as unknown as { domains: DomainView[] };
+  const wanted = name.trim().toLowerCase().replace(/\.$/, '');
+  const view = domains.find((candidate) => candidate.name === wanted);
+  if (!view) return undefined;
+  const expectation = {
+    domain: view.name,
+    zone: view.record.zone,
+    apex: view.record.type !== 'CNAME',
+    target: view.record.value,
   };
+  try {
+    const verdict = verdictOf(expectation, await observe(resolverLookup(resolver), expectation));
+    return { resolver, verdict: verdict.kind, summary: explainVerdict(expectation, verdict).summary };
+  } catch (error) {
+    return { resolver, verdict: 'unreachable', summary: `no answer (${reason(error)})` };
+  }
 }
 
 /** `sandbox-record`: adds or removes a record in the sandbox DNS of the running local mode. */
 async function sandboxRecord(
   io: DomainsCommandIo,
   [name = '', rawType = '', value]: readonly string[],
-  values: OptionValues<typeof OPTIONS>,
+  values: Values,
 ): Promise<number> {
   const type = rawType.toUpperCase();
   if (!(SANDBOX_RECORD_TYPES as readonly string[]).includes(type)) {
@@ -818,14 +473,7 @@ async function sandboxRecord(
   if (ttl !== undefined && !(Number.isInteger(ttl) && ttl >= 0)) {
     throw new UsageError(`--ttl ${values.ttl}: give a whole number of seconds.`);
   }
-  let base = io.localApiUrl;
-  if (base === undefined) {
-    try {
-      base = `http://127.0.0.1:${portFromEnv('PORT', 3000)}`;
-    } catch (error) {
-      throw new UsageError(reason(error));
-    }
-  }
+  const base = localBase(io);
   const url = new URL(SANDBOX_RECORDS_PATH, base);
   let response: Response;
   try {
@@ -852,9 +500,8 @@ async function sandboxRecord(
     value?: string;
     ttl?: number;
   };
-  if (!response.ok) {
+  if (!response.ok)
     throw new Refusal(body.message ?? `The sandbox DNS at ${base} answered ${response.status}.`);
-  }
   io.out(
     values.remove
       ? `Sandbox DNS: removed ${body.removed ?? 0} ${type} record${body.removed === 1 ? '' : 's'} of ${name}.`
@@ -863,16 +510,157 @@ async function sandboxRecord(
   return 0;
 }
 
-/** The --stage value, refused before any AWS call when that environment has no custom domains. */
-function parseDomainsStage(value: string | undefined): EnvironmentName | undefined {
-  if (value === undefined) return undefined;
-  const stage = parseStage(value);
-  if (!DOMAIN_ENVIRONMENTS.includes(stage)) {
-    throw new UsageError(
-      `Stage ${stage} has no custom domains, so no domains table: they are deployed in ${DOMAIN_ENVIRONMENTS.join(', ')} only (DOMAIN_ENVIRONMENTS in lib/domains-stack.ts). Use --stage ${DOMAIN_ENVIRONMENTS.join(' or --stage ')}, or no --stage for the local store.`,
-    );
+/** The tables and the edge a platform engineer's command acts on. */
+interface Platform {
+  readonly domains: CustomDomainRepository;
+  readonly projects: ProjectRepository;
+  /** The edge's tenants; none in local mode (its edge lives inside npm start). */
+  readonly edge?: EdgeTenants;
+  /** Where the old per-domain targets point once their certificate is issued. */
+  readonly routingEndpoint: string;
+  close(): void;
+}
+
+function outputsOf(stack: { Outputs?: { OutputKey?: string; OutputValue?: string }[] } | undefined) {
+  return new Map(
+    (stack?.Outputs ?? []).flatMap(({ OutputKey, OutputValue }) =>
+      OutputKey && OutputValue ? [[OutputKey, OutputValue] as const] : [],
+    ),
+  );
+}
+
+async function connectPlatform(io: DomainsCommandIo, stage: EnvironmentName | undefined): Promise<Platform> {
+  if (!stage) {
+    const documents = await openLocalTable(io.endpoint ?? toolStoreEndpoint(), {
+      tableName: LOCAL_TABLE_NAMES.customDomains,
+      variable: 'CUSTOM_DOMAINS_TABLE_NAME',
+    });
+    return {
+      domains: new CustomDomainRepository(documents, LOCAL_TABLE_NAMES.customDomains),
+      projects: new ProjectRepository(documents, LOCAL_TABLE_NAMES.projects),
+      routingEndpoint: platformCnameTarget(LOCAL_PLATFORM_DOMAIN),
+      close: () => documents.destroy(),
+    };
   }
-  return stage;
+  const clients = io.stageClients ?? {};
+  const made: { destroy(): void }[] = [];
+  const make = <T extends { destroy(): void }>(given: T | undefined, create: () => T): T => {
+    if (given) return given;
+    const client = create();
+    made.push(client);
+    return client;
+  };
+  const close = () => {
+    for (const client of made) client.destroy();
+  };
+  try {
+    const { stackName } = environmentConfigs()[stage];
+    const cloudFormation = make(clients.cloudFormation, () => new CloudFormationClient({}));
+    const outputs = outputsOf(await findStack(cloudFormation, stackName));
+    const domainsTable = outputs.get(STACK_OUTPUTS.customDomainsTable);
+    const projectsTable = outputs.get(STACK_OUTPUTS.projectsTable);
+    if (!domainsTable || !projectsTable) {
+      throw new Refusal(
+        `Stack ${stackName} has no outputs ${STACK_OUTPUTS.customDomainsTable} and ${STACK_OUTPUTS.projectsTable} in this account and region: deploy its current version, or set AWS_REGION / AWS_PROFILE to where it is.`,
+      );
+    }
+    // The edge stack lives in us-east-1 whatever the service's region (CloudFront's own).
+    const edgeCloudFormation = make(
+      clients.edgeCloudFormation,
+      () => new CloudFormationClient({ region: 'us-east-1' }),
+    );
+    const edgeOutputs = outputsOf(await findStack(edgeCloudFormation, EDGE_STACK_NAME));
+    const distributionId = edgeOutputs.get(EDGE_OUTPUTS.distributionId);
+    const connectionGroupId = edgeOutputs.get(EDGE_OUTPUTS.connectionGroupId);
+    const routingEndpoint =
+      edgeOutputs.get(EDGE_OUTPUTS.routingEndpoint) ?? edgeOutputs.get(EDGE_OUTPUTS.domainsTarget);
+    if (!distributionId || !connectionGroupId || !routingEndpoint) {
+      throw new Refusal(
+        `Stack ${EDGE_STACK_NAME} in us-east-1 has no outputs ${EDGE_OUTPUTS.distributionId}, ${EDGE_OUTPUTS.connectionGroupId} and ${EDGE_OUTPUTS.routingEndpoint}: deploy the edge stack first (doc/deploying.md).`,
+      );
+    }
+    const documents: DynamoDBDocumentClient = make(clients.documents, () => createDocumentClient());
+    const client = make(clients.cloudFront, () => new CloudFrontClient({ region: 'us-east-1' }));
+    return {
+      domains: new CustomDomainRepository(documents, domainsTable),
+      projects: new ProjectRepository(documents, projectsTable),
+      edge: new CloudFrontEdgeTenants({ client, distributionId, connectionGroupId }),
+      routingEndpoint,
+      close,
+    };
+  } catch (error) {
+    close();
+    throw error;
+  }
+}
+
+async function importCommand(
+  io: DomainsCommandIo,
+  file: string,
+  values: Values,
+  platform: Platform,
+): Promise<number> {
+  const config = readOldDomainsConfig(file);
+  const results = await importDomains(config, {
+    store: platform.domains,
+    ...(platform.edge ? { edge: platform.edge } : {}),
+    projectExists: async (name) => (await platform.projects.get(name)) !== undefined,
+    routingEndpoint: platform.routingEndpoint,
+    clock: () => (io.now ?? (() => new Date()))().getTime(),
+  });
+  if (values.json) io.out(JSON.stringify(results));
+  else {
+    for (const result of results) io.out(describeImport(result));
+    if (results.length === 0) io.out(`${file} has no domains.`);
+    if (!platform.edge && results.some((result) => result.tenant === 'deferred')) {
+      io.out('Local mode: npm start gives every imported domain its tenant when it starts: restart it.');
+    }
+  }
+  return results.some((result) => result.reason) ? 1 : 0;
+}
+
+async function statusAll(io: DomainsCommandIo, values: Values, platform: Platform): Promise<number> {
+  const now = (io.now ?? (() => new Date()))().getTime();
+  const domains: CustomDomain[] = (await platform.domains.all()).sort(
+    (a, b) => a.project.localeCompare(b.project) || a.name.localeCompare(b.name),
+  );
+  const rows = [];
+  for (const domain of domains) {
+    // An imported domain's certificate is asked at the edge: nobody may have listed it since.
+    const certificate =
+      domain.migratedFrom && platform.edge && domain.certificate !== 'issued'
+        ? (await platform.edge.certificate(domain.name)).state
+        : domain.certificate;
+    rows.push({
+      project: domain.project,
+      domain: domain.name,
+      role: domain.role,
+      state: domain.state,
+      label: stateLabel(domain),
+      since: domain.since,
+      for: formatDuration(now - Date.parse(domain.since)),
+      certificate,
+      ...(domain.migratedFrom ? { oldTarget: domain.migratedFrom } : {}),
+      ...(domain.migratedFrom && certificate === 'issued'
+        ? { recordChange: recordChangeOf(domain.migratedFrom, platform.routingEndpoint) }
+        : {}),
+    });
+  }
+  if (values.json) {
+    io.out(JSON.stringify(rows));
+    return 0;
+  }
+  if (rows.length === 0) io.out('No custom domains.');
+  const width = Math.max(0, ...rows.map((row) => row.domain.length));
+  const projectWidth = Math.max(0, ...rows.map((row) => row.project.length));
+  for (const row of rows) {
+    io.out(
+      `${row.project.padEnd(projectWidth)}  ${row.domain.padEnd(width)}  ${row.role.padEnd(10)}  ${row.label}  for ${row.for}  (certificate ${row.certificate})`,
+    );
+    if (row.recordChange) io.out(`  migrated: now change ${row.recordChange}`);
+    else if (row.oldTarget) io.out(`  migrated: keep ${row.oldTarget} until the certificate is issued`);
+  }
+  return 0;
 }
 
 /** Runs one domains command; resolves to the exit code (verify: 0 verified, 1 not). */
@@ -883,87 +671,36 @@ export async function runDomainsCommand(argv: readonly string[], io: DomainsComm
     return 0;
   }
   const { command, values, operands } = line;
-  const resolvedIo: DomainsCommandIo = { ...io, configPath: values.config ?? io.configPath };
-  // Every usage check comes before any connection, so a typo costs no AWS call.
-  const stage = parseDomainsStage(values.stage);
+  // Every usage check comes before any connection, so a typo costs no call.
   if (values.resolver !== undefined) parseResolverAddress(values.resolver);
+  const stage = values.stage === undefined ? undefined : parseStage(values.stage);
   if (command === 'sandbox-record') {
-    if (stage)
-      throw new UsageError('sandbox-record acts on the sandbox DNS of npm start: it takes no --stage.');
-    return sandboxRecord(resolvedIo, operands, values);
+    if (values.url !== undefined)
+      throw new UsageError('sandbox-record acts on the sandbox DNS of npm start: it takes no --url.');
+    return sandboxRecord(io, operands, values);
   }
-
-  let run: (context: Context) => Promise<number | void>;
-  switch (command) {
-    case 'deployed': {
-      const [project = ''] = operands;
-      run = (context) => recordDeployed(context, project);
-      break;
+  const platformCommand = command === 'import' || (command === 'status' && values.all);
+  if (stage && !platformCommand) throw new UsageError('--stage goes with import and status --all only.');
+  if (platformCommand) {
+    if (values.url !== undefined) {
+      throw new UsageError(
+        `${command === 'import' ? 'import' : 'status --all'} acts on the tables, not the service: it takes --stage, not --url.`,
+      );
     }
-    case 'add': {
-      const [project = '', domain = ''] = operands;
-      run = (context) => add(context, project, domain);
-      break;
+    const platform = await connectPlatform(io, stage);
+    try {
+      return command === 'import'
+        ? await importCommand(io, operands[0] ?? '', values, platform)
+        : await statusAll(io, values, platform);
+    } finally {
+      platform.close();
     }
-    case 'verify':
-    case 'reverify': {
-      const [domain = ''] = operands;
-      run = (context) => verify(context, domain, command === 'reverify');
-      break;
-    }
-    case 'status': {
-      const [project] = operands;
-      run = (context) => status(context, project);
-      break;
-    }
-    case 'remove': {
-      const [domain = ''] = operands;
-      run = (context) => remove(context, domain);
-      break;
-    }
-    case 'redirect': {
-      const [domain = ''] = operands;
-      run = (context) => setRole(context, domain, 'redirect');
-      break;
-    }
-    case 'primary': {
-      const [domain = ''] = operands;
-      run = (context) => setRole(context, domain, 'primary');
-      break;
-    }
-    default:
-      throw new Error(`Command ${command} is declared but not implemented.`);
   }
-
-  const connection = await connect(resolvedIo, stage);
-  let madeAcm: ACMClient | undefined;
-  try {
-    const context: Context = {
-      io: resolvedIo,
-      store: connection.store,
-      projects: connection.projects,
-      stage: connection.stage,
-      now: (io.now ?? (() => new Date()))(),
-      values,
-      acm: () => {
-        if (io.acm) return io.acm;
-        madeAcm ??= new ACMClient({});
-        return madeAcm;
-      },
-    };
-    return (await run(context)) ?? 0;
-  } finally {
-    madeAcm?.destroy();
-    connection.close();
-  }
+  return tenantCommand(io, command, operands, values);
 }
 
 if (require.main === module) {
   runToolMain(DOMAINS_TOOL, (argv) =>
-    runDomainsCommand(argv, {
-      out: (line) => process.stdout.write(`${line}\n`),
-      tableName: process.env.DOMAINS_TABLE_NAME || LOCAL_TABLE_NAMES.domains,
-      configPath: process.env.DOMAINS_CONFIG || DEFAULT_CONFIG,
-    }),
+    runDomainsCommand(argv, { out: (line) => process.stdout.write(`${line}\n`) }),
   );
 }

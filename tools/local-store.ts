@@ -14,8 +14,7 @@ import { ApiKeyRepository } from '../lambda/store/api-key-repository';
 import { CustomDomainRepository } from '../lambda/store/custom-domain-repository';
 import { PetRepository } from '../lambda/store/pet-repository';
 import { ProjectRepository } from '../lambda/store/project-repository';
-import { domainCounter, type ToolConnection } from './connection';
-import { DomainStateStore } from './domains-store';
+import type { ToolConnection } from './connection';
 import { reason, UsageError } from './failures';
 
 /** Failures of a store that cannot be reached at all, in words: the error code is a developer's. */
@@ -121,7 +120,7 @@ export const TOOL_TABLES = {
   apiKeys: { variable: 'API_KEYS_TABLE_NAME', what: 'Keys table' },
   projects: { variable: 'PROJECTS_TABLE_NAME', what: 'Projects table' },
   pets: { variable: 'PETS_TABLE_NAME', what: 'Pets table' },
-  domains: { variable: 'DOMAINS_TABLE_NAME', what: 'Domain state table' },
+  customDomains: { variable: 'CUSTOM_DOMAINS_TABLE_NAME', what: 'Custom domains table' },
 } as const satisfies Partial<Record<keyof typeof LOCAL_TABLE_NAMES, { variable: string; what: string }>>;
 
 export type ToolTable = keyof typeof TOOL_TABLES;
@@ -162,7 +161,7 @@ export function localProjectAddress(project: string, env: NodeJS.ProcessEnv = pr
 
 /**
  * Connects the keys and projects tools to the local store at `endpoint` (by default where
- * npm start runs it): its keys, projects, pets and domain state tables.
+ * npm start runs it): its keys, projects, pets and custom domains tables.
  */
 export async function connectLocal(
   endpoint: string = toolStoreEndpoint(),
@@ -176,16 +175,12 @@ export async function connectLocal(
       variable: TOOL_TABLES[table].variable,
     })),
   );
-  const domains = new DomainStateStore(documents, names.domains);
-  const customDomains = new CustomDomainRepository(documents, LOCAL_TABLE_NAMES.customDomains);
-  const toolDomains = domainCounter(() => domains.all());
+  const customDomains = new CustomDomainRepository(documents, names.customDomains);
   return {
     keys: new ApiKeyRepository(documents, names.apiKeys),
     projects: new ProjectRepository(documents, names.projects),
     pets: new PetRepository(documents, names.pets),
-    // The domains service's domains, and those of the domains tool's state until that flow goes.
-    domainsOf: async (project) =>
-      (await customDomains.countByProject(project)) + (await toolDomains(project)),
+    domainsOf: (project) => customDomains.countByProject(project),
     addressOf: (project) => localProjectAddress(project, env),
     close: () => documents.destroy(),
   };

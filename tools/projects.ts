@@ -66,7 +66,7 @@ const OPTIONS = {
 } as const;
 
 /** The tables the projects tool reads in local mode. */
-const TABLES: readonly ToolTable[] = ['projects', 'apiKeys', 'pets', 'domains'];
+const TABLES: readonly ToolTable[] = ['projects', 'apiKeys', 'pets', 'customDomains'];
 
 /** The projects tool, declared once: usage, parsing and checks come from it. */
 export const PROJECTS_TOOL: ToolSpec<typeof OPTIONS> = {

@@ -4,12 +4,12 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { ENVIRONMENT_NAMES, type EnvironmentName, environmentConfigs } from '../lib/config/environments';
 import { STACK_OUTPUTS, type StackOutputName } from '../lib/animal-store-stack';
 import { ApiKeyRepository } from '../lambda/store/api-key-repository';
+import { CustomDomainRepository } from '../lambda/store/custom-domain-repository';
 import { createDocumentClient } from '../lambda/store/dynamodb-client';
 import { PetRepository } from '../lambda/store/pet-repository';
 import { ProjectRepository } from '../lambda/store/project-repository';
 import { ApiGatewayProjectKeys } from './api-gateway-keys';
-import { domainCounter, type ToolConnection } from './connection';
-import { DomainStateStore } from './domains-store';
+import type { ToolConnection } from './connection';
 import { reason, UsageError } from './failures';
 import type { ProjectGateway } from './project-admin';
 
@@ -188,12 +188,10 @@ export async function connectStage(
     closeAws();
     throw error;
   }
-  const domainsTable = outputs.get(STACK_OUTPUTS.domainsTable);
   const platformDomain = outputs.get(STACK_OUTPUTS.platformDomain);
   const baseUrl = outputs.get(STACK_OUTPUTS.baseUrl);
   // No endpoint: the real DynamoDB of the SDK's region, whatever DYNAMODB_ENDPOINT says.
   const documents = clients.documents ?? createDocumentClient();
-  const domains = domainsTable ? new DomainStateStore(documents, domainsTable) : undefined;
   const cacheMs = config.apiKeyCacheSeconds * 1000 + KEY_CACHE_MARGIN_MS;
   return {
     stackName,
@@ -202,7 +200,9 @@ export async function connectStage(
     projects: new ProjectRepository(documents, projectsTable),
     pets: new PetRepository(documents, petsTable),
     gateway: new ApiGatewayProjectKeys(apiGateway, stackName),
-    domainsOf: domains ? domainCounter(() => domains.all()) : async () => 0,
+    // The output is read when domains are counted, so the keys tool does not depend on it.
+    domainsOf: async (project) =>
+      new CustomDomainRepository(documents, output(STACK_OUTPUTS.customDomainsTable)).countByProject(project),
     waitForKeyCaches:
       options.waitForKeyCaches ?? (() => new Promise((resolve) => setTimeout(resolve, cacheMs))),
     // Without a platform domain, the execute-api base URL serves every project (the key names it).

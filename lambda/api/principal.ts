@@ -86,11 +86,21 @@ const FAILURES: readonly AuthFailure[] = [
   'invalid_api_key',
   'service_unavailable',
   'unknown_address',
+  'unknown_domain',
 ];
 
 function count(value: unknown): number | undefined {
   const number = typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : NaN;
   return Number.isSafeInteger(number) ? number : undefined;
+}
+
+/**
+ * The viewer's address the authorizer found stated by the edge (only on a request carrying
+ * the origin secret); none otherwise. The authorizer alone writes the context.
+ */
+export function viewerAddressOf(event: Pick<APIGatewayProxyEvent, 'requestContext'>): string | undefined {
+  const { viewerAddress } = (event.requestContext?.authorizer ?? {}) as Record<string, unknown>;
+  return typeof viewerAddress === 'string' && viewerAddress.length > 0 ? viewerAddress : undefined;
 }
 
 /** Reads the principal from a proxy event; anything unexpected counts as unauthenticated (fail closed). */

@@ -15,7 +15,12 @@ export type AuthFailure =
   | 'invalid_api_key'
   | 'service_unavailable'
   /** The request's host is a project address, but no project has that name. */
-  | 'unknown_address';
+  | 'unknown_address'
+  /**
+   * The request came through the edge for a custom domain that is not (or no longer) one of
+   * the address's project's serving domains: refused like an unknown address.
+   */
+  | 'unknown_domain';
 
 /** Who a request comes from: a key of a project, with the project's plan and limits, or nobody and why. */
 export type Principal =

@@ -52,6 +52,12 @@ export interface CustomDomain {
    * cannot count visitors, so "has served traffic" means "has been able to".
    */
   readonly servedAt?: string;
+  /**
+   * For a domain imported from the old configuration: its old per-domain target
+   * (`<domain>.tenants.<platform domain>`), which becomes a CNAME to the edge once the
+   * certificate is issued (`npm run domains -- status --all` prints the change).
+   */
+  readonly migratedFrom?: string;
   /** Bumped by every write: a write based on an older read is refused. */
   readonly version: number;
 }

@@ -32,12 +32,25 @@ export interface EdgeDnsCheck {
 }
 
 /**
+ * Who serves a new certificate's HTTP validation token. `cloudfront`: the edge, once the
+ * domain's CNAME points at it (every domain the service adds). `self-hosted`: the platform,
+ * where the domain points today (the import of domains that are live on the old per-domain
+ * targets: their traffic moves only once the certificate is issued).
+ */
+export type CertificateValidation = 'cloudfront' | 'self-hosted';
+
+export interface AttachOptions {
+  /** @default 'cloudfront' */
+  readonly validation?: CertificateValidation;
+}
+
+/**
  * Every method is idempotent, and throws only when the edge cannot answer (the service
  * reports that as the edge being unavailable).
  */
 export interface EdgeTenants {
   /** Creates the domain's tenant, or updates it to `route`, and requests its managed certificate. */
-  attach(domain: string, route: EdgeRoute): Promise<void>;
+  attach(domain: string, route: EdgeRoute, options?: AttachOptions): Promise<void>;
   /** Changes what an attached domain does (a new primary, a domain made a redirect), keeping its certificate. */
   reroute(domain: string, route: EdgeRoute): Promise<void>;
   /** The certificate's state ('none' for a domain without a tenant). */

@@ -1,9 +1,16 @@
+import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { MAX_API_KEY_CACHE_SECONDS } from '../api/limits';
-import { authorizer } from '../operations/authorizer';
+import { EDGE_DOMAIN_CACHE_SECONDS } from '../domain/edge-request';
+import { authorizer, type EdgeTrust } from '../operations/authorizer';
 import { now } from '../shared/clock';
 import { optionalEnv, RUNTIME_ENV } from '../shared/runtime-env';
 import { cachedLookup } from '../store/cached-lookup';
-import { apiKeyRepositoryFromEnv, projectRepositoryFromEnv } from '../store/from-environment';
+import {
+  apiKeyRepositoryFromEnv,
+  customDomainRepositoryFromEnv,
+  projectRepositoryFromEnv,
+} from '../store/from-environment';
+import { originSecretSource } from '../store/origin-secret-source';
 
 const keys = apiKeyRepositoryFromEnv();
 const projects = projectRepositoryFromEnv();
@@ -12,10 +19,32 @@ const cacheSeconds = Math.min(
   MAX_API_KEY_CACHE_SECONDS,
 );
 
+/** The edge, where the stack says one serves this environment (the secret's replica is in this region). */
+function edgeFromEnv(): EdgeTrust | undefined {
+  const secretArn = optionalEnv(RUNTIME_ENV.edgeOriginSecretArn);
+  if (secretArn === undefined) return undefined;
+  const domains = customDomainRepositoryFromEnv();
+  return {
+    // Bounded so a slow Secrets Manager fails inside the authorizer's timeout (then 503).
+    originSecrets: originSecretSource(
+      new SecretsManagerClient({
+        maxAttempts: 2,
+        requestHandler: { connectionTimeout: 1_000, requestTimeout: 2_000 },
+      }),
+      secretArn,
+      now,
+    ),
+    findDomain: cachedLookup((name: string) => domains.get(name), EDGE_DOMAIN_CACHE_SECONDS, now),
+  };
+}
+
+const edge = edgeFromEnv();
+
 /** The authorizer function: builds its cached lookups and address settings from the stack's environment. */
 export const handler = authorizer({
   findKey: cachedLookup((keyId: string) => keys.get(keyId), cacheSeconds, now),
   findProject: cachedLookup((name: string) => projects.get(name), cacheSeconds, now),
   platformDomain: optionalEnv(RUNTIME_ENV.platformDomain),
   anonymousUsageId: optionalEnv(RUNTIME_ENV.anonymousUsageId),
+  ...(edge ? { edge } : {}),
 });

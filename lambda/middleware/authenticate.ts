@@ -3,8 +3,9 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { ApiError } from '../api/errors';
 import { headerValue } from '../api/http';
 import { type AuthFailure, principalOf } from '../api/principal';
+import { VIEWER_HOST_HEADER, viewerHostName } from '../domain/edge-request';
 
-type KeyFailure = Exclude<AuthFailure, 'unknown_address'>;
+type KeyFailure = Exclude<AuthFailure, 'unknown_address' | 'unknown_domain'>;
 
 const FAILURE_MESSAGES: Record<KeyFailure, string> = {
   missing_api_key: 'Authentication required: send your API key as `Authorization: Bearer <API key>`.',
@@ -27,8 +28,8 @@ function failureHeaders(failure: KeyFailure): Record<string, string> {
 }
 
 /**
- * Answers 404 for a project address that no project has (every route: nothing is served
- * there), then, unless the route is public, 401 unless the authorizer authenticated the request.
+ * Answers 404 for a project address that no project has, and for a custom domain the edge
+ * still routes but the project no longer serves (every route: nothing is served there), then, unless the route is public, 401 unless the authorizer authenticated the request.
  */
 export function authenticate({
   required,
@@ -41,6 +42,10 @@ export function authenticate({
       if (principal.authenticated) return;
       if (principal.failure === 'unknown_address') {
         const host = request.event.requestContext?.domainName ?? headerValue(request.event.headers, 'host');
+        throw new ApiError('not_found', `No project is served at ${host ?? 'this address'}.`);
+      }
+      if (principal.failure === 'unknown_domain') {
+        const host = viewerHostName(headerValue(request.event.headers, VIEWER_HOST_HEADER) ?? '');
         throw new ApiError('not_found', `No project is served at ${host ?? 'this address'}.`);
       }
       if (required) {

@@ -1,7 +1,7 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { toErrorResponse } from '../api/error-response';
-import { preflightProjectOf, principalOf } from '../api/principal';
+import { preflightProjectOf, principalOf, viewerAddressOf } from '../api/principal';
 import { rateLimitHeaders, rateLimitRefusal, rateLimitUnavailable } from '../api/rate-limit';
 import { ANONYMOUS_LIMITS, type PlanLimits } from '../domain/plans';
 import type { Admission } from '../domain/rate-limit';
@@ -23,7 +23,8 @@ export interface CountedCaller {
 /**
  * Who is counted, and against which limits: a project (all its keys together) against its
  * plan, and so is a browser's preflight from an origin the project allows; anyone else per
- * client address against the anonymous allowance.
+ * client address against the anonymous allowance: the viewer's, when the request came through
+ * the edge (see the authorizer), else the connection's source.
  */
 export function callerOf(event: APIGatewayProxyEvent): CountedCaller {
   const principal = principalOf(event);
@@ -42,7 +43,8 @@ export function callerOf(event: APIGatewayProxyEvent): CountedCaller {
       caller: `project ${preflight.project} (${preflight.plan} plan)`,
     };
   }
-  const ip = event.requestContext?.identity?.sourceIp ?? 'unknown';
+  // Through the edge the source is a CloudFront address many viewers share: the viewer counts.
+  const ip = viewerAddressOf(event) ?? event.requestContext?.identity?.sourceIp ?? 'unknown';
   return {
     identity: `ip:${ip}`,
     limits: ANONYMOUS_LIMITS,

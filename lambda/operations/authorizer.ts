@@ -1,8 +1,31 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { headerValues } from '../api/http';
 import { toAuthorizerContext } from '../api/principal';
-import { authenticate, type KeyLookup, type ProjectLookup } from '../domain/authentication';
+import {
+  type Authentication,
+  authenticate,
+  type KeyLookup,
+  type ProjectLookup,
+} from '../domain/authentication';
+import type { CustomDomain } from '../domain/custom-domain';
+import {
+  domainServesProject,
+  ORIGIN_SECRET_HEADER,
+  originSecretMatches,
+  parseViewerAddress,
+  VIEWER_ADDRESS_HEADER,
+  VIEWER_HOST_HEADER,
+  viewerHostName,
+} from '../domain/edge-request';
 import { allowedOrigin, projectOfHost } from '../domain/project';
+
+/** How the authorizer recognizes requests that came through the custom-domains edge. */
+export interface EdgeTrust {
+  /** The origin header's accepted values: current, and previous during a rotation (cached by the composition place). */
+  readonly originSecrets: () => Promise<readonly string[]>;
+  /** Finds a custom domain by name (cached briefly by the composition place: a removal takes effect within it). */
+  readonly findDomain: (name: string) => Promise<Pick<CustomDomain, 'project' | 'state'> | undefined>;
+}
 
 export interface AuthorizerDependencies {
   /** Finds a key by id (the composition place caches it). */
@@ -13,6 +36,8 @@ export interface AuthorizerDependencies {
   readonly platformDomain?: string;
   /** Usage identifier for requests without a valid key (the anonymous usage plan's key). */
   readonly anonymousUsageId?: string;
+  /** The edge in front of custom domains; none: no request is believed to come through it. */
+  readonly edge?: EdgeTrust;
 }
 
 export type AuthorizerHandler = (
@@ -23,6 +48,42 @@ export type AuthorizerHandler = (
 function originOf(event: APIGatewayRequestAuthorizerEvent): string | undefined {
   const origins = headerValues(event, 'origin');
   return origins.length === 1 ? origins[0] : undefined;
+}
+
+/** The one value of a header sent once; a repeated one says nothing. */
+function singleHeader(event: APIGatewayRequestAuthorizerEvent, name: string): string | undefined {
+  const values = headerValues(event, name);
+  return values.length === 1 ? values[0] : undefined;
+}
+
+/** What a request that came through the edge is believed about: its viewer, and the custom domain it named. */
+type EdgeVerdict =
+  | { readonly fromEdge: false }
+  | { readonly fromEdge: true; readonly viewerAddress?: string; readonly failure?: 'unknown_domain' };
+
+/**
+ * Only a request carrying the origin secret came through the edge; any other's claims about
+ * its viewer or its host are ignored, whatever it sends. Through the edge, the viewer's host
+ * must be the address itself or a custom domain of the address's project that is serving: a
+ * removed one is refused here at once, however long the edge takes to stop routing it.
+ */
+async function edgeVerdict(
+  event: APIGatewayRequestAuthorizerEvent,
+  edge: EdgeTrust | undefined,
+  addressHost: string | undefined,
+  addressProject: string | undefined,
+): Promise<EdgeVerdict> {
+  const presented = singleHeader(event, ORIGIN_SECRET_HEADER);
+  if (!edge || presented === undefined) return { fromEdge: false };
+  if (!originSecretMatches(presented, await edge.originSecrets())) return { fromEdge: false };
+  const viewer = singleHeader(event, VIEWER_ADDRESS_HEADER);
+  const viewerAddress = viewer === undefined ? undefined : parseViewerAddress(viewer);
+  const viewerClaim = viewerAddress === undefined ? {} : { viewerAddress };
+  const forwarded = singleHeader(event, VIEWER_HOST_HEADER);
+  const host = forwarded === undefined ? undefined : viewerHostName(forwarded);
+  if (host !== undefined && host === addressHost) return { fromEdge: true, ...viewerClaim };
+  const served = host !== undefined && domainServesProject(await edge.findDomain(host), addressProject);
+  return { fromEdge: true, ...viewerClaim, ...(served ? {} : { failure: 'unknown_domain' }) };
 }
 
 /**
@@ -38,28 +99,60 @@ export function authorizer({
   findProject,
   platformDomain,
   anonymousUsageId,
+  edge,
 }: AuthorizerDependencies): AuthorizerHandler {
   return async (event) => {
+    const addressHost = viewerHostName(event.requestContext?.domainName ?? '');
     const addressProject = projectOfHost(event.requestContext?.domainName, platformDomain);
-    const { principal, usageId, allowedOrigins, address } = await authenticate(
-      { authorization: headerValues(event, 'authorization'), ...(addressProject ? { addressProject } : {}) },
-      findKey,
-      findProject,
-    );
-    const corsOrigin = allowedOrigin(originOf(event), allowedOrigins);
-    // A preflight from an origin the address's project allows carries no key, but is that
-    // project's traffic: counted on its plan and its gateway usage plan, not on the allowance
-    // every keyless caller shares.
-    const preflightOf = event.httpMethod === 'OPTIONS' && corsOrigin !== undefined ? address : undefined;
-    const usageIdentifierKey = usageId ?? preflightOf?.usageId ?? anonymousUsageId;
-    return {
-      principalId: principal.authenticated ? principal.keyId : 'anonymous',
-      policyDocument: {
-        Version: '2012-10-17',
-        Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: event.methodArn }],
-      },
-      context: toAuthorizerContext(principal, corsOrigin, principal.authenticated ? undefined : preflightOf),
-      ...(usageIdentifierKey ? { usageIdentifierKey } : {}),
-    };
+    let verdict: EdgeVerdict;
+    try {
+      verdict = await edgeVerdict(event, edge, addressHost, addressProject);
+    } catch {
+      // The secret or the domain could not be read: 503, neither believed nor refused as unknown.
+      const unavailable: Authentication = {
+        principal: { authenticated: false, failure: 'service_unavailable' },
+      };
+      return allowWith(event, unavailable, anonymousUsageId);
+    }
+    const authentication: Authentication =
+      verdict.fromEdge && verdict.failure
+        ? { principal: { authenticated: false, failure: verdict.failure } }
+        : await authenticate(
+            {
+              authorization: headerValues(event, 'authorization'),
+              ...(addressProject ? { addressProject } : {}),
+            },
+            findKey,
+            findProject,
+          );
+    const viewerAddress = verdict.fromEdge ? verdict.viewerAddress : undefined;
+    return allowWith(event, authentication, anonymousUsageId, viewerAddress);
+  };
+}
+
+/** The policy that always allows, with who the caller is (or why not) in the context. */
+function allowWith(
+  event: APIGatewayRequestAuthorizerEvent,
+  { principal, usageId, allowedOrigins, address }: Authentication,
+  anonymousUsageId: string | undefined,
+  viewerAddress?: string,
+): APIGatewayAuthorizerResult {
+  const corsOrigin = allowedOrigin(originOf(event), allowedOrigins);
+  // A preflight from an origin the address's project allows carries no key, but is that
+  // project's traffic: counted on its plan and its gateway usage plan, not on the allowance
+  // every keyless caller shares.
+  const preflightOf = event.httpMethod === 'OPTIONS' && corsOrigin !== undefined ? address : undefined;
+  const usageIdentifierKey = usageId ?? preflightOf?.usageId ?? anonymousUsageId;
+  return {
+    principalId: principal.authenticated ? principal.keyId : 'anonymous',
+    policyDocument: {
+      Version: '2012-10-17',
+      Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: event.methodArn }],
+    },
+    context: {
+      ...toAuthorizerContext(principal, corsOrigin, principal.authenticated ? undefined : preflightOf),
+      ...(viewerAddress === undefined ? {} : { viewerAddress }),
+    },
+    ...(usageIdentifierKey ? { usageIdentifierKey } : {}),
   };
 }

@@ -33,6 +33,11 @@ export const RUNTIME_ENV = {
   edgeDistributionId: 'EDGE_DISTRIBUTION_ID',
   /** The edge's connection group, which every tenant joins. */
   edgeConnectionGroupId: 'EDGE_CONNECTION_GROUP_ID',
+  /**
+   * ARN of the origin header secret's replica in this region (the authorizer): requests
+   * carrying its value came through the edge. Unset: no request is believed to.
+   */
+  edgeOriginSecretArn: 'EDGE_ORIGIN_SECRET_ARN',
 } as const;
 
 export type RuntimeEnvName = (typeof RUNTIME_ENV)[keyof typeof RUNTIME_ENV];

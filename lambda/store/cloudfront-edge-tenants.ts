@@ -14,7 +14,14 @@ import {
   UpdateDistributionTenantCommand,
   VerifyDnsConfigurationCommand,
 } from '@aws-sdk/client-cloudfront';
-import type { EdgeCertificate, EdgeDnsCheck, EdgeRoute, EdgeTenants } from '../domain/edge-tenants';
+import type {
+  AttachOptions,
+  CertificateValidation,
+  EdgeCertificate,
+  EdgeDnsCheck,
+  EdgeRoute,
+  EdgeTenants,
+} from '../domain/edge-tenants';
 import { DomainError } from '../domain/errors';
 import { TENANT_PARAMETERS } from '../shared/edge-tenant-parameters';
 
@@ -141,18 +148,22 @@ export class CloudFrontEdgeTenants implements EdgeTenants {
     this.attempts = options.etagAttempts ?? ETAG_ATTEMPTS;
   }
 
-  async attach(name: string, route: EdgeRoute): Promise<void> {
+  async attach(
+    name: string,
+    route: EdgeRoute,
+    { validation = 'cloudfront' }: AttachOptions = {},
+  ): Promise<void> {
     const domain = normalize(name);
     await this.edge(domain, async () => {
       const found = await this.ours(domain);
       if (!found) {
-        if (await this.create(domain, route)) return;
+        if (await this.create(domain, route, validation)) return;
         // Created by a concurrent attach meanwhile: it is changed like any existing tenant.
         const raced = await this.ours(domain);
         if (!raced) throw this.takenElsewhere(domain);
-        return this.attachExisting(raced, route);
+        return this.attachExisting(raced, route, validation);
       }
-      return this.attachExisting(found, route);
+      return this.attachExisting(found, route, validation);
     });
   }
 
@@ -318,8 +329,11 @@ export class CloudFrontEdgeTenants implements EdgeTenants {
     }
   }
 
-  private certificateRequest(domain: string): ManagedCertificateRequest {
-    return { ValidationTokenHost: 'cloudfront', PrimaryDomainName: domain };
+  private certificateRequest(
+    domain: string,
+    validation: CertificateValidation = 'cloudfront',
+  ): ManagedCertificateRequest {
+    return { ValidationTokenHost: validation, PrimaryDomainName: domain };
   }
 
   private takenElsewhere(domain: string): DomainError {
@@ -330,7 +344,11 @@ export class CloudFrontEdgeTenants implements EdgeTenants {
   }
 
   /** Creates the tenant; false when CloudFront already has one of that name or domain (a race). */
-  private async create(domain: string, route: EdgeRoute): Promise<boolean> {
+  private async create(
+    domain: string,
+    route: EdgeRoute,
+    validation: CertificateValidation,
+  ): Promise<boolean> {
     try {
       await this.options.client.send(
         new CreateDistributionTenantCommand({
@@ -339,7 +357,7 @@ export class CloudFrontEdgeTenants implements EdgeTenants {
           Name: tenantNameOf(domain),
           Domains: [{ Domain: domain }],
           Parameters: tenantParameters(route),
-          ManagedCertificateRequest: this.certificateRequest(domain),
+          ManagedCertificateRequest: this.certificateRequest(domain, validation),
           Enabled: true,
         }),
       );
@@ -351,13 +369,17 @@ export class CloudFrontEdgeTenants implements EdgeTenants {
   }
 
   /** An existing tenant takes the route and is enabled; its certificate is requested again only when it has none that stands. */
-  private async attachExisting(found: Found, route: EdgeRoute): Promise<void> {
+  private async attachExisting(
+    found: Found,
+    route: EdgeRoute,
+    validation: CertificateValidation = 'cloudfront',
+  ): Promise<void> {
     const { state } = await this.certificateOf(found.tenant.Id);
     const renew = state !== 'issued' && state !== 'pending';
     await this.update(found, () => ({
       parameters: tenantParameters(route),
       enabled: true,
-      ...(renew ? { certificate: this.certificateRequest(this.domainOf(found)) } : {}),
+      ...(renew ? { certificate: this.certificateRequest(this.domainOf(found), validation) } : {}),
     }));
   }
 

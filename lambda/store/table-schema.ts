@@ -170,8 +170,7 @@ export const IDEMPOTENCY_TABLE = {
 /**
  * Custom domains of the domains service: one item per domain, keyed by its normalized name,
  * so a name belongs to one project at most (a conditional put). An index lists a project's
- * domains (a `Query`, sorted by name). A table of its own rather than {@link DOMAINS_TABLE}: that
- * one holds the domains tool's state and deploy records under other keys, and goes with it.
+ * domains (a `Query`, sorted by name).
  */
 export const CUSTOM_DOMAINS_TABLE = {
   logicalName: 'CustomDomains',
@@ -205,15 +204,3 @@ export function keyAttributes(table: TableDefinition): KeyAttribute[] {
   for (const attribute of all) if (attribute) byName.set(attribute.name, attribute);
   return [...byName.values()];
 }
-
-/**
- * Domain state for the `domains` tool: one item per custom domain (`id` = the domain
- * name) holding its verification and certificate state, and one per project
- * (`id` = `project:<name>`) recording its first successful deploy. The list of domains
- * itself is the domains configuration, not this table.
- */
-export const DOMAINS_TABLE = {
-  logicalName: 'Domains',
-  partitionKey: { name: 'id', type: 'S' },
-  globalIndexes: [],
-} as const satisfies TableDefinition;

@@ -11,7 +11,6 @@ import { Construct } from 'constructs';
 import {
   API_KEYS_TABLE,
   CUSTOM_DOMAINS_TABLE,
-  DOMAINS_TABLE,
   type KeyAttribute,
   PETS_UPGRADE_STEPS,
   type PetsUpgradeStepNumber,
@@ -34,13 +33,6 @@ export interface DataTablesProps {
    * @default false
    */
   readonly deletionProtection?: boolean;
-  /**
-   * Also deploy the domains table, where the operator's `domains` tool keeps each custom
-   * domain's verification and certificate state. Only environments that serve custom
-   * domains need it. No function is granted access to it.
-   * @default false
-   */
-  readonly domains?: boolean;
   /**
    * The upgrade step of an already deployed pets table (PETS_UPGRADE_STEPS): the table gets
    * that step's indexes, since DynamoDB adds or removes one index per update.
@@ -76,11 +68,6 @@ export class DataTables extends Construct {
   public readonly idempotencyKeys: Table;
   /** One item per custom domain of the domains service, keyed by its name, with an index of each project's domains. */
   public readonly customDomains: Table;
-  /**
-   * The custom domains' verification and certificate state, read and written only by the
-   * operator's `domains` tool; present when `domains` is set.
-   */
-  public readonly domains?: Table;
   /** Every table the service's functions use, with the definition it was built from. */
   public readonly all: readonly { readonly definition: TableDefinition; readonly table: Table }[];
 
@@ -103,7 +90,6 @@ export class DataTables extends Construct {
       { definition: IDEMPOTENCY_TABLE, table: this.idempotencyKeys },
       { definition: CUSTOM_DOMAINS_TABLE, table: this.customDomains },
     ];
-    if (props.domains) this.domains = this.tableFrom(DOMAINS_TABLE, props);
   }
 
   private tableFrom(definition: TableDefinition, props: DataTablesProps): Table {

@@ -4,6 +4,7 @@ import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { errorBodyJson } from '../../lambda/api/gateway-errors';
 import { MAX_BODY_BYTES } from '../../lambda/api/limits';
+import { ORIGIN_SECRET_HEADER, VIEWER_ADDRESS_HEADER } from '../../lambda/domain/edge-request';
 import { PLAN_NAMES, type PlanLimits, planCapacity } from '../../lambda/domain/plans';
 
 /** How much of a REST API request body AWS WAF inspects by default. */
@@ -41,6 +42,12 @@ export interface EdgeFirewallProps {
    * @default MAX_BODY_BYTES
    */
   readonly maxBodyBytes?: number;
+  /**
+   * The edge's origin secret, as a `{{resolve:secretsmanager:…}}` reference (never the value):
+   * requests carrying it skip the per-IP flood rule (their source is a CloudFront address many
+   * viewers share) and are limited per viewer address instead. None: no edge, one flood rule.
+   */
+  readonly originSecret?: string;
 }
 
 /** A firewall rule with the custom response bodies it refers to. */
@@ -88,15 +95,61 @@ function bodySizeRule(priority: number, maxBodyBytes: number): FirewallRule {
   };
 }
 
-/** Blocks an address that floods the API, with 429, the Error body and Retry-After. */
-function floodRule(priority: number, limit: number): FirewallRule {
+/** Requests carrying the edge's origin secret, whole and exact. */
+function fromEdge(originSecret: string): CfnWebACL.StatementProperty {
+  return {
+    byteMatchStatement: {
+      fieldToMatch: { singleHeader: { Name: ORIGIN_SECRET_HEADER } },
+      positionalConstraint: 'EXACTLY',
+      searchString: originSecret,
+      textTransformations: [{ priority: 0, type: 'NONE' }],
+    },
+  };
+}
+
+/**
+ * Blocks an address that floods the API, with 429, the Error body and Retry-After. With an
+ * edge, requests that carry its secret are left out of it: they all come from CloudFront's
+ * addresses, and one abusive viewer must not get an edge address banned for every tenant.
+ */
+function floodRule(priority: number, limit: number, originSecret?: string): FirewallRule {
+  return floodBlock('flood-per-ip', priority, {
+    aggregateKeyType: 'IP',
+    limit,
+    evaluationWindowSec: FLOOD_WINDOW_SECONDS,
+    ...(originSecret === undefined
+      ? {}
+      : { scopeDownStatement: { notStatement: { statement: fromEdge(originSecret) } } }),
+  });
+}
+
+/**
+ * The same backstop for requests through the edge, per viewer address: the first IP address
+ * in `CloudFront-Viewer-Address` (WAF's forwarded-IP aggregation; the header is CloudFront's
+ * own, and only requests with the secret are counted, so a direct caller cannot forge it).
+ * A value WAF cannot read as an address is not counted (NO_MATCH): the service's own limiter
+ * still counts that viewer.
+ */
+function viewerFloodRule(priority: number, limit: number, originSecret: string): FirewallRule {
+  return floodBlock('flood-per-viewer', priority, {
+    aggregateKeyType: 'FORWARDED_IP',
+    forwardedIpConfig: { headerName: VIEWER_ADDRESS_HEADER, fallbackBehavior: 'NO_MATCH' },
+    limit,
+    evaluationWindowSec: FLOOD_WINDOW_SECONDS,
+    scopeDownStatement: fromEdge(originSecret),
+  });
+}
+
+function floodBlock(
+  name: string,
+  priority: number,
+  rateBasedStatement: CfnWebACL.RateBasedStatementProperty,
+): FirewallRule {
   return {
     rule: {
-      name: 'flood-per-ip',
+      name,
       priority,
-      statement: {
-        rateBasedStatement: { aggregateKeyType: 'IP', limit, evaluationWindowSec: FLOOD_WINDOW_SECONDS },
-      },
+      statement: { rateBasedStatement },
       action: {
         block: {
           customResponse: {
@@ -106,7 +159,7 @@ function floodRule(priority: number, limit: number): FirewallRule {
           },
         },
       },
-      visibilityConfig: visibility('flood-per-ip'),
+      visibilityConfig: visibility(name),
     },
     responseBodies: {
       [TOO_MANY_REQUESTS_BODY]: {
@@ -157,7 +210,7 @@ export class EdgeFirewall extends Construct {
           'the part of a REST API body WAF inspects; larger bodies would all be blocked as oversize.',
       );
     }
-    const rules = EdgeFirewall.rules(maxBodyBytes);
+    const rules = EdgeFirewall.rules(maxBodyBytes, props.originSecret);
     this.webAcl = new CfnWebACL(this, 'WebAcl', {
       scope: 'REGIONAL',
       defaultAction: { allow: {} },
@@ -173,13 +226,19 @@ export class EdgeFirewall extends Construct {
 
   /**
    * The rules, in priority order: the body limit first (so an oversize body gets 413,
-   * not the common rule set's 403), then the per-IP flood backstop, then the managed groups.
+   * not the common rule set's 403), then the flood backstops (per IP; with an edge, per
+   * viewer for the edge's requests), then the managed groups.
    */
-  static rules(maxBodyBytes: number): FirewallRule[] {
+  static rules(maxBodyBytes: number, originSecret?: string): FirewallRule[] {
+    const limit = floodLimitPerIp();
+    const floods = [
+      floodRule(1, limit, originSecret),
+      ...(originSecret === undefined ? [] : [viewerFloodRule(2, limit, originSecret)]),
+    ];
     return [
       bodySizeRule(0, maxBodyBytes),
-      floodRule(1, floodLimitPerIp()),
-      ...MANAGED_RULE_GROUPS.map((name, index) => managedRule(2 + index, name)),
+      ...floods,
+      ...MANAGED_RULE_GROUPS.map((name, index) => managedRule(1 + floods.length + index, name)),
     ];
   }
 }

@@ -2,9 +2,10 @@ import { Fn, Validations } from 'aws-cdk-lib';
 import type { CfnDistribution } from 'aws-cdk-lib/aws-cloudfront';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
+import { ORIGIN_SECRET_HEADER } from '../../lambda/domain/edge-request';
 
-/** The header CloudFront adds to every request it sends to a project's address. */
-export const ORIGIN_SECRET_HEADER = 'x-animal-store-edge';
+/** The header CloudFront adds to every request it sends to a project's address (the service checks it). */
+export { ORIGIN_SECRET_HEADER };
 
 /** Properties of {@link OriginSecret}. */
 export interface OriginSecretProps {

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Function as CloudFrontFunction, FunctionCode, FunctionRuntime } from 'aws-cdk-lib/aws-cloudfront';
 import { Construct } from 'constructs';
+import { VIEWER_HOST_HEADER } from '../../lambda/domain/edge-request';
 import { TENANT_PARAMETERS } from '../../lambda/shared/edge-tenant-parameters';
 
 export { TENANT_PARAMETERS };
@@ -20,10 +21,16 @@ export const CLOUDFRONT_MODULE_IMPORT = "import cf from 'cloudfront';";
  */
 export function redirectFunctionCode(source = readFileSync(REDIRECT_FUNCTION_SOURCE, 'utf8')): string {
   const declaration = `const PRIMARY_DOMAIN_PARAMETER = '${TENANT_PARAMETERS.primaryDomain}';`;
-  if (source.split('\n', 1)[0] !== CLOUDFRONT_MODULE_IMPORT || !source.includes(declaration)) {
+  const hostHeader = `const VIEWER_HOST_HEADER = '${VIEWER_HOST_HEADER}';`;
+  if (
+    source.split('\n', 1)[0] !== CLOUDFRONT_MODULE_IMPORT ||
+    !source.includes(declaration) ||
+    !source.includes(hostHeader)
+  ) {
     throw new Error(
       `${REDIRECT_FUNCTION_SOURCE} must start with ${CLOUDFRONT_MODULE_IMPORT} and declare ${declaration} ` +
-        '(TENANT_PARAMETERS.primaryDomain in lambda/shared/edge-tenant-parameters.ts): make them agree.',
+        '(TENANT_PARAMETERS.primaryDomain in lambda/shared/edge-tenant-parameters.ts) and ' +
+        `${hostHeader} (lambda/domain/edge-request.ts): make them agree.`,
     );
   }
   return source;
@@ -32,7 +39,7 @@ export function redirectFunctionCode(source = readFileSync(REDIRECT_FUNCTION_SOU
 /**
  * The CloudFront Function on viewer request of the edge distribution: a redirect domain's
  * tenant answers 301 to its primary domain with the same path and query; every other
- * request passes unchanged. No KeyValueStore and no API: the primary is a tenant parameter.
+ * request passes on with the viewer's host in `x-forwarded-host`. No KeyValueStore and no API: the primary is a tenant parameter.
  */
 export class RedirectFunction extends Construct {
   /** The published function. */

@@ -4,10 +4,14 @@ import cf from 'cloudfront';
 // CloudFront Function (cloudfront-js-2.0) on viewer request of the multi-tenant distribution.
 // A redirect domain's tenant carries the tenant parameter below with its project's primary
 // domain: the viewer gets 301 to the same path and query there. Every other request passes
-// unchanged. The `cloudfront` module (the only import the runtime has) reads tenant parameters:
+// on with the viewer's host in the header below (the origin is the project's address, so it
+// sees that as Host, and checks the domain is still served: removal takes effect there at
+// once). The `cloudfront` module (the only import the runtime has) reads tenant parameters:
 // https://docs.aws.amazon.com/AmazonCloudFront/latest/DeveloperGuide/saas-specific-logic-function-code.html
 // lib/constructs/redirect-function.ts checks that this name is TENANT_PARAMETERS.primaryDomain.
 const PRIMARY_DOMAIN_PARAMETER = 'primaryDomain';
+// lib/constructs/redirect-function.ts checks that this name is the service's VIEWER_HOST_HEADER.
+const VIEWER_HOST_HEADER = 'x-forwarded-host';
 
 // A lower-case host name of two labels or more: anything else in the parameter is a
 // misconfiguration, and the request is served as it came rather than sent somewhere odd.
@@ -62,7 +66,13 @@ function queryOf(request) {
 function handler(event) {
   var request = event.request;
   var primary = primaryDomain();
-  if (!primary) return request;
+  if (!primary) {
+    // Always the edge's own statement: a value the viewer sent is replaced, or dropped.
+    var host = request.headers.host;
+    if (host && host.value) request.headers[VIEWER_HOST_HEADER] = { value: host.value };
+    else delete request.headers[VIEWER_HOST_HEADER];
+    return request;
+  }
   return {
     statusCode: 301,
     statusDescription: 'Moved Permanently',

@@ -1,16 +1,25 @@
 import { Match } from 'aws-cdk-lib/assertions';
-import { DOMAINS_TABLE, keyAttributes } from '../../lambda/store/table-schema';
 import { STACK_OUTPUTS } from '../../lib/animal-store-stack';
 import { ENVIRONMENT_NAMES } from '../../lib/config/environments';
-import { DOMAIN_ENVIRONMENTS } from '../../lib/domains-stack';
 import { synthEnvironment } from '../support/synth';
-import {
-  resource,
-  resourcesOfType,
-  type Statement,
-  tableIdFromOutput,
-  templateJson,
-} from './template-queries';
+import { resourcesOfType, tableIdFromOutput, templateJson } from './template-queries';
+
+/**
+ * The exports the per-project domains stacks of earlier releases import (their names as
+ * deployed): production keeps them until those stacks are deleted.
+ */
+const LEGACY_EXPORTS = [
+  'ExportsOutputFnGetAttFirewallWebAcl5A849C4EArnE8099ED3',
+  'ExportsOutputRefApiRestApiE35FEAFEEB37783B',
+  'ExportsOutputRefApiRestApiDeploymentStageproduction65FF03D948950253',
+];
+
+/** The stack's own outputs, without the exports kept for other stacks. */
+function ownOutputs(outputs: Record<string, unknown>): string[] {
+  return Object.keys(outputs)
+    .filter((output) => !LEGACY_EXPORTS.includes(output))
+    .sort();
+}
 
 const SERVICE_TABLE_OUTPUTS = [
   'PetsTableName',
@@ -23,9 +32,7 @@ const SERVICE_TABLE_OUTPUTS = [
 
 describe.each(ENVIRONMENT_NAMES)('the %s stack', (name) => {
   const template = synthEnvironment(name);
-  const tableOutputs = DOMAIN_ENVIRONMENTS.includes(name)
-    ? [...SERVICE_TABLE_OUTPUTS, 'DomainsTableName']
-    : SERVICE_TABLE_OUTPUTS;
+  const tableOutputs = SERVICE_TABLE_OUTPUTS;
 
   test(`deploys one stage named "${name}"`, () => {
     template.resourceCountIs('AWS::ApiGateway::Stage', 1);
@@ -63,8 +70,7 @@ describe.each(ENVIRONMENT_NAMES)('the %s stack', (name) => {
   });
 
   test('has no other URL output that would lack the version prefix', () => {
-    const outputs = Object.keys(templateJson(template).Outputs).sort();
-    expect(outputs).toEqual(['BaseUrl', ...tableOutputs].sort());
+    expect(ownOutputs(templateJson(template).Outputs)).toEqual(['BaseUrl', ...tableOutputs].sort());
   });
 
   test('outputs the name of every table, each once', () => {
@@ -84,63 +90,18 @@ describe('the outputs the tools read', () => {
     const template = synthEnvironment('production', {
       platformAddress: { domain: 'animalstore.example', hostedZoneId: 'Z0123456789PLATFORM' },
     });
-    expect(Object.keys(templateJson(template).Outputs).sort()).toEqual(Object.values(STACK_OUTPUTS).sort());
-  });
-});
-
-describe('the domains table of the domains tool', () => {
-  const production = synthEnvironment('production');
-  const staging = synthEnvironment('staging');
-
-  test('custom domains are production only, so production alone gets the table', () => {
-    expect(DOMAIN_ENVIRONMENTS).toEqual(['production']);
+    expect(ownOutputs(templateJson(template).Outputs)).toEqual(Object.values(STACK_OUTPUTS).sort());
   });
 
-  test('production has it, keyed as the table schema says', () => {
-    const table = resource(production, tableIdFromOutput(production, 'DomainsTableName'));
-    expect(table.Properties.KeySchema).toEqual([
-      { AttributeName: DOMAINS_TABLE.partitionKey.name, KeyType: 'HASH' },
-    ]);
-    expect(table.Properties.AttributeDefinitions).toEqual(
-      keyAttributes(DOMAINS_TABLE).map((a) => ({ AttributeName: a.name, AttributeType: a.type })),
-    );
-    expect(table.Properties.GlobalSecondaryIndexes).toBeUndefined();
-    expect(table.Properties.TimeToLiveSpecification).toBeUndefined();
-  });
-
-  test('production keeps it like the other tables: on demand, PITR, encrypted, retained, deletion-protected', () => {
-    const table = resource(production, tableIdFromOutput(production, 'DomainsTableName'));
-    expect(table).toMatchObject({
-      DeletionPolicy: 'Retain',
-      UpdateReplacePolicy: 'Retain',
-      Properties: {
-        BillingMode: 'PAY_PER_REQUEST',
-        PointInTimeRecoverySpecification: { PointInTimeRecoveryEnabled: true },
-        SSESpecification: { SSEEnabled: true },
-        DeletionProtectionEnabled: true,
-      },
-    });
-  });
-
-  test('no function may touch it: only the operator tool uses it', () => {
-    const tableId = tableIdFromOutput(production, 'DomainsTableName');
-    const statements = Object.values(resourcesOfType(production, 'AWS::IAM::Policy')).flatMap(
-      (policy) => (policy.Properties.PolicyDocument as { Statement: Statement[] }).Statement,
-    );
-    expect(statements.length).toBeGreaterThan(0);
-    for (const statement of statements) expect(JSON.stringify(statement.Resource)).not.toContain(tableId);
-    for (const fn of Object.values(resourcesOfType(production, 'AWS::Lambda::Function'))) {
-      expect(JSON.stringify(fn.Properties.Environment ?? {})).not.toContain(tableId);
+  test('production keeps the exports the old domains stacks import, under their deployed names; staging has none', () => {
+    const outputs = templateJson(synthEnvironment('production')).Outputs as Record<
+      string,
+      { Export?: { Name: string } }
+    >;
+    for (const name of LEGACY_EXPORTS) {
+      expect(outputs[name]?.Export).toEqual({ Name: `AnimalStore-production:${name}` });
     }
-  });
-
-  test('staging has neither the table nor the output', () => {
-    expect(templateJson(staging).Outputs.DomainsTableName).toBeUndefined();
-    const keyedById = Object.values(resourcesOfType(staging, 'AWS::DynamoDB::Table')).filter((table) =>
-      JSON.stringify(table.Properties.AttributeDefinitions).includes(
-        JSON.stringify({ AttributeName: DOMAINS_TABLE.partitionKey.name, AttributeType: 'S' }),
-      ),
-    );
-    expect(keyedById).toEqual([]);
+    const staging = templateJson(synthEnvironment('staging')).Outputs as Record<string, { Export?: unknown }>;
+    expect(Object.values(staging).filter((output) => output.Export)).toEqual([]);
   });
 });

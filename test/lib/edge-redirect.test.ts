@@ -5,6 +5,7 @@ import {
   redirectFunctionCode,
   TENANT_PARAMETERS,
 } from '../../lib/constructs/redirect-function';
+import { VIEWER_HOST_HEADER } from '../../lambda/domain/edge-request';
 
 /**
  * The redirect function's own source, run in a fresh V8 context the way CloudFront runs it:
@@ -151,12 +152,37 @@ describe('redirect function (CloudFront Functions, viewer request)', () => {
     });
   });
 
-  test('a domain that is not a redirect passes the request on unchanged', () => {
+  test("a domain that is not a redirect passes the request on with the viewer's host in x-forwarded-host", () => {
     const event = viewerRequest('shop.acme-pets.example', '/v1/pets/42', 'fields=name');
     const before = structuredClone({ ...event.request, rawQueryString: undefined });
     const result = loadHandler(PRIMARY)(event);
     expect(result).toBe(event.request);
-    expect({ ...result, rawQueryString: undefined }).toEqual(before);
+    expect({ ...result, rawQueryString: undefined }).toEqual({
+      ...before,
+      headers: { ...before.headers, [VIEWER_HOST_HEADER]: { value: 'shop.acme-pets.example' } },
+    });
+  });
+
+  test('an x-forwarded-host the viewer sent is replaced by the Host it connected with, or dropped without one', () => {
+    const event = viewerRequest('shop.acme-pets.example', '/v1/pets');
+    event.request.headers[VIEWER_HOST_HEADER] = {
+      value: 'victim.example',
+      multiValue: [{ value: 'victim.example' }, { value: 'other.example' }],
+    };
+    const passed = loadHandler(PRIMARY)(event) as FunctionRequest;
+    expect(passed.headers[VIEWER_HOST_HEADER]).toEqual({ value: 'shop.acme-pets.example' });
+
+    const hostless = viewerRequest('shop.acme-pets.example', '/v1/pets');
+    delete hostless.request.headers.host;
+    hostless.request.headers[VIEWER_HOST_HEADER] = { value: 'victim.example' };
+    const result = loadHandler(PRIMARY)(hostless) as FunctionRequest;
+    expect(result.headers).not.toHaveProperty(VIEWER_HOST_HEADER);
+  });
+
+  test('the function names the header the service reads (a rename on one side fails synth)', () => {
+    expect(() =>
+      redirectFunctionCode(redirectFunctionCode().replace(`'${VIEWER_HOST_HEADER}'`, "'x-viewer-host'")),
+    ).toThrow(/VIEWER_HOST_HEADER/);
   });
 
   test('repeated keys keep their values and order, and encoded characters stay encoded once', () => {

@@ -5,9 +5,9 @@ import { NAG_ALARM_EMAIL_STACK, type NagRun, runNag } from '../support/nag-app';
 
 /**
  * cdk-nag's AWS Solutions checks over everything the app can deploy: the account stack,
- * both environments, production's wildcard project addresses, the example domain stacks
- * (custom domains, redirect APIs) and the optional alarm topic. A finding is fixed or acknowledged, with
- * its reason, in the construct that creates the resource.
+ * both environments, production's wildcard project addresses and domains service, the edge
+ * stack and the optional alarm topic. A finding is fixed or acknowledged, with its reason, in
+ * the construct that creates the resource.
  */
 describe('AWS Solutions checks (cdk-nag)', () => {
   let run: NagRun;
@@ -22,14 +22,13 @@ describe('AWS Solutions checks (cdk-nag)', () => {
         ACCOUNT_STACK_NAME,
         'AnimalStore-staging',
         'AnimalStore-production',
-        'AnimalStore-production-domains-acme',
         EDGE_STACK_NAME,
         NAG_ALARM_EMAIL_STACK,
       ]),
     );
     const paths = run.app.node.findAll().map((construct) => construct.node.path);
-    expect(paths).toContain('AnimalStore-production-domains-acme/Domains/RedirectApi');
     expect(paths).toContain('AnimalStore-production/ProjectAddresses/Domain');
+    expect(paths).toContain('AnimalStore-production/Console');
     expect(paths).toContain(`${NAG_ALARM_EMAIL_STACK}/Observability/AlarmTopic`);
     expect(paths).toContain(`${EDGE_STACK_NAME}/Distribution`);
   });

@@ -12,6 +12,8 @@ import {
 } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { ACCOUNT_STACK_NAME } from '../../lib/account-stack';
+import { EDGE_STACK_NAME } from '../../lib/edge-stack';
 import { REPO_ROOT } from '../support/processes';
 
 /**
@@ -60,7 +62,7 @@ describe('npx cdk synth', () => {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'animal-store-cdk-out-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  function synthOffline(out: string, args: string[] = []) {
+  function synthOffline(out: string, args: string[] = [], extraEnv: NodeJS.ProcessEnv = {}) {
     const bin = path.join(dir, 'bin');
     if (!existsSync(bin)) {
       mkdirSync(bin);
@@ -82,6 +84,7 @@ describe('npx cdk synth', () => {
           PATH: bin,
           NODE_OPTIONS: `--require ${path.join(dir, 'no-network.cjs')}`,
           NETWORK_LOG: networkLog,
+          ...extraEnv,
         },
         encoding: 'utf8',
         timeout: 180_000,
@@ -133,12 +136,22 @@ describe('npx cdk synth', () => {
     }
   }, 180_000);
 
-  it('prints no warning, with the example domains too (every kind of stack)', () => {
-    const result = synthOffline(path.join(dir, 'domains'), [
-      '--quiet',
-      '-c',
-      'domainsConfig=config/domains.example.json',
-    ]);
+  it("prints no warning, with a platform address and production's region too (every kind of stack)", () => {
+    const out = path.join(dir, 'platform');
+    const result = synthOffline(
+      out,
+      [
+        '--quiet',
+        '-c',
+        'platformDomain=animalstore.example',
+        '-c',
+        'platformHostedZoneId=Z0123456789PLATFORM',
+        '-c',
+        'productionRegion=eu-west-1',
+      ],
+      // The region a production deploy targets, matching productionRegion.
+      { AWS_REGION: 'eu-west-1' },
+    );
     expect({ status: result.status, network: result.network }).toEqual({ status: 0, network: '' });
     // Besides the CLI's progress and closing lines, nothing: no feature flag notice, no
     // cross-stack reference warning, no template finding.
@@ -146,5 +159,13 @@ describe('npx cdk synth', () => {
       .split('\n')
       .filter((line) => line.trim() !== '' && !PROGRESS.some((pattern) => pattern.test(line)));
     expect(lines).toEqual([]);
+    for (const stack of [
+      ACCOUNT_STACK_NAME,
+      'AnimalStore-staging',
+      'AnimalStore-production',
+      EDGE_STACK_NAME,
+    ]) {
+      expect(existsSync(path.join(out, `${stack}.template.json`))).toBe(true);
+    }
   }, 180_000);
 });

@@ -49,7 +49,6 @@ const FORBIDDEN: [file: string, importLine: string][] = [
   ['lambda/store/x.ts', "import { value } from '../handlers/authorizer';"],
   ['lambda/shared/x.ts', "import { value } from '../domain/plans';"],
   ['lambda/shared/x.ts', "import { value } from '../api/http';"],
-  ['lambda/custom-resources/x.ts', "import { value } from '../api/errors';"],
   // A detour through lambda/ is the same import.
   ['lambda/domain/nested/x.ts', "import { value } from '../../../lambda/api/errors';"],
 ];
@@ -67,7 +66,6 @@ const ALLOWED: [file: string, importLine: string][] = [
   ['lambda/operations/x.ts', "import type { value } from '../domain/pet';"],
   ['lambda/handlers/x.ts', "import { value } from '../operations/get-pet';"],
   ['lambda/handlers/x.ts', "import { value } from '../store/from-environment';"],
-  ['lambda/handlers/x.ts', "import { value } from '../custom-resources/tenant-certificates';"],
 ];
 
 describe('the import-direction lint rule', () => {

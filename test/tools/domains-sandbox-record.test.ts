@@ -19,8 +19,6 @@ function run(...argv: string[]): Promise<number> {
   lines = [];
   return runDomainsCommand(argv, {
     out: (line) => lines.push(line),
-    tableName: 'unused',
-    configPath: 'unused.json',
     localApiUrl: t.origin,
   });
 }
@@ -56,7 +54,7 @@ it.each([
     /Record type "MX": use one of A, AAAA, CNAME, CAA, TXT/,
   ],
   [['sandbox-record', 'x.example.test', 'CNAME'], /Give the record's value/],
-  [['sandbox-record', 'x.example.test', 'A', '127.0.0.1', '--stage', 'production'], /takes no --stage/],
+  [['sandbox-record', 'x.example.test', 'A', '127.0.0.1', '--url', 'http://x.test'], /takes no --url/],
 ])('refuses a wrong invocation: %j', async (argv, message) => {
   await expect(run(...argv)).rejects.toThrow(UsageError);
   await expect(run(...argv)).rejects.toThrow(message);
@@ -67,8 +65,6 @@ it('says how to start local mode when nothing answers', async () => {
   await expect(
     runDomainsCommand(['sandbox-record', 'x.example.test', 'A', '127.0.0.1'], {
       out: (line) => lines.push(line),
-      tableName: 'unused',
-      configPath: 'unused.json',
       localApiUrl: 'http://127.0.0.1:1',
     }),
   ).rejects.toThrow(/No local mode answers at http:\/\/127\.0\.0\.1:1: start it with npm start/);

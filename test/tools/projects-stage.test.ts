@@ -8,11 +8,16 @@ import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import type { PlanLimits, PlanName } from '../../lambda/domain/plans';
 import { parseConsoleToken, type ProjectRecord } from '../../lambda/domain/project';
+import { CustomDomainRepository } from '../../lambda/store/custom-domain-repository';
 import { ProjectRepository } from '../../lambda/store/project-repository';
-import { API_KEYS_TABLE, DOMAINS_TABLE, PETS_TABLE, PROJECTS_TABLE } from '../../lambda/store/table-schema';
+import {
+  API_KEYS_TABLE,
+  CUSTOM_DOMAINS_TABLE,
+  PETS_TABLE,
+  PROJECTS_TABLE,
+} from '../../lambda/store/table-schema';
 import { STACK_OUTPUTS } from '../../lib/animal-store-stack';
 import { LOCAL_TABLE_NAMES } from '../../local/local-tables';
-import { DomainStateStore } from '../../tools/domains-store';
 import { Refusal, UsageError } from '../../tools/failures';
 import { runKeysCommand } from '../../tools/keys';
 import { ProjectAdmin } from '../../tools/project-admin';
@@ -38,7 +43,7 @@ const DEPLOYED = {
   apiKeys: 'AnimalStore-staging-DataApiKeys-XYZ',
   projects: 'AnimalStore-staging-DataProjects-XYZ',
   pets: 'AnimalStore-staging-DataPets-XYZ',
-  domains: 'AnimalStore-staging-DataDomains-XYZ',
+  customDomains: 'AnimalStore-staging-DataCustomDomains-XYZ',
 };
 
 let t: TestStore;
@@ -59,7 +64,7 @@ beforeAll(async () => {
   await t.createTable(API_KEYS_TABLE, DEPLOYED.apiKeys);
   await t.createTable(PROJECTS_TABLE, DEPLOYED.projects);
   await t.createTable(PETS_TABLE, DEPLOYED.pets);
-  await t.createTable(DOMAINS_TABLE, DEPLOYED.domains);
+  await t.createTable(CUSTOM_DOMAINS_TABLE, DEPLOYED.customDomains);
   projects = new ProjectRepository(t.documents, DEPLOYED.projects);
 });
 afterAll(() => t.close());
@@ -72,7 +77,7 @@ beforeEach(() => {
     [STACK_OUTPUTS.apiKeysTable]: DEPLOYED.apiKeys,
     [STACK_OUTPUTS.projectsTable]: DEPLOYED.projects,
     [STACK_OUTPUTS.petsTable]: DEPLOYED.pets,
-    [STACK_OUTPUTS.domainsTable]: DEPLOYED.domains,
+    [STACK_OUTPUTS.customDomainsTable]: DEPLOYED.customDomains,
     [STACK_OUTPUTS.platformDomain]: PLATFORM,
   });
   // Another stack's usage plans too, which must be left alone.
@@ -324,13 +329,18 @@ describe('projects set-plan --stage', () => {
     expect((await projects.get(before.name))?.plan).toBe('pro');
   });
 
-  it('refuses the free plan while the project has custom domains (the stage domains table)', async () => {
+  it('refuses the free plan while the project has custom domains (the stage custom domains table)', async () => {
     const before = await createProject('pro');
-    await new DomainStateStore(t.documents, DEPLOYED.domains).put({
-      id: `shop.${before.name}.example`,
+    await new CustomDomainRepository(t.documents, DEPLOYED.customDomains).create({
+      name: `shop.${before.name}.example`,
       project: before.name,
+      role: 'primary',
       state: 'active',
       since: new Date().toISOString(),
+      addedAt: new Date().toISOString(),
+      attached: true,
+      certificate: 'issued',
+      version: 1,
     });
     gatewayMock.resetHistory();
     await expect(projectsTool('set-plan', before.name, 'free')).rejects.toThrow(/has 1 custom domain/);
@@ -432,6 +442,7 @@ describe('connectStage', () => {
       [STACK_OUTPUTS.apiKeysTable]: DEPLOYED.apiKeys,
       [STACK_OUTPUTS.projectsTable]: DEPLOYED.projects,
       [STACK_OUTPUTS.petsTable]: DEPLOYED.pets,
+      [STACK_OUTPUTS.customDomainsTable]: DEPLOYED.customDomains,
     });
     const stage: StageConnection = await connectStage('staging', clients());
     try {

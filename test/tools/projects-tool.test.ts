@@ -3,13 +3,13 @@ import { hashSecret, parseApiKey } from '../../lambda/domain/api-key';
 import { PLANS } from '../../lambda/domain/plans';
 import { consoleTokenMatches, parseConsoleToken } from '../../lambda/domain/project';
 import { ApiKeyRepository } from '../../lambda/store/api-key-repository';
+import { CustomDomainRepository } from '../../lambda/store/custom-domain-repository';
 import { ProjectRepository } from '../../lambda/store/project-repository';
 import { RESERVED_PROJECT_NAMES } from '../../lib/config/platform';
 import { LOCAL_TABLE_NAMES } from '../../local/local-tables';
 import { Refusal, UsageError } from '../../tools/failures';
 import { runKeysCommand } from '../../tools/keys';
 import { runProjectsCommand } from '../../tools/projects';
-import { DomainStateStore } from '../../tools/domains-store';
 import { startTestStore, type TestStore } from '../support/embedded-store';
 import { oldKeyItem, oldPetItem } from './old-release-data';
 
@@ -386,12 +386,17 @@ describe('projects set-plan', () => {
   it('refuses the free plan while the project has custom domains', async () => {
     const name = fresh('dom');
     await projectsTool('create', name, '--plan', 'pro');
-    const domains = new DomainStateStore(t.documents, LOCAL_TABLE_NAMES.domains);
-    await domains.put({
-      id: `shop.${name}.example`,
+    const domains = new CustomDomainRepository(t.documents, LOCAL_TABLE_NAMES.customDomains);
+    await domains.create({
+      name: `shop.${name}.example`,
       project: name,
+      role: 'primary',
       state: 'active',
       since: new Date().toISOString(),
+      addedAt: new Date().toISOString(),
+      attached: true,
+      certificate: 'issued',
+      version: 1,
     });
     const error = await failure(projectsTool('set-plan', name, 'free'));
     expect(error).toBeInstanceOf(Refusal);
@@ -399,7 +404,7 @@ describe('projects set-plan', () => {
     expect((await projects.get(name))?.plan).toBe('pro');
     const deletion = await failure(projectsTool('delete', name, '--yes'));
     expect(deletion.message).toMatch(/1 custom domain: remove them/);
-    await domains.delete(`shop.${name}.example`);
+    await domains.delete(`shop.${name}.example`, name);
   });
 });
 

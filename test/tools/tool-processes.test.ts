@@ -97,11 +97,7 @@ describe('the store, found as npm start finds it', () => {
     const stored = await new ApiKeyRepository(t.documents, LOCAL_TABLE_NAMES.apiKeys).get(id);
     expect(stored?.name).toBe('by port');
 
-    const status = await runTs(
-      'tools/domains.ts',
-      ['status', '--config', 'config/domains.example.json', '--json'],
-      env,
-    );
+    const status = await runTs('tools/domains.ts', ['status', '--all', '--json'], env);
     expect(status).toEqual({ code: 0, stdout: expect.stringMatching(/^\[/), stderr: '' });
   }, 30_000);
 
@@ -111,11 +107,7 @@ describe('the store, found as npm start finds it', () => {
     await new Promise<void>((resolve) => cutter.listen(0, '127.0.0.1', () => resolve()));
     const { port } = cutter.address() as AddressInfo;
     try {
-      const result = await runTs(
-        'tools/domains.ts',
-        ['status', '--config', 'config/domains.example.json'],
-        byPort(port),
-      );
+      const result = await runTs('tools/domains.ts', ['status', '--all'], byPort(port));
       expect(result).toEqual({
         code: 1,
         stdout: '',

@@ -13,6 +13,7 @@ import { synthEnvironment, testApp } from '../../support/synth';
 import {
   actionsOf,
   apiMethods,
+  authorizerFunctionId,
   environmentOf,
   invokedFunctionId,
   resource,
@@ -209,9 +210,14 @@ describe('least privilege', () => {
     expect(granted).toHaveLength(7);
   });
 
-  test('no other function may touch the custom domains table or CloudFront', () => {
+  test('no other function may touch the custom domains table or CloudFront (the authorizer only reads a domain)', () => {
+    const authorizer = authorizerFunctionId(template);
+    const onTable = statementsOfFunction(template, authorizer).filter((statement) =>
+      JSON.stringify(statement).includes(customDomainsTable),
+    );
+    expect(onTable.flatMap(actionsOf)).toEqual(['dynamodb:GetItem']);
     for (const [id] of Object.entries(resourcesOfType(template, 'AWS::Lambda::Function'))) {
-      if (id === consoleFunctionId) continue;
+      if (id === consoleFunctionId || id === authorizer) continue;
       const text = JSON.stringify(statementsOfFunction(template, id));
       expect([id, text.includes(customDomainsTable) || text.includes('cloudfront:')]).toEqual([id, false]);
     }

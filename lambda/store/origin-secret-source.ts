@@ -1,0 +1,66 @@
+import {
+  GetSecretValueCommand,
+  ResourceNotFoundException,
+  type SecretsManagerClient,
+} from '@aws-sdk/client-secrets-manager';
+import { logError } from '../shared/observability';
+
+/** How long the accepted values are kept before they are read again: a rotation is seen within it. */
+export const ORIGIN_SECRET_REFRESH_MS = 5 * 60_000;
+
+/** The staging labels read: the current value, and the previous one while a rotation propagates. */
+const STAGES = ['AWSCURRENT', 'AWSPREVIOUS'] as const;
+
+/**
+ * The origin header's accepted values, read from Secrets Manager (the replica in the
+ * function's own region) at the first request that carries the header, then at most every
+ * {@link ORIGIN_SECRET_REFRESH_MS}. A secret never rotated has no AWSPREVIOUS: one value.
+ * If a re-read fails the values already read stay in use (a rotation keeps the old one valid
+ * as AWSPREVIOUS); with none read yet the call fails, and the caller answers 503.
+ * The values are never logged.
+ */
+export function originSecretSource(
+  client: SecretsManagerClient,
+  secretId: string,
+  now: () => number,
+  refreshMs = ORIGIN_SECRET_REFRESH_MS,
+): () => Promise<readonly string[]> {
+  let cached: { values: readonly string[]; readAt: number } | undefined;
+  let reading: Promise<readonly string[]> | undefined;
+
+  const readStage = async (stage: (typeof STAGES)[number]): Promise<string | undefined> => {
+    try {
+      const { SecretString } = await client.send(
+        new GetSecretValueCommand({ SecretId: secretId, VersionStage: stage }),
+      );
+      return SecretString || undefined;
+    } catch (error) {
+      if (stage === 'AWSPREVIOUS' && error instanceof ResourceNotFoundException) return undefined;
+      throw error;
+    }
+  };
+
+  const read = async (): Promise<readonly string[]> => {
+    try {
+      const values = (await Promise.all(STAGES.map(readStage))).filter(
+        (value): value is string => value !== undefined,
+      );
+      if (values.length === 0) throw new Error('The origin secret has no current value.');
+      cached = { values, readAt: now() };
+    } catch (error) {
+      if (!cached) throw error;
+      logError('origin secret could not be re-read; the values read before stay in use', error);
+      cached = { ...cached, readAt: now() };
+    }
+    return cached.values;
+  };
+
+  return () => {
+    if (cached && now() - cached.readAt < refreshMs) return Promise.resolve(cached.values);
+    // One read at a time, whatever the number of requests waiting for it.
+    reading ??= read().finally(() => {
+      reading = undefined;
+    });
+    return reading;
+  };
+}
