@@ -1,6 +1,5 @@
 import { isIP } from 'node:net';
-import type { CustomDomain } from './custom-domain';
-import { isServing } from './custom-domain';
+import { type CustomDomain, isServing } from './custom-domain-record';
 import { hashSecret, secretMatches } from './secret';
 
 /**

@@ -4,8 +4,8 @@ import { consoleApi } from '../operations/console';
 import { now } from '../shared/clock';
 import { RUNTIME_ENV, requireEnv } from '../shared/runtime-env';
 import { resolverLookup } from '../store/dns-resolver';
+import { cloudFrontEdgeTenantsFromEnv } from '../store/cloudfront-from-environment';
 import {
-  cloudFrontEdgeTenantsFromEnv,
   customDomainRepositoryFromEnv,
   projectRepositoryFromEnv,
   rateLimitStoreFromEnv,

@@ -1,5 +1,5 @@
 import type { APIGatewayAuthorizerResult, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
-import { headerValues } from '../api/http';
+import { headerValues } from '../api/headers';
 import { toAuthorizerContext } from '../api/principal';
 import {
   type Authentication,

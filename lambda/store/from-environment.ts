@@ -1,7 +1,5 @@
-import { CloudFrontClient } from '@aws-sdk/client-cloudfront';
 import { optionalEnv, RUNTIME_ENV, requireEnv } from '../shared/runtime-env';
 import { ApiKeyRepository } from './api-key-repository';
-import { CloudFrontEdgeTenants } from './cloudfront-edge-tenants';
 import { CustomDomainRepository } from './custom-domain-repository';
 import { documentClient } from './dynamodb-client';
 import { IdempotencyRepository } from './idempotency-repository';
@@ -39,23 +37,4 @@ export function idempotencyRepositoryFromEnv(): IdempotencyRepository {
 
 export function customDomainRepositoryFromEnv(): CustomDomainRepository {
   return new CustomDomainRepository(documentClient(), requireEnv(RUNTIME_ENV.customDomainsTable));
-}
-
-/**
- * CloudFront's control plane, bounded so a slow answer fails inside the console function's
- * timeout: at most 2 attempts of 1 s to connect and 5 s to answer per call (a verification
- * makes up to four calls in series).
- */
-const CLOUDFRONT_CLIENT = {
-  maxAttempts: 2,
-  requestHandler: { connectionTimeout: 1_000, requestTimeout: 5_000 },
-};
-
-export function cloudFrontEdgeTenantsFromEnv(): CloudFrontEdgeTenants {
-  return new CloudFrontEdgeTenants({
-    // CloudFront's endpoint is global (signed for us-east-1) whatever the function's region.
-    client: new CloudFrontClient(CLOUDFRONT_CLIENT),
-    distributionId: requireEnv(RUNTIME_ENV.edgeDistributionId),
-    connectionGroupId: requireEnv(RUNTIME_ENV.edgeConnectionGroupId),
-  });
 }

@@ -3,7 +3,6 @@ import {
   ResourceNotFoundException,
   type SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
-import { logError } from '../shared/observability';
 
 /** How long the accepted values are kept before they are read again: a rotation is seen within it. */
 export const ORIGIN_SECRET_REFRESH_MS = 5 * 60_000;
@@ -49,7 +48,15 @@ export function originSecretSource(
       cached = { values, readAt: now() };
     } catch (error) {
       if (!cached) throw error;
-      logError('origin secret could not be re-read; the values read before stay in use', error);
+      // The authorizer carries no logger (its bundle stays near the SDK's own size): one JSON
+      // line on stderr, as Lambda's runtime writes it to the function's log group.
+      console.error(
+        JSON.stringify({
+          level: 'ERROR',
+          message: 'origin secret could not be re-read; the values read before stay in use',
+          error: error instanceof Error ? error.message : String(error),
+        }),
+      );
       cached = { ...cached, readAt: now() };
     }
     return cached.values;

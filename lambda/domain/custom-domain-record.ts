@@ -1,0 +1,64 @@
+import type { EdgeCertificateState } from './edge-tenants';
+
+/** A custom domain's record: its roles and states, apart from the rules on names (and their public-suffix list). */
+
+/** `primary`: the project's main domain, redirects point at it; `additional`: serves too; `redirect`: 301 to the primary. */
+export const DOMAIN_ROLES = ['primary', 'additional', 'redirect'] as const;
+export type DomainRole = (typeof DOMAIN_ROLES)[number];
+
+/**
+ * pending-dns → verified → certificate-pending → active; `redirect` is a redirect domain that
+ * is serving its 301s (its certificate issued); `failed` carries its reason. `verified` is
+ * passing: a verified domain gets its tenant at once and is certificate-pending in the same step.
+ */
+export const DOMAIN_STATES = [
+  'pending-dns',
+  'verified',
+  'certificate-pending',
+  'active',
+  'redirect',
+  'failed',
+] as const;
+export type DomainState = (typeof DOMAIN_STATES)[number];
+
+/** A custom domain as stored: one per name, whichever project has it. */
+export interface CustomDomain {
+  /** Lower-case ASCII (an IDN in its `xn--` form), no trailing dot: the key. */
+  readonly name: string;
+  readonly project: string;
+  readonly role: DomainRole;
+  readonly state: DomainState;
+  /** Why it failed (state `failed`). */
+  readonly reason?: string;
+  /** When it entered `state` (ISO 8601). */
+  readonly since: string;
+  /** When the project added it (ISO 8601): the 48 hours of DNS propagation count from here. */
+  readonly addedAt: string;
+  /** Whether it has a tenant at the edge (created once its DNS verified). */
+  readonly attached: boolean;
+  /** The certificate's last known state at the edge. */
+  readonly certificate: EdgeCertificateState;
+  /**
+   * When it first served traffic: first active, or serving 301s (ISO 8601). The service
+   * cannot count visitors, so "has served traffic" means "has been able to".
+   */
+  readonly servedAt?: string;
+  /**
+   * For a domain imported from the old configuration: its old per-domain target
+   * (`<domain>.tenants.<platform domain>`), which becomes a CNAME to the edge once the
+   * certificate is issued (`npm run domains -- status --all` prints the change).
+   */
+  readonly migratedFrom?: string;
+  /** Bumped by every write: a write based on an older read is refused. */
+  readonly version: number;
+}
+
+/** The state a domain serving with an issued certificate is in: its role decides. */
+export function servingState(role: DomainRole): 'active' | 'redirect' {
+  return role === 'redirect' ? 'redirect' : 'active';
+}
+
+/** True while the edge serves the domain with its certificate. */
+export function isServing(domain: Pick<CustomDomain, 'state'>): boolean {
+  return domain.state === 'active' || domain.state === 'redirect';
+}
