@@ -1,4 +1,3 @@
-import type { APIGatewayAuthorizerResult } from 'aws-lambda';
 import { mockClient } from 'aws-sdk-client-mock';
 import { issueApiKey } from '../../../lambda/domain/api-key';
 import type { CustomDomain, DomainRole, DomainState } from '../../../lambda/domain/custom-domain';
@@ -11,6 +10,7 @@ import { LOCAL_TABLE_NAMES } from '../../../local/local-tables';
 import { startTestStore, type TestStore } from '../../support/embedded-store';
 import { authorizerEvent } from '../../support/events';
 import { loadHandlers } from '../../support/handlers';
+import type { AuthorizerHandler as Authorizer } from '../../../lambda/operations/authorizer';
 
 /**
  * The authorizer as its Lambda function builds it, over the embedded store, with the origin
@@ -18,7 +18,6 @@ import { loadHandlers } from '../../support/handlers';
  * shaped as the API answers; a secret never rotated has no AWSPREVIOUS: ResourceNotFoundException).
  */
 
-type Authorizer = (event: ReturnType<typeof authorizerEvent>) => Promise<APIGatewayAuthorizerResult>;
 type SecretsModule = typeof import('@aws-sdk/client-secrets-manager');
 
 const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:OriginSecret-AbCdEf';

@@ -1,4 +1,4 @@
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { APIGatewayProxyResult } from 'aws-lambda';
 import { ANONYMOUS_LIMITS, PLANS } from '../../../lambda/domain/plans';
 import type { Principal } from '../../../lambda/api/principal';
 import { API_VERSION_PREFIX, CATCH_ALL, catchAllPaths, methodsByPath } from '../../../lambda/api/routes';
@@ -6,11 +6,7 @@ import { LOCAL_TABLE_NAMES } from '../../../local/local-tables';
 import { startTestStore, type TestStore } from '../../support/embedded-store';
 import { lambdaContext, proxyEvent } from '../../support/events';
 import { fakeClock } from '../../support/fake-clock';
-
-type ProxyHandler = (
-  event: APIGatewayProxyEvent,
-  context: typeof lambdaContext,
-) => Promise<APIGatewayProxyResult>;
+import type { ApiLambdaHandler as ProxyHandler } from '../../../lambda/middleware/api-handler';
 
 let store: TestStore;
 let handler: ProxyHandler;

@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import type * as CloudFrontSdk from '@aws-sdk/client-cloudfront';
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { type AwsStub, mockClient } from 'aws-sdk-client-mock';
 import { issueConsoleToken, newUsageId } from '../../../lambda/domain/project';
 import { RUNTIME_ENV } from '../../../lambda/shared/runtime-env';
@@ -9,11 +8,7 @@ import { LOCAL_TABLE_NAMES } from '../../../local/local-tables';
 import { startTestStore, type TestStore } from '../../support/embedded-store';
 import { lambdaContext, proxyEvent } from '../../support/events';
 import { loadHandlers, TEST_PLATFORM_DOMAIN } from '../../support/handlers';
-
-type ProxyHandler = (
-  event: APIGatewayProxyEvent,
-  context: typeof lambdaContext,
-) => Promise<APIGatewayProxyResult>;
+import type { ApiLambdaHandler as ProxyHandler } from '../../../lambda/middleware/api-handler';
 
 // CloudFront cannot run here: mocked at the SDK boundary (the copy of the SDK the handler loads
 // afresh, in its own module registry); the tables are the embedded store's.

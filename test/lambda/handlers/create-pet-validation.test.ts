@@ -1,14 +1,9 @@
-import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { PLANS } from '../../../lambda/domain/plans';
 import { startTestStore, type TestStore } from '../../support/embedded-store';
 import { lambdaContext, proxyEvent } from '../../support/events';
 import { loadHandler } from '../../support/handlers';
 import { INVALID_BODIES, MALFORMED_JSON_BODIES } from '../../support/invalid-bodies';
-
-type ProxyHandler = (
-  event: APIGatewayProxyEvent,
-  context: typeof lambdaContext,
-) => Promise<APIGatewayProxyResult>;
+import type { ApiLambdaHandler as ProxyHandler } from '../../../lambda/middleware/api-handler';
 
 /**
  * The handler is the only place a body is validated (API Gateway has no model): it checks

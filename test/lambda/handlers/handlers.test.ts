@@ -1,4 +1,4 @@
-import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
+import type { APIGatewayProxyResult } from 'aws-lambda';
 import { MAX_BODY_BYTES } from '../../../lambda/api/limits';
 import { issueApiKey } from '../../../lambda/domain/api-key';
 import { issueConsoleToken, type ProjectRecord } from '../../../lambda/domain/project';
@@ -8,11 +8,8 @@ import { LOCAL_TABLE_NAMES } from '../../../local/local-tables';
 import { startTestStore, type TestStore } from '../../support/embedded-store';
 import { authorizerEvent, lambdaContext, proxyEvent } from '../../support/events';
 import { loadHandler } from '../../support/handlers';
-
-type ProxyHandler = (
-  event: APIGatewayProxyEvent,
-  context: typeof lambdaContext,
-) => Promise<APIGatewayProxyResult>;
+import type { ApiLambdaHandler as ProxyHandler } from '../../../lambda/middleware/api-handler';
+import type { AuthorizerHandler as Authorizer } from '../../../lambda/operations/authorizer';
 
 let store: TestStore;
 
@@ -88,8 +85,6 @@ describe('createPet handler', () => {
 });
 
 describe('authorizer handler', () => {
-  type Authorizer = (event: ReturnType<typeof authorizerEvent>) => Promise<APIGatewayAuthorizerResult>;
-
   async function projectWithKey(name: string, plan: ProjectRecord['plan']) {
     const now = new Date().toISOString();
     await new ProjectRepository(store.documents, LOCAL_TABLE_NAMES.projects).create({

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { APIGatewayAuthorizerResult, APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { transformSync } from 'esbuild';
 import { issueApiKey } from '../../../lambda/domain/api-key';
 import type { PlanName } from '../../../lambda/domain/plans';
@@ -11,6 +10,8 @@ import { LOCAL_TABLE_NAMES } from '../../../local/local-tables';
 import { loadHandlers } from '../../support/handlers';
 import { startTestStore, type TestStore } from '../../support/embedded-store';
 import { authorizerEvent, lambdaContext, proxyEvent } from '../../support/events';
+import type { ApiLambdaHandler as ProxyHandler } from '../../../lambda/middleware/api-handler';
+import type { AuthorizerHandler as Authorizer } from '../../../lambda/operations/authorizer';
 
 /**
  * The plan table (lambda/domain/plans.ts) is the only place that names plans: a plan added
@@ -35,12 +36,6 @@ function plansWithStartup(): unknown {
   new Function('module', 'exports', 'require', code)(module, module.exports, require);
   return module.exports;
 }
-
-type Authorizer = (event: ReturnType<typeof authorizerEvent>) => Promise<APIGatewayAuthorizerResult>;
-type ProxyHandler = (
-  event: APIGatewayProxyEvent,
-  context: typeof lambdaContext,
-) => Promise<APIGatewayProxyResult>;
 
 let store: TestStore;
 
