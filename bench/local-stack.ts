@@ -1,4 +1,7 @@
-import type { ChildProcess } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { BatchWriteCommand, type DynamoDBDocumentClient, GetCommand } from '@aws-sdk/lib-dynamodb';
 import { issueApiKey } from '../lambda/domain/api-key';
@@ -8,7 +11,7 @@ import { createDocumentClient } from '../lambda/store/dynamodb-client';
 import { PetRepository } from '../lambda/store/pet-repository';
 import { ProjectRepository } from '../lambda/store/project-repository';
 import { LOCAL_TABLE_NAMES } from '../local/local-tables';
-import { startTs } from '../test/support/processes';
+import { REPO_ROOT } from '../test/support/processes';
 import { ProjectAdmin } from '../tools/project-admin';
 import { BENCH_PLAN, type BenchKey } from './events';
 
@@ -22,23 +25,34 @@ export interface ServerChild {
   close(): Promise<void>;
 }
 
+/** How long a server child may take to print its addresses (tsx compiles on a busy machine). */
+const READY_TIMEOUT_MS = 30_000;
+
 /**
  * Starts `bench/server-child.ts`. The server gets a process (and so a core) of its
- * own, so the load the bench generates does not share its event loop.
+ * own, so the load the bench generates does not share its event loop. Its request log
+ * (a JSON line per request, as in Lambda) goes to a file: were it piped back, this
+ * process, which times the requests, would be woken to read a line for each of them.
  */
 export async function startServerChild(limiter: 'on' | 'off'): Promise<ServerChild> {
-  const { child, output } = await startTs(
-    'bench/server-child.ts',
-    { BENCH_LIMITER: limiter, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
-    /^\{"baseUrl".*\}$/m,
-  );
-  const line = output()
-    .split('\n')
-    .find((text) => text.startsWith('{"baseUrl"'));
-  const { baseUrl, dynamodbEndpoint } = JSON.parse(line ?? '{}') as {
-    baseUrl: string;
-    dynamodbEndpoint: string;
-  };
+  const logDir = mkdtempSync(path.join(os.tmpdir(), 'animal-store-bench-log-'));
+  const logFd = openSync(path.join(logDir, 'requests.log'), 'w');
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/server-child.ts'], {
+    cwd: REPO_ROOT,
+    env: { ...process.env, BENCH_LIMITER: limiter, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' },
+    stdio: ['ignore', logFd, 'pipe'],
+  });
+  closeSync(logFd);
+  const removeLog = () => rmSync(logDir, { recursive: true, force: true });
+  let addresses: { baseUrl: string; dynamodbEndpoint: string };
+  try {
+    addresses = await readAddresses(child);
+  } catch (error) {
+    await stopChild(child);
+    removeLog();
+    throw error;
+  }
+  const { baseUrl, dynamodbEndpoint } = addresses;
   const documents = createDocumentClient(dynamodbEndpoint);
   const raw = new DynamoDBClient({
     endpoint: dynamodbEndpoint,
@@ -54,12 +68,35 @@ export async function startServerChild(limiter: 'on' | 'off'): Promise<ServerChi
       documents.destroy();
       raw.destroy();
       await stopChild(child);
+      removeLog();
     },
   };
 }
 
+/** The addresses the child prints on stderr once it listens (its stdout is the request log). */
+function readAddresses(child: ChildProcess): Promise<{ baseUrl: string; dynamodbEndpoint: string }> {
+  return new Promise((resolve, reject) => {
+    let errors = '';
+    const timer = setTimeout(
+      () => reject(new Error(`server child not ready after 30 s:\n${errors}`)),
+      READY_TIMEOUT_MS,
+    );
+    child.stderr?.on('data', (chunk: Buffer) => {
+      errors += chunk.toString();
+      const line = /^\{"baseUrl".*\}$/m.exec(errors)?.[0];
+      if (!line) return;
+      clearTimeout(timer);
+      resolve(JSON.parse(line) as { baseUrl: string; dynamodbEndpoint: string });
+    });
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server child exited with ${code} before it was ready:\n${errors}`));
+    });
+  });
+}
+
 function stopChild(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return Promise.resolve();
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
   return new Promise((resolve) => {
     const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
     child.once('close', () => {

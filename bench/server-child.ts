@@ -18,7 +18,8 @@ const admitAll: CounterStore = {
 
 /**
  * The local API for the bench, in its own process, on free ports with an in-memory
- * store. Prints one JSON line with its addresses once it listens.
+ * store. Prints one JSON line with its addresses on stderr once it listens: stdout
+ * carries the request log, which the bench sends to a file.
  *
  * With BENCH_LIMITER=off the server is given a limiter whose store admits every
  * request without a DynamoDB call (see doc/performance.md).
@@ -26,7 +27,7 @@ const admitAll: CounterStore = {
 async function main(): Promise<void> {
   const limiter = process.env.BENCH_LIMITER === 'off' ? new RateLimiter(admitAll, now) : undefined;
   const api = await startLocalApi({ port: 0, dynamodbPort: 0, ...(limiter ? { limiter } : {}) });
-  process.stdout.write(
+  process.stderr.write(
     `${JSON.stringify({ baseUrl: api.baseUrl, dynamodbEndpoint: api.dynamodbEndpoint })}\n`,
   );
   process.on('SIGTERM', () => {
