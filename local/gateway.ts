@@ -176,12 +176,6 @@ export function isProxyResult(value: unknown): value is APIGatewayProxyResult {
 }
 
 /**
- * An HTTP listener that behaves as the deployed API Gateway stage does: the edge's size
- * limit, routing from the route table (an operation, the catch-all for any other path or
- * method under the prefix, 404 outside it), the REQUEST authorizer, then the Lambda
- * handler with a REST proxy event, and Error bodies for everything the gateway itself answers.
- */
-/**
  * Runs a proxy integration's function as API Gateway does: its answer, or, when it throws
  * or answers something that is not a proxy result, the gateway's own 502.
  */
@@ -200,6 +194,12 @@ export async function invokeProxy(
   return isProxyResult(result) ? result : toErrorResponse(gatewayError('INTEGRATION_FAILURE'));
 }
 
+/**
+ * An HTTP listener that behaves as the deployed API Gateway stage does: the edge's size
+ * limit, routing from the route table (an operation, the catch-all for any other path or
+ * method under the prefix, 404 outside it), the REQUEST authorizer, then the Lambda
+ * handler with a REST proxy event, and Error bodies for everything the gateway itself answers.
+ */
 export function createGatewayListener({
   operations,
   catchAll,
