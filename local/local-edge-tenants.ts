@@ -1,4 +1,4 @@
-import type { EdgeCertificate, EdgeRoute, EdgeTenants } from '../lambda/domain/edge-tenants';
+import type { EdgeCertificate, EdgeRoute, EdgeTenants, OwnCertificate } from '../lambda/domain/edge-tenants';
 import type { EdgeRoute as LocalRoute, HttpsEdge } from './https-edge';
 import type { CertificateStatus, LocalCertificateAuthority } from './local-certificate-authority';
 
@@ -7,6 +7,10 @@ import type { CertificateStatus, LocalCertificateAuthority } from './local-certi
  * edge, its managed certificate a request to the local certificate authority. A certificate is
  * tried when the service asks for its state (and by `attemptPending`, which `npm start` runs on
  * an interval), so a test decides every step and needs no timer.
+ *
+ * Local mode has no ACM: an imported domain's certificate of its own ({@link OwnCertificate}) is
+ * issued at once, and its tenant gets the local authority's certificate like any other (the
+ * local old targets reach this edge too, so its HTTP validation passes).
  */
 export interface LocalEdgeTenants extends EdgeTenants {
   /** One validation try for every pending certificate (issued ones start serving at once). */
@@ -21,6 +25,9 @@ export interface LocalEdgeTenantsOptions {
 }
 
 const normalize = (name: string) => name.trim().toLowerCase().replace(/\.$/, '');
+
+/** The ARN-like name of an imported domain's certificate of its own in local mode. */
+export const LOCAL_OWN_CERTIFICATE_PREFIX = 'local-certificate:';
 
 /** What a route of the edge does, without its certificate or token. */
 function routeOf(route: LocalRoute): EdgeRoute {
@@ -73,9 +80,13 @@ export function localEdgeTenants({
     return settle(domain, await authority.attempt(domain));
   };
 
+  const own = (arn: string): OwnCertificate =>
+    arn.startsWith(LOCAL_OWN_CERTIFICATE_PREFIX)
+      ? { arn, state: 'issued' }
+      : { arn, state: 'none', reason: 'local mode has no such certificate' };
+
   return {
-    // Self-hosted validation (the import) is the same here: the local edge is where every
-    // local domain points, so it serves the token whichever host the request names.
+    // With a certificate of its own (an imported domain), the same: see the comment above.
     attach: async (name, route) => {
       const domain = normalize(name);
       const current = edge.routes().get(domain);
@@ -100,6 +111,8 @@ export function localEdgeTenants({
       if (!current) throw new Error(`${domain} has no tenant at the edge.`);
       request(domain, routeOf(current));
     },
+    requestOwnCertificate: async (name) => own(`${LOCAL_OWN_CERTIFICATE_PREFIX}${normalize(name)}`),
+    ownCertificate: async (arn) => own(arn),
     checkDns: async () => undefined,
     conflict: async (name) => inUseElsewhere?.get(normalize(name)),
     detach: async (name) => {

@@ -1,10 +1,12 @@
+import { ACMClient } from '@aws-sdk/client-acm';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { CloudFrontClient } from '@aws-sdk/client-cloudfront';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { CONFIRM_PARAMETER, CONSOLE_API_PREFIX } from '../lambda/api/console-routes';
 import type { CustomDomain, DomainView } from '../lambda/domain/custom-domain';
-import { REMOVE_CONFIRMATION } from '../lambda/domain/custom-domains';
+import { CustomDomains, REMOVE_CONFIRMATION } from '../lambda/domain/custom-domains';
 import type { EdgeTenants } from '../lambda/domain/edge-tenants';
+import { AcmCertificates } from '../lambda/store/acm-certificates';
 import { CloudFrontEdgeTenants } from '../lambda/store/cloudfront-edge-tenants';
 import { CustomDomainRepository } from '../lambda/store/custom-domain-repository';
 import { createDocumentClient } from '../lambda/store/dynamodb-client';
@@ -49,6 +51,7 @@ const OPTIONS = {
     description: [
       'verify: first ask this DNS server too, and print what it sees (the service asks its own:',
       "DNS_RESOLVER of npm start, the sandbox by default). e.g. 127.0.0.1:3053, the sandbox's.",
+      "import: where to look for the certificates' validation records (default: the system's).",
     ].join('\n'),
   },
   json: { type: 'boolean', description: 'Print JSON instead of text.' },
@@ -134,12 +137,13 @@ export const DOMAINS_TOOL: ToolSpec<typeof OPTIONS> = {
     {
       name: 'import',
       operands: ['old-config.json'],
-      options: ['stage', 'json'],
+      options: ['stage', 'resolver', 'json'],
       summary: [
         'Platform engineers: move the domains of an old configuration file (config/domains.json) to',
-        'the domains service without downtime: a record and an edge tenant with self-hosted validation',
-        'each; re-running skips what exists. Prints, per domain, what it did and, once its',
-        'certificate is issued, the record change that moves its traffic to the edge.',
+        'the domains service without downtime: a record, a DNS-validated ACM certificate, and once',
+        'that is issued an edge tenant with it, each; re-running goes on from what exists. Prints,',
+        'per domain, the validation record (and whether DNS answers it) and, once the tenant has its',
+        'certificate, the record change that moves its traffic to the edge.',
       ].join('\n'),
     },
   ],
@@ -165,6 +169,7 @@ export interface DomainsCommandIo {
   readonly stageClients?: StageClients & {
     readonly edgeCloudFormation?: CloudFormationClient;
     readonly cloudFront?: CloudFrontClient;
+    readonly acm?: ACMClient;
   };
 }
 
@@ -510,12 +515,17 @@ async function sandboxRecord(
   return 0;
 }
 
+/** ACM calls the import makes before it reports throttling (the SDK's retries, with backoff). */
+const ACM_ATTEMPTS = 6;
+
 /** The tables and the edge a platform engineer's command acts on. */
 interface Platform {
   readonly domains: CustomDomainRepository;
   readonly projects: ProjectRepository;
   /** The edge's tenants; none in local mode (its edge lives inside npm start). */
   readonly edge?: EdgeTenants;
+  /** The domains service over the tables and the edge (with the edge only). */
+  readonly service?: CustomDomains;
   /** Where the old per-domain targets point once their certificate is issued. */
   readonly routingEndpoint: string;
   close(): void;
@@ -581,10 +591,31 @@ async function connectPlatform(io: DomainsCommandIo, stage: EnvironmentName | un
     }
     const documents: DynamoDBDocumentClient = make(clients.documents, () => createDocumentClient());
     const client = make(clients.cloudFront, () => new CloudFrontClient({ region: 'us-east-1' }));
+    // CloudFront takes certificates from us-east-1 only; the SDK retries ACM's throttling
+    // (RequestCertificate's rate is low) with backoff before the import reports it.
+    const acm = make(clients.acm, () => new ACMClient({ region: 'us-east-1', maxAttempts: ACM_ATTEMPTS }));
+    const domains = new CustomDomainRepository(documents, domainsTable);
+    const edge = new CloudFrontEdgeTenants({
+      client,
+      distributionId,
+      connectionGroupId,
+      certificates: new AcmCertificates({ client: acm }),
+    });
+    // The target is `domains.<platform domain>`: the service's views and names need both.
+    const target = edgeOutputs.get(EDGE_OUTPUTS.domainsTarget) ?? routingEndpoint;
+    const service = new CustomDomains({
+      store: domains,
+      edge,
+      dns: resolverLookup(),
+      clock: () => (io.now ?? (() => new Date()))().getTime(),
+      target,
+      platformDomain: target.slice(target.indexOf('.') + 1),
+    });
     return {
-      domains: new CustomDomainRepository(documents, domainsTable),
+      domains,
       projects: new ProjectRepository(documents, projectsTable),
-      edge: new CloudFrontEdgeTenants({ client, distributionId, connectionGroupId }),
+      edge,
+      service,
       routingEndpoint,
       close,
     };
@@ -603,7 +634,8 @@ async function importCommand(
   const config = readOldDomainsConfig(file);
   const results = await importDomains(config, {
     store: platform.domains,
-    ...(platform.edge ? { edge: platform.edge } : {}),
+    ...(platform.service ? { service: platform.service } : {}),
+    dns: resolverLookup(values.resolver),
     projectExists: async (name) => (await platform.projects.get(name)) !== undefined,
     routingEndpoint: platform.routingEndpoint,
     clock: () => (io.now ?? (() => new Date()))().getTime(),
@@ -613,7 +645,9 @@ async function importCommand(
     for (const result of results) io.out(describeImport(result));
     if (results.length === 0) io.out(`${file} has no domains.`);
     if (!platform.edge && results.some((result) => result.tenant === 'deferred')) {
-      io.out('Local mode: npm start gives every imported domain its tenant when it starts: restart it.');
+      io.out(
+        "Local mode: npm start's service gives each imported domain its certificate and tenant when the project's domains are listed or verified.",
+      );
     }
   }
   return results.some((result) => result.reason) ? 1 : 0;
@@ -625,12 +659,21 @@ async function statusAll(io: DomainsCommandIo, values: Values, platform: Platfor
     (a, b) => a.project.localeCompare(b.project) || a.name.localeCompare(b.name),
   );
   const rows = [];
-  for (const domain of domains) {
-    // An imported domain's certificate is asked at the edge: nobody may have listed it since.
-    const certificate =
-      domain.migratedFrom && platform.edge && domain.certificate !== 'issued'
-        ? (await platform.edge.certificate(domain.name)).state
-        : domain.certificate;
+  for (const stored of domains) {
+    let domain = stored;
+    let certificate = domain.certificate;
+    // An imported domain is moved on (its tenant once its certificate is issued), and an attached
+    // one's certificate asked at the edge: nobody may have listed them since.
+    if (domain.migratedFrom && platform.service && !domain.attached) {
+      // One domain the edge cannot answer for now keeps its stored state; the others go on.
+      domain = await platform.service.advanceImport(domain).then(
+        (progress) => progress.domain,
+        () => domain,
+      );
+      certificate = domain.certificate;
+    } else if (domain.migratedFrom && platform.edge && domain.certificate !== 'issued') {
+      certificate = (await platform.edge.certificate(domain.name)).state;
+    }
     rows.push({
       project: domain.project,
       domain: domain.name,
@@ -641,7 +684,7 @@ async function statusAll(io: DomainsCommandIo, values: Values, platform: Platfor
       for: formatDuration(now - Date.parse(domain.since)),
       certificate,
       ...(domain.migratedFrom ? { oldTarget: domain.migratedFrom } : {}),
-      ...(domain.migratedFrom && certificate === 'issued'
+      ...(domain.migratedFrom && domain.attached && certificate === 'issued'
         ? { recordChange: recordChangeOf(domain.migratedFrom, platform.routingEndpoint) }
         : {}),
     });

@@ -49,6 +49,11 @@ export interface CustomDomain {
    * certificate is issued (`npm run domains -- status --all` prints the change).
    */
   readonly migratedFrom?: string;
+  /**
+   * An imported domain's certificate of its own (ACM in us-east-1, DNS-validated): its tenant is
+   * created with it once it is issued, before the old target moves to the edge.
+   */
+  readonly certificateArn?: string;
   /** Bumped by every write: a write based on an older read is refused. */
   readonly version: number;
 }

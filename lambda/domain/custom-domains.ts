@@ -12,7 +12,14 @@ import {
   servingState,
 } from './custom-domain';
 import { type DnsExpectation, type DnsLookup, explainVerdict, observe, verdictOf } from './dns-verdict';
-import type { EdgeCertificate, EdgeRoute, EdgeTenants } from './edge-tenants';
+import {
+  type EdgeCertificate,
+  type EdgeRoute,
+  type EdgeTenants,
+  type OwnCertificate,
+  type StaleTenantSweep,
+  sweepStaleTenants,
+} from './edge-tenants';
 import { DomainError } from './errors';
 import { PLAN_NAMES, PLANS } from './plans';
 import type { Project } from './project';
@@ -35,6 +42,19 @@ export interface CustomDomainStore {
   update(domain: CustomDomain): Promise<boolean>;
   /** Deletes the project's domain; false when that project has no such domain. */
   delete(name: string, project: string): Promise<boolean>;
+  /**
+   * The domain the project's primary claim names (a strongly consistent read; the project
+   * index is not), undefined when none is claimed. The claim is what makes exactly one
+   * domain the primary when two are added at once.
+   */
+  claimedPrimary(project: string): Promise<string | undefined>;
+  /**
+   * Makes the claim name `name`, only if it still names `expected` (undefined: only if there
+   * is no claim); false when another request changed it first.
+   */
+  claimPrimary(project: string, name: string, expected: string | undefined): Promise<boolean>;
+  /** Drops the project's claim if it names `name` (the last domain's removal). */
+  releasePrimary(project: string, name: string): Promise<void>;
 }
 
 /** The value of the removal's confirmation: the caller knows traffic to the domain stops. */
@@ -65,6 +85,13 @@ export interface Verification {
   readonly fix: string;
 }
 
+/** Where an imported domain stands after {@link CustomDomains.advanceImport}. */
+export interface ImportProgress {
+  readonly domain: CustomDomain;
+  /** Its certificate of its own, with the validation record the certificate authority looks for. */
+  readonly certificate: OwnCertificate;
+}
+
 export interface Removal {
   readonly name: string;
   /** `pending`: the edge could not delete the tenant now; the stale-tenant sweep will. */
@@ -72,6 +99,9 @@ export interface Removal {
 }
 
 const ROLE_ORDER = { primary: 0, additional: 1, redirect: 2 } as const;
+
+/** Reads and conditional writes of the primary claim before a request gives up (each lost one means another request moved it). */
+const CLAIM_ATTEMPTS = 3;
 
 function byRoleThenName(a: CustomDomain, b: CustomDomain): number {
   return ROLE_ORDER[a.role] - ROLE_ORDER[b.role] || a.name.localeCompare(b.name);
@@ -92,9 +122,11 @@ export class CustomDomains {
   async list(project: ProjectRef): Promise<DomainView[]> {
     const domains = await this.options.store.listByProject(project.name);
     const current = await Promise.all(
-      domains.map((domain) =>
-        domain.state === 'certificate-pending' && domain.attached ? this.refreshCertificate(domain) : domain,
-      ),
+      domains.map((domain) => {
+        if (domain.state !== 'certificate-pending') return domain;
+        if (domain.attached) return this.refreshCertificate(domain);
+        return domain.migratedFrom ? this.refreshImport(domain) : domain;
+      }),
     );
     return current
       .filter((domain): domain is CustomDomain => domain !== undefined)
@@ -134,8 +166,8 @@ export class CustomDomains {
         `Project ${project.name} has ${domains.length} custom domains, the most one project may have: remove one first.`,
       );
     }
-    const primary = domains.find((domain) => domain.role === 'primary');
-    if (request.redirect && !primary) {
+    const primary = await this.primaryOf(project.name);
+    if (request.redirect && primary === undefined) {
       throw new DomainError(
         'domain_role_conflict',
         `Project ${project.name} has no primary domain for ${name} to redirect to: add the primary domain first.`,
@@ -149,10 +181,12 @@ export class CustomDomains {
       );
     }
     const now = this.now();
+    // Stored as additional, and promoted only once it holds the project's primary claim: two
+    // first adds at once both store, and exactly one wins the claim.
     const domain: CustomDomain = {
       name,
       project: project.name,
-      role: request.redirect ? 'redirect' : primary ? 'additional' : 'primary',
+      role: request.redirect ? 'redirect' : 'additional',
       state: 'pending-dns',
       since: now,
       addedAt: now,
@@ -163,7 +197,10 @@ export class CustomDomains {
     if (!(await store.create(domain))) {
       throw new DomainError('domain_taken', `${name} was attached to a project a moment ago.`);
     }
-    return this.view(domain);
+    if (request.redirect || primary !== undefined || !(await this.claimFirst(project.name, name))) {
+      return this.view(domain);
+    }
+    return this.view(await this.promote(domain));
   }
 
   /**
@@ -180,6 +217,7 @@ export class CustomDomains {
       zone: registrableDomain(domain.name),
       apex: isApexDomain(domain.name),
       target,
+      ...(domain.migratedFrom ? { migratedFrom: domain.migratedFrom } : {}),
     };
     let verdict;
     try {
@@ -201,7 +239,13 @@ export class CustomDomains {
     }
     const verified = kind === 'verified';
     let after: CustomDomain;
-    if (!verified) {
+    if (domain.migratedFrom && !domain.attached) {
+      // Still served where it was (the old target): its tenant waits for its own certificate,
+      // whatever the DNS says; one that failed or timed out is requested again.
+      after = (await this.advanceImport(domain, { renew: true })).domain;
+    } else if (kind === 'migration-pending') {
+      after = domain;
+    } else if (!verified) {
       const waiting =
         kind === 'not-found' &&
         !domain.servedAt &&
@@ -241,22 +285,89 @@ export class CustomDomains {
   }
 
   /**
+   * Moves on a domain imported from the old per-domain targets that has no tenant yet. Its
+   * certificate of its own is requested when it has none (and, with `renew`, again when it
+   * failed or timed out); once issued, the tenant is created with it and the domain serves
+   * (active, or redirect), so its old target can move to the edge. Pending, it stays
+   * certificate-pending; failed or timed out, it fails with the reason and the fix. The old
+   * target still serves it meanwhile. Idempotent: the import's re-runs and the service share it.
+   */
+  async advanceImport(domain: CustomDomain, { renew = false } = {}): Promise<ImportProgress> {
+    const { edge } = this.options;
+    let current = domain;
+    let certificate = domain.certificateArn
+      ? await this.edgeCall(() => edge.ownCertificate(domain.certificateArn ?? ''))
+      : undefined;
+    const settled = certificate?.state === 'issued' || certificate?.state === 'pending';
+    if (!certificate || (renew && !settled)) {
+      const replacing = certificate?.arn;
+      certificate = await this.edgeCall(() => edge.requestOwnCertificate(domain.name, replacing));
+      current = await this.save(
+        current,
+        { state: 'certificate-pending', certificate: 'pending', certificateArn: certificate.arn },
+        { restart: replacing !== undefined },
+      );
+    }
+    const { arn } = certificate;
+    switch (certificate.state) {
+      case 'issued': {
+        await this.edgeCall(async () =>
+          edge.attach(domain.name, await this.routeOf(current), { certificateArn: arn }),
+        );
+        current = await this.save(current, {
+          state: servingState(current.role),
+          attached: true,
+          certificate: 'issued',
+          ...(current.servedAt ? {} : { servedAt: this.now() }),
+        });
+        break;
+      }
+      case 'pending':
+        current = await this.save(current, { state: 'certificate-pending', certificate: 'pending' });
+        break;
+      default: {
+        const record = certificate.validationRecord;
+        const keep = record
+          ? `keep the validation record ${record.name} CNAME ${record.value} at the domain's DNS`
+          : "check the domain's DNS and CAA records";
+        current = await this.save(current, {
+          state: 'failed',
+          certificate: certificate.state === 'timed-out' ? 'timed-out' : 'failed',
+          reason: `The certificate for moving ${domain.name} to the edge was not issued (${certificate.reason ?? certificate.state}): ${keep}, then choose Re-verify to request it again. The domain still serves from its old target meanwhile.`,
+        });
+      }
+    }
+    return { domain: current, certificate };
+  }
+
+  /**
    * Makes a domain the project's primary: the former primary becomes additional, and every
    * redirect now points at the new one. Once the project has a primary, only a domain that is
    * serving can become it, so redirects never point at a name that does not answer.
    */
   async setPrimary(project: ProjectRef, requested: string): Promise<DomainView[]> {
-    const { edge } = this.options;
+    const { edge, store } = this.options;
     const domain = await this.owned(project, requested);
     if (domain.role === 'primary') return this.list(project);
-    const others = (await this.options.store.listByProject(project.name)).filter(
-      (other) => other.name !== domain.name,
-    );
-    const former = others.find((other) => other.role === 'primary');
+    const others = (await store.listByProject(project.name)).filter((other) => other.name !== domain.name);
+    // The claim names the primary even when the index does not show it yet.
+    const claimed = await store.claimedPrimary(project.name);
+    const holder = claimed === undefined || claimed === domain.name ? undefined : await store.get(claimed);
+    const former =
+      holder?.project === project.name && holder.role === 'primary'
+        ? holder
+        : others.find((other) => other.role === 'primary');
     if (former && !isServing(domain)) {
       throw new DomainError(
         'domain_role_conflict',
         `${domain.name} does not serve yet (${domain.state}): verify it until it is active, then make it the primary.`,
+      );
+    }
+    // The claim moves first: of two requests choosing different primaries, one is refused.
+    if (!(await store.claimPrimary(project.name, domain.name, claimed))) {
+      throw new DomainError(
+        'domain_busy',
+        `The primary of project ${project.name} changed while this request ran: retry.`,
       );
     }
     const serve: EdgeRoute = { project: project.name, role: 'serve' };
@@ -319,6 +430,7 @@ export class CustomDomains {
       );
     }
     if (!(await store.delete(domain.name, project.name))) throw this.notFound(project, requested);
+    if (domain.role === 'primary') await store.releasePrimary(project.name, domain.name);
     if (!domain.attached) return { name: domain.name, tenant: 'deleted' };
     try {
       await edge.detach(domain.name);
@@ -329,16 +441,77 @@ export class CustomDomains {
     }
   }
 
-  /** Deletes the edge's tenants whose domain has no record (a removal whose detach failed). */
-  async cleanUpStaleTenants(): Promise<string[]> {
+  /**
+   * Deletes the edge's tenants whose domain has no record (a removal whose detach failed),
+   * going on past a deletion the edge refuses (each is reported). Scheduled in AWS
+   * (lib/constructs/stale-tenant-cleanup.ts).
+   */
+  async cleanUpStaleTenants(): Promise<StaleTenantSweep> {
     const { store, edge } = this.options;
-    const stale: string[] = [];
-    for (const name of await this.edgeCall(() => edge.tenants())) {
-      if (await store.get(name)) continue;
-      await this.edgeCall(() => edge.detach(name));
-      stale.push(name);
+    return this.edgeCall(() =>
+      sweepStaleTenants(edge, async (name) => (await store.get(name)) !== undefined),
+    );
+  }
+
+  /**
+   * The project's primary domain: the one its claim names while that domain is the project's
+   * (strongly consistent), else a primary the project index shows (stored before claims existed).
+   */
+  private async primaryOf(project: string): Promise<string | undefined> {
+    const { store } = this.options;
+    const claimed = await store.claimedPrimary(project);
+    if (claimed !== undefined && (await store.get(claimed))?.project === project) return claimed;
+    return (await this.unclaimedPrimary(project, claimed))?.name;
+  }
+
+  /** A primary the index shows that still stands (a consistent read), other than the claim's. */
+  private async unclaimedPrimary(
+    project: string,
+    claimed: string | undefined,
+  ): Promise<CustomDomain | undefined> {
+    const { store } = this.options;
+    const listed = (await store.listByProject(project)).find(
+      (other) => other.role === 'primary' && other.name !== claimed,
+    );
+    if (!listed) return undefined;
+    const current = await store.get(listed.name);
+    return current?.project === project && current.role === 'primary' ? current : undefined;
+  }
+
+  /**
+   * Claims the project's primary for `name`, a domain just stored: true when it won. A claim
+   * that names another live domain of the project stands; one whose domain is gone is taken over.
+   */
+  private async claimFirst(project: string, name: string): Promise<boolean> {
+    const { store } = this.options;
+    for (let attempt = 1; attempt <= CLAIM_ATTEMPTS; attempt += 1) {
+      const claimed = await store.claimedPrimary(project);
+      if (claimed === name) return true;
+      if (claimed !== undefined && (await store.get(claimed))?.project === project) return false;
+      const older = await this.unclaimedPrimary(project, name);
+      if (older) {
+        // A primary stored before claims existed keeps its role, and gets the claim.
+        await store.claimPrimary(project, older.name, claimed);
+        return false;
+      }
+      if (await store.claimPrimary(project, name, claimed)) return true;
     }
-    return stale;
+    return false;
+  }
+
+  /** Makes a domain that won the claim the primary (a concurrent write to it is read again). */
+  private async promote(domain: CustomDomain): Promise<CustomDomain> {
+    let current = domain;
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await this.save(current, { role: 'primary' });
+      } catch (error) {
+        const fresh = await this.options.store.get(domain.name);
+        if (attempt >= CLAIM_ATTEMPTS || fresh?.project !== domain.project) throw error;
+        if (fresh.role === 'primary') return fresh;
+        current = fresh;
+      }
+    }
   }
 
   private now(): string {
@@ -365,16 +538,14 @@ export class CustomDomains {
 
   private async routeOf(domain: CustomDomain): Promise<EdgeRoute> {
     if (domain.role !== 'redirect') return { project: domain.project, role: 'serve' };
-    const primary = (await this.options.store.listByProject(domain.project)).find(
-      (other) => other.role === 'primary',
-    );
-    if (!primary) {
+    const primary = await this.primaryOf(domain.project);
+    if (primary === undefined) {
       throw new DomainError(
         'domain_role_conflict',
         `Project ${domain.project} has no primary domain for ${domain.name} to redirect to: add or choose one first.`,
       );
     }
-    return { project: domain.project, role: 'redirect', primary: primary.name };
+    return { project: domain.project, role: 'redirect', primary };
   }
 
   private afterCertificate(domain: CustomDomain, certificate: EdgeCertificate): Changes {
@@ -417,6 +588,19 @@ export class CustomDomains {
       return await this.save(domain, this.afterCertificate(domain, certificate));
     } catch (error) {
       // Another request moved it on first: show what it wrote.
+      if (error instanceof DomainError && error.kind === 'domain_busy') {
+        const current = await this.options.store.get(domain.name);
+        return current?.project === domain.project ? current : undefined;
+      }
+      throw error;
+    }
+  }
+
+  /** An imported domain waiting for its certificate, moved on by what the edge says of it (undefined: removed meanwhile). */
+  private async refreshImport(domain: CustomDomain): Promise<CustomDomain | undefined> {
+    try {
+      return (await this.advanceImport(domain)).domain;
+    } catch (error) {
       if (error instanceof DomainError && error.kind === 'domain_busy') {
         const current = await this.options.store.get(domain.name);
         return current?.project === domain.project ? current : undefined;

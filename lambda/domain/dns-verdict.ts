@@ -34,6 +34,12 @@ export interface DnsExpectation {
   readonly apex: boolean;
   /** The spec's `{platform_cname_target}` of this domain. */
   readonly target: string;
+  /**
+   * An imported domain's old per-domain target (`<domain>.tenants.<platform domain>`): the
+   * tenant's CNAME still names it, and it reaches the edge once the platform makes it a CNAME
+   * to the target or to the target's own CNAME (the routing endpoint).
+   */
+  readonly migratedFrom?: string;
 }
 
 /** What DNS answered, all asked at the same moment. */
@@ -45,13 +51,19 @@ export interface DnsObservation {
   readonly targetAaaa: readonly string[];
   /** The closest CAA record set (RFC 8659: the name, then its parents up to the zone); undefined when none. */
   readonly caa?: { readonly owner: string; readonly records: readonly CaaRecord[] };
+  /** For an imported domain: the CNAME of its old target, and the target's own CNAME. */
+  readonly migration?: {
+    readonly oldTargetCname: readonly string[];
+    readonly targetCname: readonly string[];
+  };
 }
 
 /** The one verdict of a verification. */
 export type Verdict =
   | {
       readonly kind: 'verified';
-      readonly via: 'cname' | 'apex-addresses';
+      /** `old-target`: an imported domain, through its old target's CNAME to the edge. */
+      readonly via: 'cname' | 'old-target' | 'apex-addresses';
       readonly caa?: DnsObservation['caa'];
     }
   | {
@@ -61,6 +73,8 @@ export type Verdict =
       readonly besideCname?: true;
     }
   | { readonly kind: 'cname-mismatch'; readonly expected: string; readonly found: string }
+  /** An imported domain whose old target does not reach the edge yet (the platform moves it). */
+  | { readonly kind: 'migration-pending'; readonly oldTarget: string; readonly found?: string }
   | { readonly kind: 'not-found' }
   | { readonly kind: 'caa-blocks'; readonly owner: string; readonly records: readonly string[] }
   | {
@@ -71,16 +85,21 @@ export type Verdict =
 
 /** Asks everything at once, so the apex's and the target's addresses come from the same moment. */
 export async function observe(lookup: DnsLookup, expectation: DnsExpectation): Promise<DnsObservation> {
-  const { domain, target } = expectation;
-  const [cname, a, aaaa, targetA, targetAaaa, caa] = await Promise.all([
+  const { domain, target, migratedFrom } = expectation;
+  const [cname, a, aaaa, targetA, targetAaaa, caa, migration] = await Promise.all([
     lookup.cname(domain),
     lookup.a(domain),
     lookup.aaaa(domain),
     lookup.a(target),
     lookup.aaaa(target),
     closestCaa(lookup, expectation),
+    migratedFrom === undefined
+      ? undefined
+      : Promise.all([lookup.cname(migratedFrom), lookup.cname(target)]).then(
+          ([oldTargetCname, targetCname]) => ({ oldTargetCname, targetCname }),
+        ),
   ]);
-  return { cname, a, aaaa, targetA, targetAaaa, caa };
+  return { cname, a, aaaa, targetA, targetAaaa, caa, ...(migration ? { migration } : {}) };
 }
 
 async function closestCaa(
@@ -112,6 +131,14 @@ export function caaAllowsAmazon(records: readonly CaaRecord[]): boolean {
   });
 }
 
+/** True when an old target is a CNAME to the target, or to what the target is a CNAME of (the routing endpoint). */
+function oldTargetReachesEdge(target: string, seen: DnsObservation): boolean {
+  const next = seen.migration?.oldTargetCname[0];
+  if (next === undefined) return false;
+  const reach = [target, ...(seen.migration?.targetCname ?? [])].map(normalize);
+  return reach.includes(normalize(next));
+}
+
 /** The verdict, from the answers alone (no I/O). */
 export function verdictOf(expectation: DnsExpectation, seen: DnsObservation): Verdict {
   const caaVerdict = (): Verdict | undefined =>
@@ -133,8 +160,18 @@ export function verdictOf(expectation: DnsExpectation, seen: DnsObservation): Ve
   ];
   const cname = seen.cname[0];
   if (cname !== undefined) {
-    if (normalize(cname) !== normalize(expectation.target)) {
+    const { migratedFrom } = expectation;
+    const viaOldTarget = migratedFrom !== undefined && normalize(cname) === normalize(migratedFrom);
+    if (normalize(cname) !== normalize(expectation.target) && !viaOldTarget) {
       return { kind: 'cname-mismatch', expected: expectation.target, found: normalize(cname) };
+    }
+    if (viaOldTarget && !oldTargetReachesEdge(expectation.target, seen)) {
+      const found = seen.migration?.oldTargetCname[0];
+      return {
+        kind: 'migration-pending',
+        oldTarget: migratedFrom,
+        ...(found ? { found: normalize(found) } : {}),
+      };
     }
     // Through the CNAME, the name answers the target's addresses. None of them: an A/AAAA
     // record stands beside the CNAME and answers instead (a server that keeps both).
@@ -143,7 +180,7 @@ export function verdictOf(expectation: DnsExpectation, seen: DnsObservation): Ve
     if (own.length > 0 && !own.some((address) => targets.has(address))) {
       return { kind: 'conflicting-record', records: conflicting, besideCname: true };
     }
-    return caaVerdict() ?? { kind: 'verified', via: 'cname', caa: seen.caa };
+    return caaVerdict() ?? { kind: 'verified', via: viaOldTarget ? 'old-target' : 'cname', caa: seen.caa };
   }
   if (conflicting.length > 0) return { kind: 'conflicting-record', records: conflicting };
   return { kind: 'not-found' };
@@ -159,10 +196,11 @@ export function explainVerdict(
   switch (verdict.kind) {
     case 'verified':
       return {
-        summary:
-          verdict.via === 'cname'
-            ? `Verified: ${domain} is a CNAME of ${target}.`
-            : `Verified: ${domain} answers with the same addresses as ${target}.`,
+        summary: {
+          cname: `Verified: ${domain} is a CNAME of ${target}.`,
+          'old-target': `Verified: ${domain} reaches ${target} through its old target ${expectation.migratedFrom}.`,
+          'apex-addresses': `Verified: ${domain} answers with the same addresses as ${target}.`,
+        }[verdict.via],
         fix: 'Nothing to do.',
       };
     case 'conflicting-record':
@@ -174,6 +212,11 @@ export function explainVerdict(
       return {
         summary: `Not verified: the CNAME of ${domain} points elsewhere: expected ${verdict.expected}, found ${verdict.found}.`,
         fix: `Change the CNAME value of ${domain} to ${verdict.expected} (TTL ${TENANT_RECORD_TTL}).`,
+      };
+    case 'migration-pending':
+      return {
+        summary: `Not verified yet: ${domain} points at its old target ${verdict.oldTarget}, which ${verdict.found ? `is a CNAME of ${verdict.found}` : 'is not a CNAME'} and does not reach ${target} yet.`,
+        fix: `Nothing to do for the tenant: the platform makes ${verdict.oldTarget} a CNAME to the edge once the certificate is issued (npm run domains -- status --all prints the change).`,
       };
     case 'not-found':
       return {

@@ -31,17 +31,35 @@ export interface EdgeDnsCheck {
   readonly reason?: string;
 }
 
+/** The CNAME a DNS-validated certificate's authority looks for (ACM's DomainValidationOptions.ResourceRecord). */
+export interface ValidationRecord {
+  readonly name: string;
+  readonly value: string;
+}
+
 /**
- * Who serves a new certificate's HTTP validation token. `cloudfront`: the edge, once the
- * domain's CNAME points at it (every domain the service adds). `self-hosted`: the platform,
- * where the domain points today (the import of domains that are live on the old per-domain
- * targets: their traffic moves only once the certificate is issued).
+ * A certificate of the platform's own for one domain (ACM in us-east-1, validated by DNS): what a
+ * domain imported from the old per-domain targets serves with until its DNS is at the edge. Its
+ * HTTP-validated managed certificate cannot be issued before then: the old targets are API
+ * Gateway custom domains, which answer HTTPS only, and HTTP validation fetches over port 80.
  */
-export type CertificateValidation = 'cloudfront' | 'self-hosted';
+export interface OwnCertificate {
+  /** The certificate's ARN (what the tenant names). */
+  readonly arn: string;
+  /** `none`: the certificate is gone (deleted). */
+  readonly state: EdgeCertificateState;
+  /** Why it is pending, timed out or failed, in words for the platform engineer. */
+  readonly reason?: string;
+  /** The record to have at the domain's DNS; absent until the authority has made it (a few seconds), and locally. */
+  readonly validationRecord?: ValidationRecord;
+}
 
 export interface AttachOptions {
-  /** @default 'cloudfront' */
-  readonly validation?: CertificateValidation;
+  /**
+   * An issued certificate of one's own ({@link OwnCertificate}) for the tenant, instead of a
+   * managed certificate validated over HTTP. @default a managed certificate
+   */
+  readonly certificateArn?: string;
 }
 
 /**
@@ -49,14 +67,24 @@ export interface AttachOptions {
  * reports that as the edge being unavailable).
  */
 export interface EdgeTenants {
-  /** Creates the domain's tenant, or updates it to `route`, and requests its managed certificate. */
+  /**
+   * Creates the domain's tenant, or updates it to `route`, and requests its managed certificate
+   * (or, with `certificateArn`, serves with that certificate).
+   */
   attach(domain: string, route: EdgeRoute, options?: AttachOptions): Promise<void>;
   /** Changes what an attached domain does (a new primary, a domain made a redirect), keeping its certificate. */
   reroute(domain: string, route: EdgeRoute): Promise<void>;
-  /** The certificate's state ('none' for a domain without a tenant). */
+  /** The certificate's state, managed or its own ('none' for a domain without a tenant). */
   certificate(domain: string): Promise<EdgeCertificate>;
-  /** Requests the certificate again, after it timed out or failed. */
+  /** Requests the certificate again, after it timed out or failed (a managed one, validated over HTTP). */
   renewCertificate(domain: string): Promise<void>;
+  /**
+   * Requests a certificate of one's own for exactly `domain`, validated by DNS; idempotent for
+   * the same `replacing` (the ARN of a certificate that failed, or none for the first).
+   */
+  requestOwnCertificate(domain: string, replacing?: string): Promise<OwnCertificate>;
+  /** Where a certificate of one's own stands, with its validation record. */
+  ownCertificate(arn: string): Promise<OwnCertificate>;
   /** The edge's own DNS check; undefined where the edge has none (local mode). */
   checkDns(domain: string): Promise<EdgeDnsCheck | undefined>;
   /** Where the domain is in use outside this platform's tenants, in words; undefined when free. */
@@ -65,4 +93,35 @@ export interface EdgeTenants {
   detach(domain: string): Promise<void>;
   /** Every domain that has a tenant (to clean up tenants whose domain was removed). */
   tenants(): Promise<readonly string[]>;
+}
+
+/** What one sweep of stale tenants did: each tenant deleted, and each one the edge refused to delete now. */
+export interface StaleTenantSweep {
+  readonly deleted: readonly string[];
+  /** Left for the next sweep (CloudFront refuses until the disabled state has propagated). */
+  readonly refused: readonly { readonly domain: string; readonly reason: string }[];
+}
+
+/**
+ * Deletes the edge's tenants whose domain has no record (a removal whose detach failed). A
+ * deletion the edge refuses is reported and the sweep goes on, so one stuck tenant never keeps
+ * the others; only a failure to list the tenants fails the sweep. A tenant is always created
+ * after its domain's record, so a tenant without one is never a domain being added.
+ */
+export async function sweepStaleTenants(
+  edge: Pick<EdgeTenants, 'tenants' | 'detach'>,
+  hasRecord: (domain: string) => Promise<boolean>,
+): Promise<StaleTenantSweep> {
+  const deleted: string[] = [];
+  const refused: { domain: string; reason: string }[] = [];
+  for (const domain of await edge.tenants()) {
+    if (await hasRecord(domain)) continue;
+    try {
+      await edge.detach(domain);
+      deleted.push(domain);
+    } catch (error) {
+      refused.push({ domain, reason: error instanceof Error ? error.message : String(error) });
+    }
+  }
+  return { deleted, refused };
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import {
   type CloudFrontClient,
   CreateDistributionTenantCommand,
+  type Customizations,
   DeleteDistributionTenantCommand,
   type DistributionTenant,
   GetDistributionTenantByDomainCommand,
@@ -16,20 +17,23 @@ import {
 } from '@aws-sdk/client-cloudfront';
 import type {
   AttachOptions,
-  CertificateValidation,
   EdgeCertificate,
   EdgeDnsCheck,
   EdgeRoute,
   EdgeTenants,
+  OwnCertificate,
 } from '../domain/edge-tenants';
 import { DomainError } from '../domain/errors';
 import { TENANT_PARAMETERS } from '../shared/edge-tenant-parameters';
+import type { AcmCertificates } from './acm-certificates';
 
 /**
  * The domains service's edge in AWS: CloudFront SaaS Manager. Each custom domain is one
  * distribution tenant of the platform's multi-tenant distribution, in its connection group,
  * with a CloudFront-managed certificate validated over HTTP (CloudFront serves the token once
- * the domain's CNAME points at the connection group). A tenant is found by its domain
+ * the domain's CNAME points at the connection group). A domain imported from the old per-domain
+ * targets serves instead with a certificate of the platform's own (ACM, DNS-validated: its
+ * `Customizations.Certificate`), issued before its DNS moves. A tenant is found by its domain
  * (GetDistributionTenantByDomain), so a tenant made by any path (this adapter, the migration)
  * is recognized; only tenants of the platform's distribution are ever changed.
  */
@@ -126,6 +130,8 @@ export interface CloudFrontEdgeTenantsOptions {
   readonly connectionGroupId: string;
   /** Attempts of a change whose ETag went stale. @default {@link ETAG_ATTEMPTS} */
   readonly etagAttempts?: number;
+  /** ACM in us-east-1: the certificates of one's own of imported domains. @default none: they are refused */
+  readonly certificates?: Pick<AcmCertificates, 'request' | 'describe'>;
 }
 
 /** A tenant of the platform's distribution, with the ETag its next change must name. */
@@ -134,12 +140,33 @@ interface Found {
   readonly etag: string;
 }
 
-/** The full desired state of a tenant (UpdateDistributionTenant is sent whole, never as a patch). */
+/**
+ * The full desired state of a tenant (UpdateDistributionTenant is sent whole, never as a patch):
+ * a new managed certificate request, or the ARN of a certificate of one's own, replaces the
+ * tenant's certificate; neither keeps the one it has.
+ */
 type Change = (current: Found['tenant']) => {
   readonly parameters: Parameter[];
   readonly enabled: boolean;
   readonly certificate?: ManagedCertificateRequest;
+  readonly certificateArn?: string;
 };
+
+/** The tenant's own certificate (an imported domain's), if it serves with one. */
+const ownCertificateArn = (tenant: DistributionTenant): string | undefined =>
+  tenant.Customizations?.Certificate?.Arn || undefined;
+
+/** The tenant's customizations after a change of certificate (undefined: none at all). */
+function customizationsAfter(
+  current: Customizations | undefined,
+  { certificate, certificateArn }: { certificate?: ManagedCertificateRequest; certificateArn?: string },
+): Customizations | undefined {
+  if (!certificate && !certificateArn) return current;
+  const next: Customizations = { ...current };
+  delete next.Certificate;
+  if (certificateArn) next.Certificate = { Arn: certificateArn };
+  return Object.keys(next).length > 0 ? next : undefined;
+}
 
 export class CloudFrontEdgeTenants implements EdgeTenants {
   private readonly attempts: number;
@@ -148,22 +175,18 @@ export class CloudFrontEdgeTenants implements EdgeTenants {
     this.attempts = options.etagAttempts ?? ETAG_ATTEMPTS;
   }
 
-  async attach(
-    name: string,
-    route: EdgeRoute,
-    { validation = 'cloudfront' }: AttachOptions = {},
-  ): Promise<void> {
+  async attach(name: string, route: EdgeRoute, { certificateArn }: AttachOptions = {}): Promise<void> {
     const domain = normalize(name);
     await this.edge(domain, async () => {
       const found = await this.ours(domain);
       if (!found) {
-        if (await this.create(domain, route, validation)) return;
+        if (await this.create(domain, route, certificateArn)) return;
         // Created by a concurrent attach meanwhile: it is changed like any existing tenant.
         const raced = await this.ours(domain);
         if (!raced) throw this.takenElsewhere(domain);
-        return this.attachExisting(raced, route, validation);
+        return this.attachExisting(raced, route, certificateArn);
       }
-      return this.attachExisting(found, route, validation);
+      return this.attachExisting(found, route, certificateArn);
     });
   }
 
@@ -182,8 +205,17 @@ export class CloudFrontEdgeTenants implements EdgeTenants {
     const domain = normalize(name);
     return this.edge(domain, async () => {
       const found = await this.ours(domain);
-      return found ? this.certificateOf(found.tenant.Id) : { state: 'none' };
+      return found ? this.certificateOf(found.tenant) : { state: 'none' };
     });
+  }
+
+  async requestOwnCertificate(name: string, replacing?: string): Promise<OwnCertificate> {
+    const domain = normalize(name);
+    return this.edge(domain, () => this.acm().request(domain, replacing));
+  }
+
+  async ownCertificate(arn: string): Promise<OwnCertificate> {
+    return this.edge(undefined, () => this.acm().describe(arn));
   }
 
   async renewCertificate(name: string): Promise<void> {
@@ -329,11 +361,19 @@ export class CloudFrontEdgeTenants implements EdgeTenants {
     }
   }
 
-  private certificateRequest(
-    domain: string,
-    validation: CertificateValidation = 'cloudfront',
-  ): ManagedCertificateRequest {
-    return { ValidationTokenHost: validation, PrimaryDomainName: domain };
+  /** A managed certificate, validated over HTTP by CloudFront once the domain's CNAME reaches it. */
+  private certificateRequest(domain: string): ManagedCertificateRequest {
+    return { ValidationTokenHost: 'cloudfront', PrimaryDomainName: domain };
+  }
+
+  private acm(): Pick<AcmCertificates, 'request' | 'describe'> {
+    if (!this.options.certificates) {
+      throw new DomainError(
+        'edge_unavailable',
+        'This edge has no certificate manager: certificates of its own are for imported domains (npm run domains -- import).',
+      );
+    }
+    return this.options.certificates;
   }
 
   private takenElsewhere(domain: string): DomainError {
@@ -347,7 +387,7 @@ export class CloudFrontEdgeTenants implements EdgeTenants {
   private async create(
     domain: string,
     route: EdgeRoute,
-    validation: CertificateValidation,
+    certificateArn: string | undefined,
   ): Promise<boolean> {
     try {
       await this.options.client.send(
@@ -357,7 +397,9 @@ export class CloudFrontEdgeTenants implements EdgeTenants {
           Name: tenantNameOf(domain),
           Domains: [{ Domain: domain }],
           Parameters: tenantParameters(route),
-          ManagedCertificateRequest: this.certificateRequest(domain, validation),
+          ...(certificateArn
+            ? { Customizations: { Certificate: { Arn: certificateArn } } }
+            : { ManagedCertificateRequest: this.certificateRequest(domain) }),
           Enabled: true,
         }),
       );
@@ -368,29 +410,40 @@ export class CloudFrontEdgeTenants implements EdgeTenants {
     }
   }
 
-  /** An existing tenant takes the route and is enabled; its certificate is requested again only when it has none that stands. */
+  /**
+   * An existing tenant takes the route and is enabled. With `certificateArn` it serves with that
+   * certificate; else its managed certificate is requested again only when it has none that stands.
+   */
   private async attachExisting(
     found: Found,
     route: EdgeRoute,
-    validation: CertificateValidation = 'cloudfront',
+    certificateArn: string | undefined,
   ): Promise<void> {
-    const { state } = await this.certificateOf(found.tenant.Id);
-    const renew = state !== 'issued' && state !== 'pending';
-    await this.update(found, () => ({
-      parameters: tenantParameters(route),
-      enabled: true,
-      ...(renew ? { certificate: this.certificateRequest(this.domainOf(found), validation) } : {}),
-    }));
+    let certificate: Pick<ReturnType<Change>, 'certificate' | 'certificateArn'> = {};
+    if (certificateArn) {
+      if (ownCertificateArn(found.tenant) !== certificateArn) certificate = { certificateArn };
+    } else {
+      const { state } = await this.certificateOf(found.tenant);
+      const renew = state !== 'issued' && state !== 'pending';
+      if (renew) certificate = { certificate: this.certificateRequest(this.domainOf(found)) };
+    }
+    await this.update(found, () => ({ parameters: tenantParameters(route), enabled: true, ...certificate }));
   }
 
   private domainOf(found: Found): string {
     return normalize(found.tenant.Domains?.[0]?.Domain ?? found.tenant.Name ?? '');
   }
 
-  private async certificateOf(tenantId: string): Promise<EdgeCertificate> {
+  /** The tenant's certificate: its own (in ACM) when it names one, else its managed one. */
+  private async certificateOf(tenant: Found['tenant']): Promise<EdgeCertificate> {
+    const own = ownCertificateArn(tenant);
+    if (own) {
+      const { state, reason } = await this.acm().describe(own);
+      return { state, ...(reason ? { reason } : {}) };
+    }
     try {
       const { ManagedCertificateDetails } = await this.options.client.send(
-        new GetManagedCertificateDetailsCommand({ Identifier: tenantId }),
+        new GetManagedCertificateDetailsCommand({ Identifier: tenant.Id }),
       );
       const status = ManagedCertificateDetails?.CertificateStatus;
       return (status && CERTIFICATE_STATES[status]) || { state: 'none' };
@@ -449,7 +502,11 @@ export class CloudFrontEdgeTenants implements EdgeTenants {
   private async update(found: Found, change: Change): Promise<Found> {
     let current = found;
     for (let attempt = 1; ; attempt += 1) {
-      const { parameters, enabled, certificate } = change(current.tenant);
+      const { parameters, enabled, certificate, certificateArn } = change(current.tenant);
+      const customizations = customizationsAfter(current.tenant.Customizations, {
+        ...(certificate ? { certificate } : {}),
+        ...(certificateArn ? { certificateArn } : {}),
+      });
       try {
         const { DistributionTenant, ETag } = await this.options.client.send(
           new UpdateDistributionTenantCommand({
@@ -460,6 +517,7 @@ export class CloudFrontEdgeTenants implements EdgeTenants {
             Domains: (current.tenant.Domains ?? []).map(({ Domain }) => ({ Domain })),
             Parameters: parameters,
             Enabled: enabled,
+            ...(customizations ? { Customizations: customizations } : {}),
             ...(certificate ? { ManagedCertificateRequest: certificate } : {}),
           }),
         );

@@ -12,7 +12,18 @@ import { CUSTOM_DOMAINS_TABLE } from './table-schema';
 
 const [PROJECT_INDEX] = CUSTOM_DOMAINS_TABLE.globalIndexes;
 
-/** The only code that knows how custom domains are stored: the item is the record, keyed by its name. */
+/**
+ * The key of a project's primary claim, an item of the same table: `#` never stands in a host
+ * name, so no domain (nor a Host header the authorizer looks up) has it. The item has no
+ * `project` attribute, so it stays out of the project index, and its `primary` is the domain.
+ */
+export const primaryClaimKey = (project: string): string => `#primary#${project}`;
+const isClaim = (item: Record<string, unknown>) => String(item.name).startsWith('#');
+
+/**
+ * The only code that knows how custom domains are stored: the item is the record, keyed by its
+ * name, and each project's primary claim is an item beside them.
+ */
 export class CustomDomainRepository implements CustomDomainStore {
   constructor(
     private readonly client: DynamoDBDocumentClient,
@@ -43,9 +54,60 @@ export class CustomDomainRepository implements CustomDomainStore {
 
   /** Every domain (local mode restores the edge's tenants from it at start; operators' listings). */
   async all(): Promise<CustomDomain[]> {
-    return (await allPages((startKey) =>
-      this.client.send(new ScanCommand({ TableName: this.tableName, ExclusiveStartKey: startKey })),
-    )) as unknown as CustomDomain[];
+    return (
+      await allPages((startKey) =>
+        this.client.send(new ScanCommand({ TableName: this.tableName, ExclusiveStartKey: startKey })),
+      )
+    ).filter((item) => !isClaim(item)) as unknown as CustomDomain[];
+  }
+
+  async claimedPrimary(project: string): Promise<string | undefined> {
+    const { Item } = await storeCall(() =>
+      this.client.send(
+        new GetCommand({
+          TableName: this.tableName,
+          Key: { name: primaryClaimKey(project) },
+          ConsistentRead: true,
+        }),
+      ),
+    );
+    return typeof Item?.primary === 'string' ? Item.primary : undefined;
+  }
+
+  claimPrimary(project: string, name: string, expected: string | undefined): Promise<boolean> {
+    return conditionalWrite(() =>
+      this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: { name: primaryClaimKey(project), primary: name },
+          ...(expected === undefined
+            ? {
+                ConditionExpression: 'attribute_not_exists(#name)',
+                ExpressionAttributeNames: { '#name': 'name' },
+              }
+            : {
+                ConditionExpression: '#primary = :expected',
+                ExpressionAttributeNames: { '#primary': 'primary' },
+                ExpressionAttributeValues: { ':expected': expected },
+              }),
+        }),
+      ),
+    );
+  }
+
+  async releasePrimary(project: string, name: string): Promise<void> {
+    // Already released or moved to another domain: nothing to do.
+    await conditionalWrite(() =>
+      this.client.send(
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: { name: primaryClaimKey(project) },
+          ConditionExpression: '#primary = :name',
+          ExpressionAttributeNames: { '#primary': 'primary' },
+          ExpressionAttributeValues: { ':name': name },
+        }),
+      ),
+    );
   }
 
   create(domain: CustomDomain): Promise<boolean> {

@@ -1,3 +1,7 @@
+import type { CustomDomain } from '../../lambda/domain/custom-domain';
+import { createDocumentClient } from '../../lambda/store/dynamodb-client';
+import { CustomDomainRepository } from '../../lambda/store/custom-domain-repository';
+import { LOCAL_TABLE_NAMES } from '../../local/local-tables';
 import { type DomainsTestApi, startDomainsTestApi } from '../support/local-domains';
 
 /**
@@ -10,12 +14,15 @@ const ELSEWHERE = 'used.elsewhere.test';
 
 let t: DomainsTestApi;
 let token: string;
+let projectName: string;
 
 beforeAll(async () => {
   t = await startDomainsTestApi({
     inUseElsewhere: new Map([[ELSEWHERE, 'another CloudFront distribution']]),
   });
-  token = (await t.createProject('business')).consoleToken;
+  const project = await t.createProject('business');
+  token = project.consoleToken;
+  projectName = project.name;
 });
 
 afterAll(async () => {
@@ -129,6 +136,71 @@ describe('DNS verdicts', () => {
     await t.record('other-apex.test', 'A', '203.0.113.5');
 
     expect(await verify('other-apex.test')).toMatchObject({ verified: false, verdict: 'apex-mismatch' });
+  });
+});
+
+describe('an imported domain, through its old per-domain target', () => {
+  const DOMAIN = 'shop.migrated.test';
+  const OLD_TARGET = `${DOMAIN}.tenants.old-platform.test`;
+
+  beforeAll(async () => {
+    // As `npm run domains -- import` stores it: live on the old target, its certificate pending.
+    const documents = createDocumentClient(t.api.dynamodbEndpoint);
+    const now = new Date().toISOString();
+    const imported: CustomDomain = {
+      name: DOMAIN,
+      project: projectName,
+      role: 'additional',
+      state: 'certificate-pending',
+      since: now,
+      addedAt: now,
+      attached: true,
+      certificate: 'pending',
+      servedAt: now,
+      migratedFrom: OLD_TARGET,
+      version: 1,
+    };
+    try {
+      expect(
+        await new CustomDomainRepository(documents, LOCAL_TABLE_NAMES.customDomains).create(imported),
+      ).toBe(true);
+    } finally {
+      documents.destroy();
+    }
+    // The tenant's record, unchanged by the migration, and the old target as it is today.
+    await t.record(DOMAIN, 'CNAME', OLD_TARGET);
+    await t.record(OLD_TARGET, 'CNAME', 'd-abc123.execute-api.eu-west-1.amazonaws.com');
+  });
+
+  it('is pending, not failed, while the old target still points at the old custom domain', async () => {
+    const verified = await t.console(token, 'POST', `/domains/${DOMAIN}/verify`);
+
+    expect(verified.body).toMatchObject({
+      verified: false,
+      verdict: 'migration-pending',
+      summary: `Not verified yet: ${DOMAIN} points at its old target ${OLD_TARGET}, which is a CNAME of d-abc123.execute-api.eu-west-1.amazonaws.com and does not reach ${TARGET} yet.`,
+      domain: { state: 'certificate-pending' },
+    });
+  });
+
+  it('verifies once the platform makes the old target a CNAME to the target', async () => {
+    await t.removeRecord(OLD_TARGET, 'CNAME');
+    await t.record(OLD_TARGET, 'CNAME', TARGET);
+
+    expect(await t.console(token, 'POST', `/domains/${DOMAIN}/verify`)).toMatchObject({
+      status: 200,
+      body: {
+        verified: true,
+        verdict: 'verified',
+        summary: `Verified: ${DOMAIN} reaches ${TARGET} through its old target ${OLD_TARGET}.`,
+      },
+    });
+  });
+
+  it('is no way round for a domain that was not imported: a CNAME to an old target points elsewhere', async () => {
+    await t.record('fresh.migrated.test', 'CNAME', OLD_TARGET);
+
+    expect(await verify('fresh.migrated.test')).toMatchObject({ verified: false, verdict: 'cname-mismatch' });
   });
 });
 

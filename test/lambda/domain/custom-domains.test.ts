@@ -1,11 +1,18 @@
 import type { CustomDomain } from '../../../lambda/domain/custom-domain';
-import { CustomDomains, type ProjectRef } from '../../../lambda/domain/custom-domains';
+import {
+  type CustomDomainStore,
+  CustomDomains,
+  type ProjectRef,
+  REMOVE_CONFIRMATION,
+} from '../../../lambda/domain/custom-domains';
 import type { DnsLookup } from '../../../lambda/domain/dns-verdict';
 import type {
+  AttachOptions,
   EdgeCertificate,
   EdgeDnsCheck,
   EdgeRoute,
   EdgeTenants,
+  OwnCertificate,
 } from '../../../lambda/domain/edge-tenants';
 import { DomainError } from '../../../lambda/domain/errors';
 import { CustomDomainRepository } from '../../../lambda/store/custom-domain-repository';
@@ -23,7 +30,12 @@ const TARGET = 'domains.platform.test';
 
 class RecordingEdge implements EdgeTenants {
   readonly routes = new Map<string, EdgeRoute>();
+  /** The certificate of its own each attached tenant serves with (an imported domain's). */
+  readonly ownCertificates = new Map<string, string>();
   certificateState: EdgeCertificate = { state: 'pending' };
+  /** What the certificate authority says of certificates of one's own, by ARN. */
+  readonly own = new Map<string, OwnCertificate>();
+  requested = 0;
   dnsCheck: EdgeDnsCheck | undefined;
   failing = false;
   readonly calls: string[] = [];
@@ -33,9 +45,26 @@ class RecordingEdge implements EdgeTenants {
     if (this.failing) throw new Error('ThrottlingException: Rate exceeded');
   }
 
-  async attach(domain: string, route: EdgeRoute) {
-    this.call(`attach ${domain}`);
+  async attach(domain: string, route: EdgeRoute, options: AttachOptions = {}) {
+    this.call(`attach ${domain}${options.certificateArn ? ` with ${options.certificateArn}` : ''}`);
     this.routes.set(domain, route);
+    if (options.certificateArn) this.ownCertificates.set(domain, options.certificateArn);
+  }
+  async requestOwnCertificate(domain: string, replacing?: string) {
+    this.call(`request ${domain}${replacing ? ` replacing ${replacing}` : ''}`);
+    this.requested += 1;
+    const arn = `arn:aws:acm:us-east-1:123456789012:certificate/${this.requested}`;
+    const requested: OwnCertificate = {
+      arn,
+      state: 'pending',
+      validationRecord: { name: `_x.${domain}`, value: '_y.acm-validations.aws' },
+    };
+    this.own.set(arn, requested);
+    return requested;
+  }
+  async ownCertificate(arn: string) {
+    this.call(`describe ${arn}`);
+    return this.own.get(arn) ?? { arn, state: 'none' as const };
   }
   async reroute(domain: string, route: EdgeRoute) {
     this.call(`reroute ${domain}`);
@@ -148,7 +177,8 @@ it('reports an edge that cannot answer as unavailable, and changes nothing', asy
   expect(await repository.get(name('shop'))).toMatchObject({
     state: 'pending-dns',
     attached: false,
-    version: 1,
+    // Stored as additional (1), then made the primary once it won the project's claim (2).
+    version: 2,
   });
 });
 
@@ -161,8 +191,123 @@ it('removes the record even when the tenant cannot be deleted now, and the sweep
   expect(await repository.get(name('shop'))).toBeUndefined();
 
   edge.failing = false;
-  expect(await service.cleanUpStaleTenants()).toEqual([name('shop')]);
+  expect(await service.cleanUpStaleTenants()).toEqual({ deleted: [name('shop')], refused: [] });
   expect(edge.routes.size).toBe(0);
+});
+
+it('sweeps past a tenant the edge refuses to delete, and reports it', async () => {
+  await service.add(project, { name: name('a') });
+  await service.add(project, { name: name('b') });
+  await service.verify(project, name('a'));
+  await service.verify(project, name('b'));
+  // Both records gone (a crash, or removals whose detach failed), their tenants left.
+  await repository.delete(name('a'), project.name);
+  await repository.delete(name('b'), project.name);
+  const detach = edge.detach.bind(edge);
+  edge.detach = async (domain) => {
+    if (domain === name('a'))
+      throw new DomainError('edge_unavailable', `The tenant of ${domain} is not disabled yet.`);
+    return detach(domain);
+  };
+
+  expect(await service.cleanUpStaleTenants()).toEqual({
+    deleted: [name('b')],
+    refused: [{ domain: name('a'), reason: `The tenant of ${name('a')} is not disabled yet.` }],
+  });
+  expect([...edge.routes.keys()]).toEqual([name('a')]);
+});
+
+/** A barrier: each of `parties` callers waits until all have arrived; later callers pass. */
+function barrier(parties: number): () => Promise<void> {
+  let arrived = 0;
+  let release: () => void = () => undefined;
+  const all = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  return async () => {
+    arrived += 1;
+    if (arrived >= parties) release();
+    if (arrived <= parties) await all;
+  };
+}
+
+/**
+ * The store, with the first reads of every concurrent add held until all of them have read:
+ * each sees a project with no domain and no primary, as two requests do when the project index
+ * (eventually consistent in DynamoDB) has not caught up. Deterministic: the writes then race
+ * for real on the embedded store, which applies each conditional write atomically.
+ */
+function racingStore(parties: number): CustomDomainStore {
+  const listed = barrier(parties);
+  const claimRead = barrier(parties);
+  return {
+    get: (domain) => repository.get(domain),
+    listByProject: async (owner) => {
+      const domains = await repository.listByProject(owner);
+      await listed();
+      return domains;
+    },
+    create: (domain) => repository.create(domain),
+    update: (domain) => repository.update(domain),
+    delete: (domain, owner) => repository.delete(domain, owner),
+    claimedPrimary: async (owner) => {
+      const claimed = await repository.claimedPrimary(owner);
+      await claimRead();
+      return claimed;
+    },
+    claimPrimary: (owner, domain, expected) => repository.claimPrimary(owner, domain, expected),
+    releasePrimary: (owner, domain) => repository.releasePrimary(owner, domain),
+  };
+}
+
+it('makes exactly one primary of simultaneous first adds, whatever the index shows each', async () => {
+  const parties = 4;
+  const racing = new CustomDomains({
+    store: racingStore(parties),
+    edge,
+    dns: cnameToTarget,
+    clock: () => Date.parse('2025-01-01T00:00:00Z'),
+    target: TARGET,
+    platformDomain: 'platform.test',
+  });
+  const names = ['w', 'x', 'y', 'z'].map(name);
+
+  const added = await Promise.all(names.map((domain) => racing.add(project, { name: domain })));
+
+  expect(added.filter((view) => view.role === 'primary')).toHaveLength(1);
+  const stored = await repository.listByProject(project.name);
+  expect(stored.map((domain) => domain.role).sort()).toEqual([
+    'additional',
+    'additional',
+    'additional',
+    'primary',
+  ]);
+  const primary = stored.find((domain) => domain.role === 'primary')?.name;
+  expect(await repository.claimedPrimary(project.name)).toBe(primary);
+  // The claim is the table's only other item, and never listed as a domain.
+  expect((await repository.all()).filter((domain) => domain.project === project.name)).toHaveLength(4);
+});
+
+it('moves the claim with the primary, and frees it with the last removal', async () => {
+  await service.add(project, { name: name('first') });
+  await service.add(project, { name: name('second') });
+  edge.certificateState = { state: 'issued' };
+  await service.verify(project, name('second'));
+  await service.verify(project, name('second'));
+  await service.setPrimary(project, name('second'));
+  expect(await repository.claimedPrimary(project.name)).toBe(name('second'));
+
+  await service.remove(project, name('first'));
+  await service.remove(project, name('second'), REMOVE_CONFIRMATION);
+  expect(await repository.claimedPrimary(project.name)).toBeUndefined();
+  expect(await service.add(project, { name: name('third') })).toMatchObject({ role: 'primary' });
+});
+
+it('takes over a claim whose domain is gone (a removal that stopped half way)', async () => {
+  await repository.claimPrimary(project.name, name('vanished'), undefined);
+
+  expect(await service.add(project, { name: name('next') })).toMatchObject({ role: 'primary' });
+  expect(await repository.claimedPrimary(project.name)).toBe(name('next'));
 });
 
 it('refuses a write based on a stale read (domain_busy), so a slower request never undoes a faster one', async () => {
@@ -171,7 +316,7 @@ it('refuses a write based on a stale read (domain_busy), so a slower request nev
   await service.verify(project, name('shop'));
 
   expect(await repository.update({ ...stale, state: 'failed', version: stale.version + 1 })).toBe(false);
-  expect(await repository.get(name('shop'))).toMatchObject({ state: 'certificate-pending', version: 2 });
+  expect(await repository.get(name('shop'))).toMatchObject({ state: 'certificate-pending', version: 3 });
 });
 
 it('keeps roles consistent: a redirect needs a primary, the primary is never a redirect nor removed first', async () => {
@@ -187,5 +332,102 @@ it('keeps roles consistent: a redirect needs a primary, the primary is never a r
   await service.add(project, { name: name('new') });
   await expect(service.setPrimary(project, name('new'))).rejects.toMatchObject({
     kind: 'domain_role_conflict',
+  });
+});
+
+describe('a domain imported from the old per-domain targets', () => {
+  const ARN = (n: number) => `arn:aws:acm:us-east-1:123456789012:certificate/${n}`;
+
+  async function imported(label: string, role: CustomDomain['role'] = 'primary'): Promise<CustomDomain> {
+    const domain: CustomDomain = {
+      name: name(label),
+      project: project.name,
+      role,
+      state: 'certificate-pending',
+      since: '2025-01-01T00:00:00.000Z',
+      addedAt: '2025-01-01T00:00:00.000Z',
+      attached: false,
+      certificate: 'pending',
+      servedAt: '2025-01-01T00:00:00.000Z',
+      migratedFrom: `${name(label)}.tenants.platform.test`,
+      version: 1,
+    };
+    expect(await repository.create(domain)).toBe(true);
+    if (role === 'primary') await repository.claimPrimary(project.name, domain.name, undefined);
+    return domain;
+  }
+
+  it('gets its own certificate first, and its tenant with it only once that is issued', async () => {
+    const domain = await imported('shop');
+    const first = await service.advanceImport(domain);
+    expect(first.certificate).toMatchObject({
+      arn: ARN(1),
+      state: 'pending',
+      validationRecord: { name: `_x.${domain.name}`, value: '_y.acm-validations.aws' },
+    });
+    expect(first.domain).toMatchObject({
+      state: 'certificate-pending',
+      attached: false,
+      certificateArn: ARN(1),
+    });
+    expect(edge.routes.has(domain.name)).toBe(false);
+
+    // The project's list asks again: still pending, nothing attached; a second request never made.
+    await service.list(project);
+    expect(edge.requested).toBe(1);
+    expect(edge.routes.has(domain.name)).toBe(false);
+
+    edge.own.set(ARN(1), { arn: ARN(1), state: 'issued' });
+    const [view] = await service.list(project);
+    expect(view).toMatchObject({ name: domain.name, state: 'active', certificate: 'issued' });
+    expect(edge.calls).toContain(`attach ${domain.name} with ${ARN(1)}`);
+    expect(edge.routes.get(domain.name)).toEqual({ project: project.name, role: 'serve' });
+    expect(await repository.get(domain.name)).toMatchObject({ attached: true, certificateArn: ARN(1) });
+  });
+
+  it('routes an imported redirect to the primary the claim names', async () => {
+    const primary = await imported('shop');
+    const redirect = await imported('www', 'redirect');
+    edge.own.set(ARN(1), { arn: ARN(1), state: 'issued' });
+    await repository.update({ ...redirect, certificateArn: ARN(1), version: 2 });
+    const { domain } = await service.advanceImport((await repository.get(redirect.name)) as CustomDomain);
+    expect(domain).toMatchObject({ state: 'redirect', attached: true });
+    expect(edge.routes.get(redirect.name)).toEqual({
+      project: project.name,
+      role: 'redirect',
+      primary: primary.name,
+    });
+  });
+
+  it('fails with the reason and the fix when the certificate times out, and re-verify requests a new one', async () => {
+    const domain = await imported('shop');
+    await service.advanceImport(domain);
+    edge.own.set(ARN(1), {
+      arn: ARN(1),
+      state: 'timed-out',
+      reason: 'ACM did not find the validation CNAME within 72 hours',
+      validationRecord: { name: `_x.${domain.name}`, value: '_y.acm-validations.aws' },
+    });
+    const [failed] = await service.list(project);
+    expect(failed).toMatchObject({ state: 'failed', certificate: 'timed-out' });
+    expect(failed?.reason).toContain('ACM did not find the validation CNAME within 72 hours');
+    expect(failed?.reason).toContain(
+      `keep the validation record _x.${domain.name} CNAME _y.acm-validations.aws`,
+    );
+    expect(failed?.reason).toContain('still serves from its old target');
+
+    const verification = await service.verify(project, domain.name);
+    expect(edge.calls).toContain(`request ${domain.name} replacing ${ARN(1)}`);
+    expect(verification.domain).toMatchObject({ state: 'certificate-pending', certificate: 'pending' });
+    expect(await repository.get(domain.name)).toMatchObject({ certificateArn: ARN(2), attached: false });
+  });
+
+  it('keeps the record when the edge cannot answer (throttled), and goes on from it later', async () => {
+    const domain = await imported('shop');
+    edge.failing = true;
+    await expect(service.advanceImport(domain)).rejects.toMatchObject({ kind: 'edge_unavailable' });
+    expect(await repository.get(domain.name)).toEqual(domain);
+    edge.failing = false;
+    expect((await service.advanceImport(domain)).domain.certificateArn).toBe(ARN(1));
   });
 });

@@ -23,6 +23,7 @@ import {
   UpdateDistributionTenantCommand,
   VerifyDnsConfigurationCommand,
 } from '@aws-sdk/client-cloudfront';
+import { ACMClient, DescribeCertificateCommand, RequestCertificateCommand } from '@aws-sdk/client-acm';
 import { mockClient } from 'aws-sdk-client-mock';
 import type { CustomDomain } from '../../../lambda/domain/custom-domain';
 import { CustomDomains } from '../../../lambda/domain/custom-domains';
@@ -33,8 +34,11 @@ import {
   ETAG_ATTEMPTS,
   tenantNameOf,
 } from '../../../lambda/store/cloudfront-edge-tenants';
+import { AcmCertificates } from '../../../lambda/store/acm-certificates';
 import { CustomDomainRepository } from '../../../lambda/store/custom-domain-repository';
 import { CUSTOM_DOMAINS_TABLE } from '../../../lambda/store/table-schema';
+import { staleTenantCleanup } from '../../../lambda/operations/stale-tenant-cleanup';
+import { STALE_TENANT_CLEANUP_ACTIONS } from '../../../lib/constructs/stale-tenant-cleanup';
 import { startTestStore, type TestStore } from '../../support/embedded-store';
 
 // CloudFront cannot run here: mocked at the SDK boundary, answering as its API reference documents.
@@ -482,12 +486,101 @@ describe('the cleanup of stale tenants', () => {
       target: 'domains.animalstore.example',
       platformDomain: 'animalstore.example',
     });
-    expect(await service.cleanUpStaleTenants()).toEqual(['gone.example.com']);
+    expect(await service.cleanUpStaleTenants()).toEqual({ deleted: ['gone.example.com'], refused: [] });
     expect(inputs(ListDistributionTenantsCommand)).toEqual([
       { AssociationFilter: { DistributionId: DISTRIBUTION_ID } },
       { AssociationFilter: { DistributionId: DISTRIBUTION_ID }, Marker: 'next' },
     ]);
     expect(inputs(DeleteDistributionTenantCommand)).toEqual([{ Id: TENANT_ID, IfMatch: ETAG }]);
+  });
+
+  it('goes on past a deletion CloudFront refuses, reports each, and calls only what its role may', async () => {
+    const repository = new CustomDomainRepository(store.documents, 'test-custom-domains-sweep');
+    const summary = (Id: string, Domain: string): DistributionTenantSummary => ({
+      Id,
+      DistributionId: DISTRIBUTION_ID,
+      Name: Domain,
+      Arn: `arn:aws:cloudfront::123456789012:distribution-tenant/${Id}`,
+      Domains: [{ Domain, Status: 'active' }],
+      CreatedTime: new Date('2026-06-01T12:00:00Z'),
+      LastModifiedTime: new Date('2026-06-01T12:00:00Z'),
+      ETag: ETAG,
+      Enabled: true,
+    });
+    cloudfront.on(ListDistributionTenantsCommand).resolves({
+      DistributionTenantList: [
+        summary('dt_stuck', 'stuck.example.com'),
+        summary('dt_also', 'also-stuck.example.com'),
+        summary('dt_gone', 'gone-too.example.com'),
+      ],
+    });
+    for (const [Id, Domain, Enabled] of [
+      ['dt_stuck', 'stuck.example.com', true],
+      ['dt_also', 'also-stuck.example.com', false],
+      ['dt_gone', 'gone-too.example.com', false],
+    ] as const) {
+      cloudfront.on(GetDistributionTenantByDomainCommand, { Domain }).resolves({
+        DistributionTenant: tenant({ Id, Name: Domain, Domains: [{ Domain }], Enabled }),
+        ETag: ETAG,
+      });
+    }
+    cloudfront.on(UpdateDistributionTenantCommand).resolves({
+      DistributionTenant: tenant({ Id: 'dt_stuck', Enabled: false }),
+      ETag: NEW_ETAG,
+    });
+    const notDisabled = () =>
+      new ResourceNotDisabled({ message: 'The specified resource is not disabled.', ...meta(409) });
+    cloudfront
+      .on(DeleteDistributionTenantCommand, { Id: 'dt_stuck' })
+      .rejects(notDisabled())
+      .on(DeleteDistributionTenantCommand, { Id: 'dt_also' })
+      .rejects(notDisabled())
+      .on(DeleteDistributionTenantCommand, { Id: 'dt_gone' })
+      .resolves({});
+    const lines: [string, string][] = [];
+    const sweep = staleTenantCleanup({
+      edge: edge(),
+      domains: repository,
+      write: (level, line) => lines.push([level, line]),
+    });
+
+    const outcome = await sweep();
+
+    expect(outcome).toEqual({
+      deleted: ['gone-too.example.com'],
+      refused: [
+        { domain: 'stuck.example.com', reason: expect.stringMatching(/disabled and serves nothing/) },
+        { domain: 'also-stuck.example.com', reason: expect.stringMatching(/disabled and serves nothing/) },
+      ],
+    });
+    for (const { reason } of outcome.refused) expect(reason).not.toMatch(DEVELOPER_NOISE);
+    expect(lines).toEqual([['WARN', expect.any(String)]]);
+    expect(JSON.parse(lines[0]?.[1] ?? '{}')).toMatchObject({
+      level: 'WARN',
+      deleted: outcome.deleted,
+      refused: outcome.refused,
+    });
+    // Every call it made is one its role is granted (lib/constructs/stale-tenant-cleanup.ts).
+    const granted: string[] = [
+      ...STALE_TENANT_CLEANUP_ACTIONS.tenant,
+      ...STALE_TENANT_CLEANUP_ACTIONS.unscoped,
+    ];
+    const called = [
+      ...new Set(
+        cloudfront
+          .calls()
+          .map((call) => `cloudfront:${call.args[0].constructor.name.replace(/Command$/, '')}`),
+      ),
+    ];
+    expect(called.filter((action) => !granted.includes(action))).toEqual([]);
+    expect(called.sort()).toEqual(
+      [
+        'cloudfront:DeleteDistributionTenant',
+        'cloudfront:GetDistributionTenantByDomain',
+        'cloudfront:ListDistributionTenants',
+        'cloudfront:UpdateDistributionTenant',
+      ].sort(),
+    );
   });
 });
 
@@ -542,5 +635,102 @@ describe('tenant names', () => {
     const names = [tenantNameOf(long('one')), tenantNameOf(long('two'))];
     for (const name of names) expect(name).toMatch(/^[a-zA-Z0-9][a-zA-Z0-9-.]{1,126}[a-zA-Z0-9]$/);
     expect(new Set(names).size).toBe(2);
+  });
+});
+
+describe("an imported domain's tenant: a certificate of its own (ACM, DNS-validated), no managed one", () => {
+  const acm = mockClient(ACMClient);
+  const OWN = 'arn:aws:acm:us-east-1:123456789012:certificate/12345678-1234-1234-1234-123456789012';
+  const withAcm = () =>
+    new CloudFrontEdgeTenants({
+      client: new CloudFrontClient({ region: 'us-east-1' }),
+      distributionId: DISTRIBUTION_ID,
+      connectionGroupId: CONNECTION_GROUP_ID,
+      certificates: new AcmCertificates({ client: new ACMClient({ region: 'us-east-1' }) }),
+    });
+  const issued = {
+    Certificate: {
+      CertificateArn: OWN,
+      DomainName: DOMAIN,
+      Status: 'ISSUED' as const,
+      Type: 'AMAZON_ISSUED' as const,
+    },
+  };
+  afterEach(() => acm.reset());
+
+  it('creates the tenant with Customizations.Certificate.Arn and no ManagedCertificateRequest', async () => {
+    cloudfront.on(GetDistributionTenantByDomainCommand).rejects(notFound());
+    cloudfront.on(CreateDistributionTenantCommand).resolves({ DistributionTenant: tenant(), ETag: ETAG });
+    await withAcm().attach(DOMAIN, { project: 'acme', role: 'serve' }, { certificateArn: OWN });
+    expect(inputs(CreateDistributionTenantCommand)).toEqual([
+      {
+        DistributionId: DISTRIBUTION_ID,
+        ConnectionGroupId: CONNECTION_GROUP_ID,
+        Name: DOMAIN,
+        Domains: [{ Domain: DOMAIN }],
+        Parameters: [{ Name: 'project', Value: 'acme' }],
+        Customizations: { Certificate: { Arn: OWN } },
+        Enabled: true,
+      },
+    ]);
+  });
+
+  it('puts the certificate on an existing tenant, and asks ACM (not CloudFront) for its state', async () => {
+    existing();
+    cloudfront.on(UpdateDistributionTenantCommand).resolves({ DistributionTenant: tenant(), ETag: NEW_ETAG });
+    await withAcm().attach(DOMAIN, { project: 'acme', role: 'serve' }, { certificateArn: OWN });
+    const [update] = inputs(UpdateDistributionTenantCommand);
+    expect(update).toMatchObject({ Customizations: { Certificate: { Arn: OWN } }, IfMatch: ETAG });
+    expect(update?.ManagedCertificateRequest).toBeUndefined();
+
+    cloudfront.reset();
+    existing({ Customizations: { Certificate: { Arn: OWN } } });
+    acm.on(DescribeCertificateCommand, { CertificateArn: OWN }).resolves(issued);
+    expect(await withAcm().certificate(DOMAIN)).toEqual({ state: 'issued' });
+    expect(cloudfront.commandCalls(GetManagedCertificateDetailsCommand)).toEqual([]);
+  });
+
+  it('keeps the certificate through a reroute (the update is sent whole), and a renewal moves to a managed one', async () => {
+    existing({ Customizations: { Certificate: { Arn: OWN }, GeoRestrictions: { RestrictionType: 'none' } } });
+    cloudfront.on(UpdateDistributionTenantCommand).resolves({ DistributionTenant: tenant(), ETag: NEW_ETAG });
+    await withAcm().reroute(DOMAIN, { project: 'acme', role: 'redirect', primary: 'www.example.com' });
+    await withAcm().renewCertificate(DOMAIN);
+    const [reroute, renewal] = inputs(UpdateDistributionTenantCommand);
+    expect(reroute?.Customizations).toEqual({
+      Certificate: { Arn: OWN },
+      GeoRestrictions: { RestrictionType: 'none' },
+    });
+    expect(renewal?.Customizations).toEqual({ GeoRestrictions: { RestrictionType: 'none' } });
+    expect(renewal?.ManagedCertificateRequest).toEqual({
+      ValidationTokenHost: 'cloudfront',
+      PrimaryDomainName: DOMAIN,
+    });
+  });
+
+  it('requests and describes certificates through ACM; without it, refuses in words', async () => {
+    acm.on(RequestCertificateCommand).resolves({ CertificateArn: OWN });
+    acm.on(DescribeCertificateCommand).resolves(issued);
+    expect(await withAcm().requestOwnCertificate('Shop.Example.com.')).toEqual({ arn: OWN, state: 'issued' });
+    expect(acm.commandCalls(RequestCertificateCommand)[0]?.args[0].input).toMatchObject({
+      DomainName: DOMAIN,
+    });
+    await expect(edge().ownCertificate(OWN)).rejects.toMatchObject({ kind: 'edge_unavailable' });
+  });
+
+  it('reports ACM throttling as the edge being unavailable, in words', async () => {
+    acm.on(RequestCertificateCommand).rejects(
+      Object.assign(new Error('Rate exceeded'), {
+        name: 'ThrottlingException',
+        $metadata: { httpStatusCode: 400 },
+      }),
+    );
+    const refusal = await withAcm()
+      .requestOwnCertificate(DOMAIN)
+      .catch((error: unknown) => error as DomainError);
+    expect(refusal).toMatchObject({
+      kind: 'edge_unavailable',
+      message: 'The edge cannot answer now: retry in a moment.',
+    });
+    expect((refusal as Error).message).not.toMatch(DEVELOPER_NOISE);
   });
 });
