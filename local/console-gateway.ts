@@ -1,11 +1,23 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestListener } from 'node:http';
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { CONSOLE_API_PREFIX } from '../lambda/api/console-routes';
 import { toErrorResponse } from '../lambda/api/error-response';
 import { ApiError } from '../lambda/api/errors';
 import { gatewayError } from '../lambda/api/gateway-errors';
 import { jsonResponse } from '../lambda/api/http';
+import { ConsoleSessions } from '../lambda/domain/console-session';
+import type { CustomDomains } from '../lambda/domain/custom-domains';
+import { ProjectKeys } from '../lambda/domain/project-keys';
+import type { RateLimiter } from '../lambda/domain/rate-limiter';
+import type { ApiLambdaHandler } from '../lambda/middleware/api-handler';
+import { consoleApi } from '../lambda/operations/console';
+import { now } from '../lambda/shared/clock';
+import { ApiKeyRepository } from '../lambda/store/api-key-repository';
+import { ConsoleSessionRepository } from '../lambda/store/console-session-repository';
+import { ProjectRepository } from '../lambda/store/project-repository';
+import { RateLimitStore } from '../lambda/store/rate-limit-store';
 import {
   closeAfterAnswer,
   invokeProxy,
@@ -17,6 +29,7 @@ import {
   requestUrl,
   send,
 } from './gateway';
+import { LOCAL_TABLE_NAMES } from './local-tables';
 import { InvalidSandboxRecord, type SandboxDns, type SandboxRecordType } from './sandbox-dns';
 
 /**
@@ -30,6 +43,62 @@ import { InvalidSandboxRecord, type SandboxDns, type SandboxRecordType } from '.
 export const SANDBOX_RECORDS_PATH = `${CONSOLE_API_PREFIX}/sandbox/records`;
 
 const FUNCTION_NAME = 'console';
+
+/**
+ * The console's origins in local mode: the page is served on the API's port, reached as
+ * localhost or as the loopback address. A project address (`http://dev.localhost:<port>`) is
+ * same-site with them but another origin, so it is refused.
+ */
+export function localConsoleOrigins(port: number): string[] {
+  return [`http://localhost:${port}`, `http://127.0.0.1:${port}`];
+}
+
+/** What local mode gives its console function. */
+export interface LocalConsoleInput {
+  readonly client: DynamoDBDocumentClient;
+  /** The domains service of local mode's custom domains. */
+  readonly domains: CustomDomains;
+  /** The limiter the API shares (sign-ins count with anonymous API calls per client IP). */
+  readonly limiter: RateLimiter;
+  /** The API's port: the console's origins and the projects' addresses are on it. */
+  readonly port: number;
+  /** The sessions' clock (tests move it to end sessions). @default the service clock */
+  readonly sessionClock?: () => number;
+}
+
+/**
+ * The console function composed as lambda/handlers/console.ts composes it in AWS, over the
+ * local tables: projects are served at `http://<name>.localhost:<port>/v1`.
+ */
+export function localConsoleApi({
+  client,
+  domains,
+  limiter,
+  port,
+  sessionClock = now,
+}: LocalConsoleInput): ApiLambdaHandler {
+  const projects = new ProjectRepository(client, LOCAL_TABLE_NAMES.projects);
+  return consoleApi({
+    projects,
+    limiter,
+    sessions: new ConsoleSessions({
+      store: new ConsoleSessionRepository(client, LOCAL_TABLE_NAMES.consoleSessions),
+      projects,
+      clock: sessionClock,
+    }),
+    consoleOrigins: localConsoleOrigins(port),
+    keys: new ProjectKeys({
+      keys: new ApiKeyRepository(client, LOCAL_TABLE_NAMES.apiKeys),
+      projects,
+      clock: () => new Date(now()),
+    }),
+    counters: new RateLimitStore(client, LOCAL_TABLE_NAMES.rateLimits),
+    projectAddress: (name) => `http://${name}.localhost:${port}/v1`,
+    // The limiter's clock: usage is read in the windows it counts in.
+    clock: now,
+    domains,
+  });
+}
 
 function sandboxRecords(dns: SandboxDns, method: string, url: URL, body: Buffer): APIGatewayProxyResult {
   try {

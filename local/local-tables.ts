@@ -7,6 +7,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import {
   API_KEYS_TABLE,
+  CONSOLE_SESSIONS_TABLE,
   CUSTOM_DOMAINS_TABLE,
   IDEMPOTENCY_TABLE,
   PETS_TABLE,
@@ -27,6 +28,7 @@ export const LOCAL_TABLE_NAMES = {
   rateLimits: 'animal-store-rate-limits',
   idempotency: 'animal-store-idempotency-keys',
   customDomains: 'animal-store-custom-domains',
+  consoleSessions: 'animal-store-console-sessions',
 } as const;
 
 export const LOCAL_TABLES: readonly [TableDefinition, string][] = [
@@ -36,6 +38,7 @@ export const LOCAL_TABLES: readonly [TableDefinition, string][] = [
   [RATE_LIMITS_TABLE, LOCAL_TABLE_NAMES.rateLimits],
   [IDEMPOTENCY_TABLE, LOCAL_TABLE_NAMES.idempotency],
   [CUSTOM_DOMAINS_TABLE, LOCAL_TABLE_NAMES.customDomains],
+  [CONSOLE_SESSIONS_TABLE, LOCAL_TABLE_NAMES.consoleSessions],
 ];
 
 /** How often, and how long at most, to ask whether a new table is ACTIVE. */

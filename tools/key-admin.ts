@@ -1,13 +1,24 @@
-import { type ApiKeyRecord, issueApiKey } from '../lambda/domain/api-key';
+import type { ApiKeyRecord } from '../lambda/domain/api-key';
+import {
+  type IssuedKey,
+  KeyRefusal,
+  KeyRotationFailed,
+  type MovedKey,
+  ProjectKeys,
+  type RotatedKey,
+} from '../lambda/domain/project-keys';
 import type { ApiKeyRepository } from '../lambda/store/api-key-repository';
 import type { ProjectRepository } from '../lambda/store/project-repository';
 import { reason, UsageError } from './failures';
 
 /**
- * The key operations of the keys tool. A key belongs to a project, whose plan, pets and
- * address it acts for; the keys table is the truth the authorizer reads. Keys have no
+ * The key operations of the keys tool: the key rules of lambda/domain/project-keys.ts (which
+ * the console shares), worded for an operator. A key belongs to a project, whose plan, pets
+ * and address it acts for; the keys table is the truth the authorizer reads. Keys have no
  * gateway keys of their own: the gateway meters the project (npm run projects).
  */
+
+export type { IssuedKey, MovedKey, RotatedKey };
 
 export interface KeyAdminOptions {
   readonly keys: ApiKeyRepository;
@@ -15,114 +26,77 @@ export interface KeyAdminOptions {
   readonly clock?: () => Date;
 }
 
-/** A new key: `apiKey` is shown to its owner once and never stored. */
-export interface IssuedKey {
-  readonly apiKey: string;
-  readonly record: ApiKeyRecord;
+/** The operator's words for each refusal of the key rules. */
+function usageErrorOf(refusal: KeyRefusal, consequence: string): UsageError {
+  switch (refusal.kind) {
+    case 'no_such_project':
+      return new UsageError(
+        `No project is named ${refusal.subject}: see npm run projects -- list, or create it with npm run projects -- create ${refusal.subject}.`,
+      );
+    case 'key_not_found':
+      return new UsageError(`No key has id ${refusal.subject}.`);
+    case 'key_revoked':
+      return new UsageError(`Key ${refusal.subject} was revoked at ${refusal.revokedAt}: ${consequence}.`);
+    case 'key_without_project':
+      return new UsageError(
+        `Key ${refusal.subject} belongs to no project yet: run npm run projects -- migrate first.`,
+      );
+  }
 }
 
-export interface RotatedKey extends IssuedKey {
-  /** Id of the key it replaces, now revoked. */
-  readonly replaces: string;
-}
-
-export interface MovedKey {
-  readonly keyId: string;
-  readonly from: string;
-  readonly to: string;
+async function worded<T>(consequence: string, run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (error instanceof KeyRefusal) throw usageErrorOf(error, consequence);
+    if (error instanceof KeyRotationFailed) {
+      const newKey = error.withdrawn
+        ? `The new key ${error.newKeyId} was withdrawn.`
+        : `The new key ${error.newKeyId} could not be withdrawn (${reason(error.withdrawFailure)}): run revoke ${error.newKeyId}.`;
+      throw new Error(
+        `Could not revoke key ${error.keyId}: ${reason(error.revokeFailure)}. ${newKey} Key ${error.keyId} still works.`,
+      );
+    }
+    throw error;
+  }
 }
 
 export class KeyAdmin {
-  private readonly keys: ApiKeyRepository;
-  private readonly projects: ProjectRepository;
-  private readonly clock: () => Date;
+  private readonly rules: ProjectKeys;
 
   constructor(options: KeyAdminOptions) {
-    this.keys = options.keys;
-    this.projects = options.projects;
-    this.clock = options.clock ?? (() => new Date());
+    this.rules = new ProjectKeys({
+      keys: options.keys,
+      projects: options.projects,
+      clock: options.clock ?? (() => new Date()),
+    });
   }
 
   /** Every key, or a project's, oldest first (records only: they hold no secret). */
-  async list(project?: string): Promise<ApiKeyRecord[]> {
-    if (project === undefined) return this.keys.list();
-    await this.existingProject(project);
-    return this.keys.listByProject(project);
+  list(project?: string): Promise<ApiKeyRecord[]> {
+    return worded('', () => this.rules.list(project));
   }
 
   /** Issues a key of a project. */
-  async create(project: string, name: string): Promise<IssuedKey> {
-    await this.existingProject(project);
-    const issued = issueApiKey(project, name, this.clock());
-    await this.keys.put(issued.record);
-    return issued;
+  create(project: string, name: string): Promise<IssuedKey> {
+    return worded('', () => this.rules.create(project, name));
   }
 
   /** Revokes a key (again is fine: the first revocation time is kept). */
   async revoke(keyId: string): Promise<void> {
-    if (!(await this.keys.revoke(keyId, this.clock()))) throw noSuchKey(keyId);
+    await worded('', () => this.rules.revoke(keyId));
   }
 
   /**
    * Replaces a key by a new one of the same project and name. The new key exists before
    * the old one is revoked, so the owner is never without a working key.
    */
-  async rotate(keyId: string): Promise<RotatedKey> {
-    const old = await this.activeKey(keyId, 'it cannot be rotated; issue a new key with create');
-    // A key from before projects has none until the upgrade gives it one.
-    if (!old.project) {
-      throw new UsageError(`Key ${keyId} belongs to no project yet: run npm run projects -- migrate first.`);
-    }
-    const issued = issueApiKey(old.project, old.name, this.clock());
-    await this.keys.put(issued.record);
-    try {
-      if (!(await this.keys.revoke(keyId, this.clock()))) throw new Error('its record is gone');
-    } catch (error) {
-      const withdrawn = await this.withdraw(issued.record.keyId);
-      throw new Error(
-        `Could not revoke key ${keyId}: ${reason(error)}. ${withdrawn} Key ${keyId} still works.`,
-      );
-    }
-    return { ...issued, replaces: keyId };
+  rotate(keyId: string): Promise<RotatedKey> {
+    return worded('it cannot be rotated; issue a new key with create', () => this.rules.rotate(keyId));
   }
 
   /** Moves an active key to another project (its plan, pets and address from then on). */
-  async move(keyId: string, project: string): Promise<MovedKey> {
-    const record = await this.activeKey(keyId, 'it cannot be moved');
-    await this.existingProject(project);
-    const moved = { keyId, from: record.project, to: project };
-    if (record.project === project) return moved;
-    if (!(await this.keys.move(keyId, project))) throw noSuchKey(keyId);
-    return moved;
+  move(keyId: string, project: string): Promise<MovedKey> {
+    return worded('it cannot be moved', () => this.rules.move(keyId, project));
   }
-
-  private async existingProject(project: string): Promise<void> {
-    if (!(await this.projects.get(project))) {
-      throw new UsageError(
-        `No project is named ${project}: see npm run projects -- list, or create it with npm run projects -- create ${project}.`,
-      );
-    }
-  }
-
-  private async activeKey(keyId: string, consequence: string): Promise<ApiKeyRecord> {
-    const record = await this.keys.get(keyId);
-    if (!record) throw noSuchKey(keyId);
-    if (record.revokedAt)
-      throw new UsageError(`Key ${keyId} was revoked at ${record.revokedAt}: ${consequence}.`);
-    return record;
-  }
-
-  /** Takes back a key issued by a failed rotation; says how that went. */
-  private async withdraw(keyId: string): Promise<string> {
-    try {
-      await this.keys.revoke(keyId, this.clock());
-      return `The new key ${keyId} was withdrawn.`;
-    } catch (error) {
-      return `The new key ${keyId} could not be withdrawn (${reason(error)}): run revoke ${keyId}.`;
-    }
-  }
-}
-
-function noSuchKey(keyId: string): UsageError {
-  return new UsageError(`No key has id ${keyId}.`);
 }

@@ -4,25 +4,48 @@ import type { Schema } from './validate';
 /**
  * The console's API: the backend of the dashboard, apart from the pets API (the spec: "not
  * through the HTTP interface above"). One route table, read by the console function's router,
- * local mode, and later the stack and the docs. Every call acts for one project, proved by its
- * console token (`Authorization: Bearer pct_…`); every non-2xx is the Error body.
+ * local mode, the stack and the docs. Every call acts for one project, proved by its console
+ * token (`Authorization: Bearer pct_…`, the tools) or by the session cookie the browser got for
+ * it at sign-in; every non-2xx is the Error body.
  */
 
 /** Every console path lives under this prefix, on the same host as the API. */
 export const CONSOLE_API_PREFIX = '/console/api';
 
 export type ConsoleOperationId =
-  'listDomains' | 'addDomain' | 'verifyDomain' | 'setPrimaryDomain' | 'makeRedirectDomain' | 'removeDomain';
+  | 'createSession'
+  | 'getSession'
+  | 'deleteSession'
+  | 'getUsage'
+  | 'listKeys'
+  | 'createKey'
+  | 'rotateKey'
+  | 'revokeKey'
+  | 'listDomains'
+  | 'addDomain'
+  | 'verifyDomain'
+  | 'setPrimaryDomain'
+  | 'makeRedirectDomain'
+  | 'removeDomain';
+
+/**
+ * Who may call a route: `signed-in`, a console token or a session (the default); `session`, the
+ * session cookie alone (the session's own endpoints); `sign-in`, anyone, from the console's
+ * origin (the exchange of a console token for a session).
+ */
+export type ConsoleAccessRule = 'signed-in' | 'session' | 'sign-in';
 
 export type ConsoleMethod = 'GET' | 'POST' | 'DELETE';
 
 export interface ConsoleRoute {
   readonly operationId: ConsoleOperationId;
   readonly method: ConsoleMethod;
-  /** Path template relative to {@link CONSOLE_API_PREFIX}; `{name}` is a domain name. */
+  /** Path template relative to {@link CONSOLE_API_PREFIX}; `{name}` is a domain name, `{keyId}` a key's id. */
   readonly path: string;
   readonly summary: string;
-  readonly successStatus: 200 | 201;
+  readonly successStatus: 200 | 201 | 204;
+  /** @default 'signed-in' */
+  readonly access?: ConsoleAccessRule;
   /** The query parameters it takes; any other is refused. */
   readonly queryParameters: readonly string[];
   /** The JSON body it requires. */
@@ -43,10 +66,106 @@ export const ADD_DOMAIN_BODY: Schema = {
   additionalProperties: false,
 };
 
+/** `POST /session`: the project's console token, exchanged for a session. */
+export const CREATE_SESSION_BODY: Schema = {
+  type: 'object',
+  required: ['token'],
+  properties: { token: { type: 'string', minLength: 1, maxLength: 200 } },
+  additionalProperties: false,
+};
+
+/** `POST /keys`: the new key's name, to tell keys apart. */
+export const CREATE_KEY_BODY: Schema = {
+  type: 'object',
+  required: ['name'],
+  properties: { name: { type: 'string', minLength: 1, maxLength: 100 } },
+  additionalProperties: false,
+};
+
 /** The query parameter of a removal's confirmation (a DELETE carries no body: RFC 9110 §9.3.5). */
 export const CONFIRM_PARAMETER = 'confirm';
 
 export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
+  {
+    operationId: 'createSession',
+    method: 'POST',
+    path: '/session',
+    summary:
+      'Signs in: exchanges the console token (`{"token": "pct_…"}`) for a session cookie, and answers the session\'s CSRF token. Only from the console\'s origin.',
+    successStatus: 201,
+    access: 'sign-in',
+    queryParameters: [],
+    requestBody: CREATE_SESSION_BODY,
+    errors: ['invalid_console_token', 'csrf_origin_refused'],
+  },
+  {
+    operationId: 'getSession',
+    method: 'GET',
+    path: '/session',
+    summary: 'The session of the cookie: its project, its CSRF token and when it ends.',
+    successStatus: 200,
+    access: 'session',
+    queryParameters: [],
+    errors: [],
+  },
+  {
+    operationId: 'deleteSession',
+    method: 'DELETE',
+    path: '/session',
+    summary: 'Signs out: ends the session and clears its cookie.',
+    successStatus: 204,
+    access: 'session',
+    queryParameters: [],
+    errors: [],
+  },
+  {
+    operationId: 'getUsage',
+    method: 'GET',
+    path: '/usage',
+    summary:
+      "The project's plan, its limits, whether it may have custom domains, and its API calls this UTC minute and day.",
+    successStatus: 200,
+    queryParameters: [],
+    errors: [],
+  },
+  {
+    operationId: 'listKeys',
+    method: 'GET',
+    path: '/keys',
+    summary: "The project's API keys, oldest first: id, name, created and revoked times (never a secret).",
+    successStatus: 200,
+    queryParameters: [],
+    errors: [],
+  },
+  {
+    operationId: 'createKey',
+    method: 'POST',
+    path: '/keys',
+    summary: 'Issues a key of the project (`{"name": "ci"}`); the key is in the answer once and never again.',
+    successStatus: 201,
+    queryParameters: [],
+    requestBody: CREATE_KEY_BODY,
+    errors: [],
+  },
+  {
+    operationId: 'rotateKey',
+    method: 'POST',
+    path: '/keys/{keyId}/rotate',
+    summary:
+      'Replaces an active key by a new one of the same name (in the answer once); the old one is revoked and stops working within 30 s.',
+    successStatus: 201,
+    queryParameters: [],
+    errors: ['key_not_found', 'key_revoked'],
+  },
+  {
+    operationId: 'revokeKey',
+    method: 'DELETE',
+    path: '/keys/{keyId}',
+    summary: 'Revokes a key; it stops working within 30 s (again is fine: the first time is kept).',
+    successStatus: 200,
+    queryParameters: [],
+    errors: ['key_not_found'],
+  },
   {
     operationId: 'listDomains',
     method: 'GET',
@@ -82,7 +201,7 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
       'Verifies (or re-verifies) the domain: the DNS verdict and its fix; verified, the certificate is requested (again, after a timeout).',
     successStatus: 200,
     queryParameters: [],
-    errors: ['domain_not_found', 'domain_busy'],
+    errors: ['domain_not_found', 'domain_taken', 'domain_busy'],
   },
   {
     operationId: 'setPrimaryDomain',
@@ -162,3 +281,37 @@ export function matchConsoleRoute(method: string, pathname: string): ConsoleMatc
 export function isConsolePath(pathname: string): boolean {
   return pathname === CONSOLE_API_PREFIX || pathname.startsWith(`${CONSOLE_API_PREFIX}/`);
 }
+
+/**
+ * The session cookie. `__Host-`: the browser takes it only with Secure, Path=/ and no Domain,
+ * so no project address (same site, another host) can set or widen it; HttpOnly keeps it from
+ * scripts; SameSite=Strict keeps it off cross-site requests. Local mode sets the same cookie on
+ * plain http://localhost, which browsers treat as a secure context.
+ */
+export const SESSION_COOKIE_NAME = '__Host-animal-store-session';
+
+/** The `Set-Cookie` value of a new session, kept by the browser for `maxAgeSeconds` at most. */
+export function sessionCookie(secret: string, maxAgeSeconds: number): string {
+  return `${SESSION_COOKIE_NAME}=${secret}; Path=/; Max-Age=${maxAgeSeconds}; HttpOnly; Secure; SameSite=Strict`;
+}
+
+/** The `Set-Cookie` value that drops the session cookie. */
+export function clearedSessionCookie(): string {
+  return `${SESSION_COOKIE_NAME}=; Path=/; Max-Age=0; HttpOnly; Secure; SameSite=Strict`;
+}
+
+/** Every value of the session cookie in a request's `Cookie` headers (normally one, or none). */
+export function sessionCookieValues(cookieHeaders: readonly string[]): string[] {
+  const values: string[] = [];
+  for (const header of cookieHeaders) {
+    for (const pair of header.split(';')) {
+      const split = pair.indexOf('=');
+      if (split > 0 && pair.slice(0, split).trim() === SESSION_COOKIE_NAME)
+        values.push(pair.slice(split + 1).trim());
+    }
+  }
+  return values;
+}
+
+/** The header that carries a session's CSRF token on every change made with its cookie. */
+export const CSRF_HEADER = 'X-CSRF-Token';

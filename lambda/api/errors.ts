@@ -95,13 +95,36 @@ export type ErrorCode = keyof typeof ERROR_CATALOGUE;
  * published pets interface, so not in its document; listed in doc/domains.md.
  */
 export const CONSOLE_ERROR_CATALOGUE = {
-  missing_console_token: {
+  not_signed_in: {
     status: 401,
-    description: 'No `Authorization: Bearer <console token>` header was sent.',
+    description:
+      'Neither a session cookie nor an `Authorization: Bearer <console token>` header was sent: sign in.',
   },
   invalid_console_token: {
     status: 401,
     description: 'The console token is unknown, malformed or replaced (the message never says which).',
+  },
+  session_ended: {
+    status: 401,
+    description:
+      'The session is unknown, signed out, idle for 30 minutes, 12 hours old, or its console token was rotated: sign in again.',
+  },
+  csrf_origin_refused: {
+    status: 403,
+    description:
+      "A change made with the session cookie (or a sign-in) without an `Origin` header equal to the console's origin.",
+  },
+  csrf_token_invalid: {
+    status: 403,
+    description: "A change made with the session cookie without the session's `X-CSRF-Token` header.",
+  },
+  key_not_found: {
+    status: 404,
+    description: "The project has no API key with this id (another project's is not found either).",
+  },
+  key_revoked: {
+    status: 409,
+    description: 'The API key is revoked: it cannot be rotated; create a new key.',
   },
   invalid_domain: {
     status: 400,

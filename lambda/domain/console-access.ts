@@ -1,39 +1,82 @@
+import type { ConsoleSessionRecord, ConsoleSessions } from './console-session';
 import { StoreUnavailableError } from './errors';
 import { consoleTokenMatches, parseConsoleToken, type ProjectRecord, type ProjectStore } from './project';
 
 /**
- * Who calls the console's API: one project, proved by its console token (`Authorization:
- * Bearer pct_<project>_<secret>`; the console issue adds sessions). Unknown, malformed and
- * wrong tokens fail alike, so a caller learns nothing about which projects exist.
+ * Who calls the console's API: one project, proved either by its console token (`Authorization:
+ * Bearer pct_<project>_<secret>`, the tools) or by a session the token was exchanged for (the
+ * browser's cookie). Unknown, malformed and wrong tokens fail alike, so a caller learns nothing
+ * about which projects exist; an unknown, ended or expired session fails alike too.
  */
 
 /** `Bearer <token>`, the scheme matched case-insensitively (RFC 9110 §11.1). */
 const BEARER = /^bearer +(\S+) *$/i;
 
-export type ConsoleAccessFailure = 'missing_console_token' | 'invalid_console_token' | 'store_unavailable';
+export type ConsoleAccessFailure =
+  'not_signed_in' | 'invalid_console_token' | 'session_ended' | 'store_unavailable';
 
 export type ConsoleAccess =
-  | { readonly granted: true; readonly project: ProjectRecord }
+  | { readonly granted: true; readonly via: 'token'; readonly project: ProjectRecord }
+  | {
+      readonly granted: true;
+      readonly via: 'session';
+      readonly project: ProjectRecord;
+      readonly session: ConsoleSessionRecord;
+      /** The cookie's secret, to check the request's CSRF token against. */
+      readonly sessionSecret: string;
+    }
   | { readonly granted: false; readonly failure: ConsoleAccessFailure };
 
-/** Decides whose console a request is for, from its Authorization header values. */
-export async function authenticateConsole(
-  authorization: readonly string[],
-  projects: ProjectStore,
-): Promise<ConsoleAccess> {
-  const refused = (failure: ConsoleAccessFailure): ConsoleAccess => ({ granted: false, failure });
-  if (authorization.length === 0) return refused('missing_console_token');
-  const [header] = authorization;
-  const match = authorization.length === 1 && header !== undefined ? BEARER.exec(header.trim()) : null;
-  const token = match?.[1] === undefined ? undefined : parseConsoleToken(match[1]);
-  if (!token) return refused('invalid_console_token');
-  let project: ProjectRecord | undefined;
+/** What a request presents: its Authorization header values and its session cookie's values. */
+export interface ConsoleCredentials {
+  readonly authorization: readonly string[];
+  readonly sessionCookies: readonly string[];
+}
+
+const refused = (failure: ConsoleAccessFailure): ConsoleAccess => ({ granted: false, failure });
+
+async function orUnavailable(decide: () => Promise<ConsoleAccess>): Promise<ConsoleAccess> {
   try {
-    project = await projects.get(token.project);
+    return await decide();
   } catch (error) {
     if (error instanceof StoreUnavailableError) return refused('store_unavailable');
     throw error;
   }
-  if (!project || !consoleTokenMatches(project, token.secret)) return refused('invalid_console_token');
-  return { granted: true, project };
+}
+
+/**
+ * Decides whose console a request is for. A bearer token wins over a cookie (a tool's request
+ * is not ambient, so it needs no CSRF check); a request with neither is not signed in.
+ */
+export async function authenticateConsole(
+  { authorization, sessionCookies }: ConsoleCredentials,
+  projects: ProjectStore,
+  sessions: ConsoleSessions,
+): Promise<ConsoleAccess> {
+  if (authorization.length > 0) {
+    const [header] = authorization;
+    const match = authorization.length === 1 && header !== undefined ? BEARER.exec(header.trim()) : null;
+    const token = match?.[1] === undefined ? undefined : parseConsoleToken(match[1]);
+    if (!token) return refused('invalid_console_token');
+    return orUnavailable(async () => {
+      const project = await projects.get(token.project);
+      if (!project || !consoleTokenMatches(project, token.secret)) return refused('invalid_console_token');
+      return { granted: true, via: 'token', project };
+    });
+  }
+  if (sessionCookies.length === 0) return refused('not_signed_in');
+  // Two cookies of the name (one planted by a sibling page without the prefix's rules) is no session.
+  const [secret] = sessionCookies;
+  if (sessionCookies.length > 1 || secret === undefined) return refused('session_ended');
+  return orUnavailable(async () => {
+    const resumed = await sessions.resume(secret);
+    if (!resumed.live) return refused('session_ended');
+    return {
+      granted: true,
+      via: 'session',
+      project: resumed.project,
+      session: resumed.record,
+      sessionSecret: secret,
+    };
+  });
 }

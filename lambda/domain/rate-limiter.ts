@@ -42,6 +42,16 @@ export const MAX_BAN_MS = 60 * 60_000;
 const REFUSAL_MEMORY_MS = 30_000;
 const DAY_MS = 86_400_000;
 
+/** The identity a project's API calls are counted under, all its keys together. */
+export function projectIdentity(project: string): string {
+  return `project:${project}`;
+}
+
+/** The counter an identity is counted on at `nowMs`: one per UTC day. */
+export function counterIdOf(identity: string, nowMs: number): string {
+  return `${identity}#${windowsAt(nowMs).day}`;
+}
+
 export function banDuration(banNumber: number): number {
   return Math.min(MAX_BAN_MS, FIRST_BAN_MS * 2 ** Math.max(0, banNumber - 1));
 }
@@ -76,7 +86,7 @@ export class RateLimiter {
   async admit(identity: string, limits: PlanLimits): Promise<Admission> {
     const nowMs = this.clock();
     const windows = windowsAt(nowMs);
-    const counterId = `${identity}#${windows.day}`;
+    const counterId = counterIdOf(identity, nowMs);
     const memory = this.remember(counterId, windows.minute);
 
     const known = memory.refusal;

@@ -1,4 +1,3 @@
-import { SecretsManagerClient } from '@aws-sdk/client-secrets-manager';
 import { MAX_API_KEY_CACHE_SECONDS } from '../api/limits';
 import { EDGE_DOMAIN_CACHE_SECONDS } from '../domain/edge-request';
 import { authorizer, type EdgeTrust } from '../operations/authorizer';
@@ -10,7 +9,7 @@ import {
   customDomainRepositoryFromEnv,
   projectRepositoryFromEnv,
 } from '../store/from-environment';
-import { originSecretSource } from '../store/origin-secret-source';
+import { originSecretsFromEnv } from '../store/origin-secret-source';
 
 const keys = apiKeyRepositoryFromEnv();
 const projects = projectRepositoryFromEnv();
@@ -21,19 +20,11 @@ const cacheSeconds = Math.min(
 
 /** The edge, where the stack says one serves this environment (the secret's replica is in this region). */
 function edgeFromEnv(): EdgeTrust | undefined {
-  const secretArn = optionalEnv(RUNTIME_ENV.edgeOriginSecretArn);
-  if (secretArn === undefined) return undefined;
+  const originSecrets = originSecretsFromEnv(now);
+  if (originSecrets === undefined) return undefined;
   const domains = customDomainRepositoryFromEnv();
   return {
-    // Bounded so a slow Secrets Manager fails inside the authorizer's timeout (then 503).
-    originSecrets: originSecretSource(
-      new SecretsManagerClient({
-        maxAttempts: 2,
-        requestHandler: { connectionTimeout: 1_000, requestTimeout: 2_000 },
-      }),
-      secretArn,
-      now,
-    ),
+    originSecrets,
     findDomain: cachedLookup((name: string) => domains.get(name), EDGE_DOMAIN_CACHE_SECONDS, now),
   };
 }

@@ -1,22 +1,48 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import type { ConsoleRoute } from '../api/console-routes';
+import {
+  clearedSessionCookie,
+  type ConsoleOperationId,
+  type ConsoleRoute,
+  CSRF_HEADER,
+  sessionCookieValues,
+} from '../api/console-routes';
 import { ApiError } from '../api/errors';
-import { headerValues } from '../api/http';
+import { headerValue, headerValues } from '../api/http';
 import { readQuery } from '../api/query';
 import { authenticateConsole, type ConsoleAccess, type ConsoleAccessFailure } from '../domain/console-access';
+import { type ConsoleSessionRecord, type ConsoleSessions, csrfTokenMatches } from '../domain/console-session';
+import {
+  ORIGIN_SECRET_HEADER,
+  originSecretMatches,
+  parseViewerAddress,
+  VIEWER_ADDRESS_HEADER,
+} from '../domain/edge-request';
 import { type ProjectRecord, type ProjectStore, projectLimits } from '../domain/project';
 import type { RateLimiter } from '../domain/rate-limiter';
-import { log } from '../shared/observability';
+import { log, logError } from '../shared/observability';
 import type { ApiLambdaHandler } from './api-handler';
 import { errorResponses } from './error-responses';
 import { jsonBody } from './json-body';
-import { callerOf, type CountedCaller, rateLimit } from './rate-limit';
+import { anonymousCallerAt, callerOf, type CountedCaller, rateLimit } from './rate-limit';
+import { type LoggedCaller, type LoggedOperation, requestLog } from './request-log';
 
-/** The event a console operation receives: the caller's project, its query read and its body validated. */
+/** The session a request came with (cookie requests only). */
+export interface RequestSession {
+  readonly record: ConsoleSessionRecord;
+  /** The cookie's secret: never logged, never answered. */
+  readonly secret: string;
+}
+
+/**
+ * The event a console operation receives: the caller's project (none on the sign-in route, which
+ * nobody is signed in to), its session when it came with the cookie, its query read and its
+ * body validated.
+ */
 export interface ConsoleEvent<Body = unknown> extends APIGatewayProxyEvent {
   readonly project: ProjectRecord;
+  readonly session?: RequestSession;
   query: Record<string, string>;
   jsonBody: Body;
 }
@@ -27,19 +53,61 @@ export interface ConsoleStackDependencies {
   readonly projects: ProjectStore;
   /** The limiter the API shares: a caller without a valid token is counted per client IP with anonymous API calls. */
   readonly limiter: RateLimiter;
+  /** Sign-in, sessions of cookies, sign-out. */
+  readonly sessions: ConsoleSessions;
+  /**
+   * The console page's origins (`https://console.<platform domain>`; local mode's
+   * `http://localhost:<port>` and `http://127.0.0.1:<port>`): a sign-in, and every change made
+   * with the session cookie, must carry one of them exactly as its `Origin`.
+   */
+  readonly consoleOrigins: readonly string[];
+  /**
+   * The edge's origin secret values (current, previous), where a CloudFront distribution fronts
+   * the console: a request carrying one is counted by its viewer (`CloudFront-Viewer-Address`),
+   * not by the edge address many viewers share. None: every request is counted by its source.
+   */
+  readonly originSecrets?: () => Promise<readonly string[]>;
 }
 
-const ACCESS = Symbol('console access');
+/** The name of the console's unmatched paths in the request log and metrics. */
+export const CONSOLE_UNMATCHED = 'consoleUnmatched' satisfies LoggedOperation;
 
-type Accessed = APIGatewayProxyEvent & { [ACCESS]?: ConsoleAccess };
+const ACCESS = Symbol('console access');
+const VIEWER = Symbol('viewer address');
+
+type Accessed = APIGatewayProxyEvent & { [ACCESS]?: ConsoleAccess; [VIEWER]?: string };
+
+/** The viewer's address, when the request proves it came through the edge; else undefined. */
+async function edgeViewerOf(
+  event: APIGatewayProxyEvent,
+  originSecrets: ConsoleStackDependencies['originSecrets'],
+): Promise<string | undefined> {
+  const presented = headerValue(event.headers ?? {}, ORIGIN_SECRET_HEADER);
+  if (!originSecrets || presented === undefined) return undefined;
+  try {
+    if (!originSecretMatches(presented, await originSecrets())) return undefined;
+  } catch (error) {
+    // Unread, the secret proves nothing: the request is counted by its source, as any other.
+    logError('origin secret unavailable', error);
+    return undefined;
+  }
+  return parseViewerAddress(headerValue(event.headers ?? {}, VIEWER_ADDRESS_HEADER) ?? '');
+}
+
+/** Methods that change state: with the cookie, they need the console's Origin and the CSRF token. */
+const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
  * A project's console is counted apart from its API calls (against its plan's numbers), so an
- * API at its limit never locks its owner out of the dashboard; anyone else per client IP.
+ * API at its limit never locks its owner out of the dashboard; anyone else per client IP
+ * (sign-ins included, so guessing tokens meets the anonymous allowance).
  */
 function consoleCallerOf(event: APIGatewayProxyEvent): CountedCaller {
   const access = (event as Accessed)[ACCESS];
-  if (!access?.granted) return callerOf(event);
+  if (!access?.granted) {
+    const viewer = (event as Accessed)[VIEWER];
+    return viewer === undefined ? callerOf(event) : anonymousCallerAt(viewer);
+  }
   const { project } = access;
   return {
     identity: `console:${project.name}`,
@@ -48,55 +116,133 @@ function consoleCallerOf(event: APIGatewayProxyEvent): CountedCaller {
   };
 }
 
+/** A console request's caller in the request log: its project and plan once found, else anonymous. */
+function consoleLoggedCaller(event: APIGatewayProxyEvent): LoggedCaller {
+  const access = (event as Accessed)[ACCESS];
+  return access?.granted
+    ? { plan: access.project.plan, project: access.project.name }
+    : { plan: 'anonymous' };
+}
+
+const SIGN_IN_AGAIN = { 'Set-Cookie': clearedSessionCookie() };
+
 const REFUSALS: Record<ConsoleAccessFailure, () => ApiError> = {
-  missing_console_token: () =>
+  not_signed_in: () =>
     new ApiError(
-      'missing_console_token',
-      "Authentication required: send the project's console token as `Authorization: Bearer <console token>`.",
+      'not_signed_in',
+      "Not signed in: sign in with the project's console token, or send it as `Authorization: Bearer <console token>`.",
       { 'WWW-Authenticate': 'Bearer realm="animal-store-console"' },
     ),
   invalid_console_token: () =>
     new ApiError('invalid_console_token', 'The console token is not valid.', {
       'WWW-Authenticate': 'Bearer realm="animal-store-console", error="invalid_token"',
     }),
+  session_ended: () => new ApiError('session_ended', 'Your session has ended. Sign in again.', SIGN_IN_AGAIN),
   store_unavailable: () =>
     new ApiError(
       'service_unavailable',
-      'The console token could not be checked because the data store is unavailable; retry after the Retry-After delay.',
+      'The sign-in could not be checked because the data store is unavailable; retry after the Retry-After delay.',
       { 'Retry-After': '1' },
     ),
 };
 
+/** The one `Origin` of a request when it is the console's; undefined otherwise (none, several, another). */
+function consoleOriginOf(event: APIGatewayProxyEvent, consoleOrigins: readonly string[]): string | undefined {
+  const origins = headerValues(event, 'origin');
+  const [origin] = origins;
+  return origins.length === 1 && origin !== undefined && consoleOrigins.includes(origin) ? origin : undefined;
+}
+
+function refuseOrigin(): ApiError {
+  return new ApiError(
+    'csrf_origin_refused',
+    "Refused: the request does not come from the console's own page (its Origin header is missing or another site's).",
+  );
+}
+
 /**
- * The console's stack for one route (or none: unknown paths and methods): the console token is
- * checked first, so the limiter counts the caller as its project or, without a valid token, per
- * client IP; every refusal, 401 included, is an Error body with the rate-limit headers. Writes
- * wait for the count, as in the API.
+ * The cross-site request forgery checks of a change made with the session cookie: the exact
+ * console origin, and the session's CSRF token (compared in constant time). A bearer token is
+ * never sent by a browser on its own, so tools need neither.
+ */
+function checkCsrf(
+  event: APIGatewayProxyEvent,
+  session: RequestSession,
+  consoleOrigins: readonly string[],
+): void {
+  if (!consoleOriginOf(event, consoleOrigins)) throw refuseOrigin();
+  const tokens = headerValues(event, CSRF_HEADER);
+  if (tokens.length !== 1 || !csrfTokenMatches(session.secret, tokens[0])) {
+    throw new ApiError(
+      'csrf_token_invalid',
+      `Refused: a change made with the session needs its CSRF token in the ${CSRF_HEADER} header; reload the console and retry.`,
+    );
+  }
+}
+
+/** Every console answer is private to its caller and current: never stored by a browser or a cache. */
+function noStore(): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> {
+  const mark = async (request: middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult>) => {
+    if (request.response)
+      request.response.headers = { ...request.response.headers, 'Cache-Control': 'no-store' };
+  };
+  return { after: mark, onError: mark };
+}
+
+/**
+ * The console's stack for one route (or none: unknown paths and methods): the caller is found
+ * first (console token, or session cookie), so the limiter counts it as its project or, signed
+ * out, per client IP; then the cross-site checks; every refusal, 401 included, is an Error body
+ * with the rate-limit headers. Writes wait for the count, as in the API. Each request is logged
+ * and measured like an API call, under its operation id.
  */
 export function consoleHandler<Body = unknown>(
   route: ConsoleRoute | undefined,
   handle: (event: ConsoleEvent<Body>) => Promise<APIGatewayProxyResult>,
-  { projects, limiter }: ConsoleStackDependencies,
+  { projects, limiter, sessions, consoleOrigins, originSecrets }: ConsoleStackDependencies,
 ): ApiLambdaHandler {
+  const access = route?.access ?? 'signed-in';
+  const name: ConsoleOperationId | typeof CONSOLE_UNMATCHED = route?.operationId ?? CONSOLE_UNMATCHED;
   const stack = middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
-    // The event is never logged: it holds the console token.
+    // The event is never logged: it holds the console token or the session cookie.
     .use(injectLambdaContext(log(), { resetKeys: true, logEvent: false }))
+    .use(requestLog(name, consoleLoggedCaller))
+    .use(noStore())
     .use({
       before: async (request) => {
-        (request.event as Accessed)[ACCESS] = await authenticateConsole(
-          headerValues(request.event, 'authorization'),
-          projects,
-        );
+        const event = request.event;
+        (event as Accessed)[VIEWER] = await edgeViewerOf(event, originSecrets);
+        (event as Accessed)[ACCESS] =
+          access === 'sign-in'
+            ? { granted: false, failure: 'not_signed_in' }
+            : await authenticateConsole(
+                {
+                  authorization: access === 'session' ? [] : headerValues(event, 'authorization'),
+                  sessionCookies: sessionCookieValues(headerValues(event, 'cookie')),
+                },
+                projects,
+                sessions,
+              );
       },
     })
     .use(rateLimit(limiter, { countBeforeHandler: route?.method !== 'GET', identify: consoleCallerOf }))
     .use(errorResponses())
     .use({
       before: async (request) => {
-        const access = (request.event as Accessed)[ACCESS];
-        if (!access?.granted) throw REFUSALS[access?.failure ?? 'missing_console_token']();
         const event = request.event as ConsoleEvent<Body>;
-        (event as { project: ProjectRecord }).project = access.project;
+        if (access === 'sign-in') {
+          if (!consoleOriginOf(event, consoleOrigins)) throw refuseOrigin();
+        } else {
+          const granted = (request.event as Accessed)[ACCESS];
+          if (!granted?.granted) throw REFUSALS[granted?.failure ?? 'not_signed_in']();
+          (event as { project: ProjectRecord }).project = granted.project;
+          log().appendKeys({ consoleAccess: granted.via });
+          if (granted.via === 'session') {
+            const session = { record: granted.session, secret: granted.sessionSecret };
+            (event as { session?: RequestSession }).session = session;
+            if (route && STATE_CHANGING.has(route.method)) checkCsrf(event, session, consoleOrigins);
+          }
+        }
         event.query = route ? readQuery(request.event, route.queryParameters) : {};
       },
     });

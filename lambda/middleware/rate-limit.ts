@@ -5,7 +5,7 @@ import { preflightProjectOf, principalOf, viewerAddressOf } from '../api/princip
 import { rateLimitHeaders, rateLimitRefusal, rateLimitUnavailable } from '../api/rate-limit';
 import { ANONYMOUS_LIMITS, type PlanLimits } from '../domain/plans';
 import type { Admission } from '../domain/rate-limit';
-import type { RateLimiter } from '../domain/rate-limiter';
+import { projectIdentity, type RateLimiter } from '../domain/rate-limiter';
 import { logError } from '../shared/observability';
 
 type Request = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult>;
@@ -30,7 +30,7 @@ export function callerOf(event: APIGatewayProxyEvent): CountedCaller {
   const principal = principalOf(event);
   if (principal.authenticated) {
     return {
-      identity: `project:${principal.project}`,
+      identity: projectIdentity(principal.project),
       limits: principal.limits,
       caller: `project ${principal.project} (${principal.plan} plan)`,
     };
@@ -38,13 +38,17 @@ export function callerOf(event: APIGatewayProxyEvent): CountedCaller {
   const preflight = preflightProjectOf(event);
   if (preflight) {
     return {
-      identity: `project:${preflight.project}`,
+      identity: projectIdentity(preflight.project),
       limits: preflight.limits,
       caller: `project ${preflight.project} (${preflight.plan} plan)`,
     };
   }
   // Through the edge the source is a CloudFront address many viewers share: the viewer counts.
-  const ip = viewerAddressOf(event) ?? event.requestContext?.identity?.sourceIp ?? 'unknown';
+  return anonymousCallerAt(viewerAddressOf(event) ?? event.requestContext?.identity?.sourceIp ?? 'unknown');
+}
+
+/** A caller known only by its client address, against the anonymous allowance. */
+export function anonymousCallerAt(ip: string): CountedCaller {
   return {
     identity: `ip:${ip}`,
     limits: ANONYMOUS_LIMITS,

@@ -2,6 +2,7 @@ import type middy from '@middy/core';
 import { type Metrics, MetricUnit } from '@aws-lambda-powertools/metrics';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { principalOf } from '../api/principal';
+import type { ConsoleOperationId } from '../api/console-routes';
 import type { HandlerName } from '../api/routes';
 import {
   log,
@@ -37,6 +38,24 @@ function errorCodeOf(response: APIGatewayProxyResult): string {
   }
 }
 
+/** What a log line and the metrics name a request by: an API operation, or a console one. */
+export type LoggedOperation = HandlerName | ConsoleOperationId | 'consoleUnmatched';
+
+/** Who made a request, as its log line and metrics say: the plan (`anonymous` when unknown), the project and key if any. */
+export interface LoggedCaller {
+  readonly plan: string;
+  readonly project?: string;
+  readonly keyId?: string;
+}
+
+/** An API call's caller: the principal the authorizer found. */
+function apiCallerOf(event: APIGatewayProxyEvent): LoggedCaller {
+  const principal = principalOf(event);
+  return principal.authenticated
+    ? { plan: principal.plan, project: principal.project, keyId: principal.keyId }
+    : { plan: 'anonymous' };
+}
+
 /**
  * One structured log line and one set of metrics per request, written once the
  * response is final (this middleware is used first, so its `after` and `onError`
@@ -44,14 +63,14 @@ function errorCodeOf(response: APIGatewayProxyResult): string {
  * line names the operation, status, latency and plan; never a header or a key.
  */
 export function requestLog(
-  operation: HandlerName,
+  operation: LoggedOperation,
+  loggedCaller: (event: APIGatewayProxyEvent) => LoggedCaller = apiCallerOf,
 ): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> {
   const finish = async (request: Request) => {
     const started = (request.internal as Record<symbol, number | undefined>)[STARTED] ?? performance.now();
     const latencyMs = Math.round((performance.now() - started) * 10) / 10;
     const status = request.response?.statusCode ?? 500;
-    const principal = principalOf(request.event);
-    const plan = principal.authenticated ? principal.plan : 'anonymous';
+    const { plan, project, keyId } = loggedCaller(request.event);
     const code = request.response && status >= 400 ? errorCodeOf(request.response) : undefined;
     log().info('request', {
       operation,
@@ -60,7 +79,8 @@ export function requestLog(
       status,
       latencyMs,
       plan,
-      ...(principal.authenticated ? { project: principal.project, keyId: principal.keyId } : {}),
+      ...(project ? { project } : {}),
+      ...(keyId ? { keyId } : {}),
       ...(code ? { code } : {}),
     });
 

@@ -1,13 +1,22 @@
+import type { APIGatewayProxyResult } from 'aws-lambda';
 import {
+  clearedSessionCookie,
   CONFIRM_PARAMETER,
   CONSOLE_API_PREFIX,
   CONSOLE_ROUTES,
   type ConsoleOperationId,
+  type ConsoleRoute,
   matchConsoleRoute,
+  sessionCookie,
 } from '../api/console-routes';
 import { ApiError } from '../api/errors';
 import { jsonResponse } from '../api/http';
+import type { ApiKeyRecord } from '../domain/api-key';
+import { SESSION_MAX_LIFETIME_MS, sessionView } from '../domain/console-session';
 import type { CustomDomains } from '../domain/custom-domains';
+import { KeyRefusal, KeyRotationFailed, type ProjectKeys } from '../domain/project-keys';
+import type { CounterStore } from '../domain/rate-limiter';
+import { projectOverview } from '../domain/usage';
 import type { ApiLambdaHandler } from '../middleware/api-handler';
 import {
   type ConsoleEvent,
@@ -18,12 +27,27 @@ import {
 export interface ConsoleDependencies extends ConsoleStackDependencies {
   /** The domains service, over its store, the edge and DNS. */
   readonly domains: CustomDomains;
+  /** The key rules the keys tool shares, over the keys and projects tables. */
+  readonly keys: ProjectKeys;
+  /** The rate limiter's counters, read for the overview's usage. */
+  readonly counters: Pick<CounterStore, 'read'>;
+  /** The address of a project's API (`https://<name>.<platform domain>/v1`). */
+  readonly projectAddress: (project: string) => string;
+  /** Epoch milliseconds (the usage windows). */
+  readonly clock: () => number;
 }
 
-type Operation = (event: ConsoleEvent<unknown>) => Promise<unknown>;
+/** What an operation answers: a body for JSON (none for 204), and headers of its own. */
+interface Reply {
+  readonly body?: unknown;
+  readonly headers?: Record<string, string>;
+}
 
-/** The `{name}` path parameter, as the router decoded it. */
+type Operation = (event: ConsoleEvent<unknown>) => Promise<Reply>;
+
+/** The `{name}` and `{keyId}` path parameters, as the router decoded them. */
 const nameOf = (event: ConsoleEvent<unknown>) => event.pathParameters?.name ?? '';
+const keyIdOf = (event: ConsoleEvent<unknown>) => event.pathParameters?.keyId ?? '';
 
 function addRequest(body: unknown): { name: string; redirect?: boolean } {
   const { name, redirect } = body as { name: string; redirect?: unknown };
@@ -33,26 +57,126 @@ function addRequest(body: unknown): { name: string; redirect?: boolean } {
   return { name, ...(redirect === undefined ? {} : { redirect }) };
 }
 
+/** A key as the console shows it: never its secret or its hash. */
+function keyView({ keyId, name, createdAt, revokedAt }: ApiKeyRecord) {
+  return { keyId, name, createdAt, ...(revokedAt ? { revokedAt } : {}) };
+}
+
+/** The key rules' refusals, in the console's words (another project's key is not found either). */
+async function keyCall<T>(call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof KeyRefusal) {
+      switch (error.kind) {
+        case 'key_revoked':
+          throw new ApiError(
+            'key_revoked',
+            `Key ${error.subject} was revoked at ${error.revokedAt}: it cannot be rotated; create a new key.`,
+          );
+        case 'key_not_found':
+        case 'key_without_project':
+          throw new ApiError('key_not_found', `The project has no key ${error.subject}.`);
+        case 'no_such_project':
+          break;
+      }
+    }
+    if (error instanceof KeyRotationFailed) {
+      throw new ApiError(
+        'service_unavailable',
+        `Key ${error.keyId} could not be revoked, so it still works${error.withdrawn ? ' and no new key was made' : `; revoke the new key ${error.newKeyId}`}. Retry after the Retry-After delay.`,
+        { 'Retry-After': '1' },
+      );
+    }
+    throw error;
+  }
+}
+
+/** The session operations are reached only with a session (the route's access rule). */
+function sessionOf(event: ConsoleEvent<unknown>) {
+  if (!event.session) throw new ApiError('not_signed_in', 'Not signed in.');
+  return event.session;
+}
+
+function result(route: ConsoleRoute, reply: Reply): APIGatewayProxyResult {
+  if (route.successStatus === 204) {
+    return { statusCode: 204, headers: { ...reply.headers }, body: '' };
+  }
+  return jsonResponse(route.successStatus, reply.body, reply.headers);
+}
+
 /**
  * The console's API as one function: each route of the console route table gets its own stack
- * (its query parameters and body), and anything else under the prefix is answered 404, or 405
- * with `Allow`, after the same authentication and counting.
+ * (its access rule, query parameters and body), and anything else under the prefix is answered
+ * 404, or 405 with `Allow`, after the same authentication and counting.
  */
-export function consoleApi({ domains, ...stack }: ConsoleDependencies): ApiLambdaHandler {
+export function consoleApi({
+  domains,
+  keys,
+  counters,
+  projectAddress,
+  clock,
+  ...stack
+}: ConsoleDependencies): ApiLambdaHandler {
+  const { sessions } = stack;
+  const project = (event: ConsoleEvent<unknown>) => event.project.name;
   const operations: Record<ConsoleOperationId, Operation> = {
-    listDomains: async (event) => ({ domains: await domains.list(event.project) }),
-    addDomain: (event) => domains.add(event.project, addRequest(event.jsonBody)),
-    verifyDomain: (event) => domains.verify(event.project, nameOf(event)),
-    setPrimaryDomain: async (event) => ({ domains: await domains.setPrimary(event.project, nameOf(event)) }),
-    makeRedirectDomain: (event) => domains.makeRedirect(event.project, nameOf(event)),
-    removeDomain: (event) => domains.remove(event.project, nameOf(event), event.query[CONFIRM_PARAMETER]),
+    createSession: async (event) => {
+      const signIn = await sessions.signIn((event.jsonBody as { token: string }).token);
+      if (!signIn.signedIn) {
+        throw new ApiError('invalid_console_token', 'The console token is not valid.');
+      }
+      return {
+        body: signIn.session,
+        headers: { 'Set-Cookie': sessionCookie(signIn.secret, SESSION_MAX_LIFETIME_MS / 1000) },
+      };
+    },
+    getSession: async (event) => {
+      const { record, secret } = sessionOf(event);
+      return { body: sessionView(record, secret) };
+    },
+    deleteSession: async (event) => {
+      await sessions.signOut(sessionOf(event).secret);
+      return { headers: { 'Set-Cookie': clearedSessionCookie() } };
+    },
+    getUsage: async (event) => ({
+      body: await projectOverview(event.project, counters, clock(), projectAddress(project(event))),
+    }),
+    listKeys: async (event) => ({
+      body: { keys: (await keyCall(() => keys.list(project(event)))).map(keyView) },
+    }),
+    createKey: async (event) => {
+      const { name } = event.jsonBody as { name: string };
+      const { apiKey, record } = await keyCall(() => keys.create(project(event), name));
+      return { body: { apiKey, key: keyView(record) } };
+    },
+    rotateKey: async (event) => {
+      const rotated = await keyCall(() => keys.rotate(keyIdOf(event), { project: project(event) }));
+      return { body: { apiKey: rotated.apiKey, key: keyView(rotated.record), replaces: rotated.replaces } };
+    },
+    revokeKey: async (event) => {
+      const revoked = await keyCall(() => keys.revoke(keyIdOf(event), { project: project(event) }));
+      return { body: { key: keyView(revoked) } };
+    },
+    listDomains: async (event) => ({ body: { domains: await domains.list(event.project) } }),
+    addDomain: async (event) => ({ body: await domains.add(event.project, addRequest(event.jsonBody)) }),
+    verifyDomain: async (event) => ({ body: await domains.verify(event.project, nameOf(event)) }),
+    setPrimaryDomain: async (event) => ({
+      body: { domains: await domains.setPrimary(event.project, nameOf(event)) },
+    }),
+    makeRedirectDomain: async (event) => ({
+      body: await domains.makeRedirect(event.project, nameOf(event)),
+    }),
+    removeDomain: async (event) => ({
+      body: await domains.remove(event.project, nameOf(event), event.query[CONFIRM_PARAMETER]),
+    }),
   };
   const handlers = new Map(
     CONSOLE_ROUTES.map((route) => [
       route.operationId,
       consoleHandler(
         route,
-        async (event) => jsonResponse(route.successStatus, await operations[route.operationId](event)),
+        async (event) => result(route, await operations[route.operationId](event)),
         stack,
       ),
     ]),
@@ -70,7 +194,7 @@ export function consoleApi({ domains, ...stack }: ConsoleDependencies): ApiLambd
       }
       throw new ApiError(
         'not_found',
-        `No console path ${event.path}: the console's paths are under ${CONSOLE_API_PREFIX}/domains.`,
+        `No console path ${event.path}: the console's paths are under ${CONSOLE_API_PREFIX} (session, usage, keys, domains).`,
       );
     },
     stack,

@@ -1,5 +1,6 @@
 import { optionalEnv, RUNTIME_ENV, requireEnv } from '../shared/runtime-env';
 import { ApiKeyRepository } from './api-key-repository';
+import { ConsoleSessionRepository } from './console-session-repository';
 import { CustomDomainRepository } from './custom-domain-repository';
 import { documentClient } from './dynamodb-client';
 import { IdempotencyRepository } from './idempotency-repository';
@@ -37,4 +38,8 @@ export function idempotencyRepositoryFromEnv(): IdempotencyRepository {
 
 export function customDomainRepositoryFromEnv(): CustomDomainRepository {
   return new CustomDomainRepository(documentClient(), requireEnv(RUNTIME_ENV.customDomainsTable));
+}
+
+export function consoleSessionRepositoryFromEnv(): ConsoleSessionRepository {
+  return new ConsoleSessionRepository(documentClient(), requireEnv(RUNTIME_ENV.consoleSessionsTable));
 }

@@ -1,8 +1,9 @@
 import {
   GetSecretValueCommand,
   ResourceNotFoundException,
-  type SecretsManagerClient,
+  SecretsManagerClient,
 } from '@aws-sdk/client-secrets-manager';
+import { optionalEnv, RUNTIME_ENV } from '../shared/runtime-env';
 
 /** How long the accepted values are kept before they are read again: a rotation is seen within it. */
 export const ORIGIN_SECRET_REFRESH_MS = 5 * 60_000;
@@ -70,4 +71,19 @@ export function originSecretSource(
     });
     return reading;
   };
+}
+
+/**
+ * The origin secret's source for a function the stack told where the secret is (its replica
+ * in this region), or undefined where no edge serves the environment. Bounded so that a slow
+ * Secrets Manager fails inside the function's timeout.
+ */
+export function originSecretsFromEnv(now: () => number): (() => Promise<readonly string[]>) | undefined {
+  const secretArn = optionalEnv(RUNTIME_ENV.edgeOriginSecretArn);
+  if (secretArn === undefined) return undefined;
+  const client = new SecretsManagerClient({
+    maxAttempts: 2,
+    requestHandler: { connectionTimeout: 1_000, requestTimeout: 2_000 },
+  });
+  return originSecretSource(client, secretArn, now);
 }

@@ -184,6 +184,18 @@ export const CUSTOM_DOMAINS_TABLE = {
   ],
 } as const satisfies TableDefinition;
 
+/**
+ * Console sessions: one item per signed-in browser, keyed by the SHA-256 of its session secret
+ * (the secret itself is never stored). DynamoDB's TTL deletes an item after `expiresAt`, the end
+ * of its idle timeout or lifetime; lambda/domain/console-session.ts treats it as ended from then on.
+ */
+export const CONSOLE_SESSIONS_TABLE = {
+  logicalName: 'ConsoleSessions',
+  partitionKey: { name: 'sessionHash', type: 'S' },
+  globalIndexes: [],
+  timeToLiveAttribute: 'expiresAt',
+} as const satisfies TableDefinition;
+
 export const TABLES: readonly TableDefinition[] = [
   PETS_TABLE,
   API_KEYS_TABLE,
@@ -191,6 +203,7 @@ export const TABLES: readonly TableDefinition[] = [
   IDEMPOTENCY_TABLE,
   RATE_LIMITS_TABLE,
   CUSTOM_DOMAINS_TABLE,
+  CONSOLE_SESSIONS_TABLE,
 ];
 
 /** Every attribute that is a key of the table or of one of its indexes (for CreateTable). */

@@ -169,7 +169,7 @@ describe('refusals', () => {
   });
 
   it.each([
-    [undefined, 'missing_console_token'],
+    [undefined, 'not_signed_in'],
     ['pct_nobody_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA', 'invalid_console_token'],
     ['not-a-token', 'invalid_console_token'],
   ])('answers 401 to token %s, counted per client IP with anonymous API calls', async (token, code) => {

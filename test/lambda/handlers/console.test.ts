@@ -23,6 +23,8 @@ const DISTRIBUTION_ID = 'E1M2U3L4T5I6T7';
 /** What the stack gives the console function besides the API's variables (lib/constructs/console-service.ts). */
 const CONSOLE_ENV = {
   [RUNTIME_ENV.customDomainsTable]: LOCAL_TABLE_NAMES.customDomains,
+  [RUNTIME_ENV.consoleSessionsTable]: LOCAL_TABLE_NAMES.consoleSessions,
+  [RUNTIME_ENV.consoleOrigin]: `https://console.${TEST_PLATFORM_DOMAIN}`,
   [RUNTIME_ENV.domainsTarget]: `domains.${TEST_PLATFORM_DOMAIN}`,
   [RUNTIME_ENV.edgeDistributionId]: DISTRIBUTION_ID,
   [RUNTIME_ENV.edgeConnectionGroupId]: 'cg_2wjDZMmOKVKmvYm3EzWbGHPwHpd',
@@ -118,9 +120,42 @@ describe('the console function, composed for AWS', () => {
     expect(body.message).not.toMatch(/\b\w*(Error|Exception)\b|Throttling/);
   });
 
-  it('refuses a request without a console token, 401 in the Error shape', async () => {
+  it('refuses a request without a console token or a session, 401 in the Error shape', async () => {
     const result = await request('GET', '/console/api/domains', undefined, '');
     expect(result.statusCode).toBe(401);
-    expect(JSON.parse(result.body)).toMatchObject({ code: 'missing_console_token', status: 401 });
+    expect(JSON.parse(result.body)).toMatchObject({ code: 'not_signed_in', status: 401 });
+    expect(result.headers?.['Cache-Control']).toBe('no-store');
+  });
+
+  it('signs in only from CONSOLE_ORIGIN, with the __Host- session cookie, and lists keys with it', async () => {
+    const signIn = (origin: string) =>
+      handler!(
+        proxyEvent({
+          httpMethod: 'POST',
+          path: '/console/api/session',
+          resource: '/console/api/{proxy+}',
+          principal: null,
+          headers: { Origin: origin, 'Content-Type': 'application/json' },
+          body: JSON.stringify({ token }),
+        }),
+        lambdaContext,
+      );
+    expect((await signIn('https://dev.animalstore.example')).statusCode).toBe(403);
+    const signedIn = await signIn(`https://console.${TEST_PLATFORM_DOMAIN}`);
+    expect(signedIn.statusCode).toBe(201);
+    const cookie = String(signedIn.headers?.['Set-Cookie']).split(';')[0] ?? '';
+    expect(cookie).toMatch(/^__Host-animal-store-session=/);
+    const keys = await handler!(
+      proxyEvent({
+        httpMethod: 'GET',
+        path: '/console/api/keys',
+        resource: '/console/api/{proxy+}',
+        principal: null,
+        headers: { Cookie: cookie },
+      }),
+      lambdaContext,
+    );
+    expect(keys.statusCode).toBe(200);
+    expect(JSON.parse(keys.body)).toEqual({ keys: [] });
   });
 });

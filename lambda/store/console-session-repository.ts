@@ -1,0 +1,61 @@
+import {
+  DeleteCommand,
+  type DynamoDBDocumentClient,
+  GetCommand,
+  PutCommand,
+  UpdateCommand,
+} from '@aws-sdk/lib-dynamodb';
+import type { ConsoleSessionRecord, ConsoleSessionStore } from '../domain/console-session';
+import { conditionalWrite, storeCall } from './dynamodb-client';
+
+/**
+ * The only code that knows how console sessions are stored: one item per session, keyed by the
+ * hash of its secret. DynamoDB's TTL deletes items after `expiresAt`; the domain treats a
+ * session as ended from then on, before the deletion comes (and in local mode, which has no TTL).
+ */
+export class ConsoleSessionRepository implements ConsoleSessionStore {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly tableName: string,
+  ) {}
+
+  async get(sessionHash: string): Promise<ConsoleSessionRecord | undefined> {
+    const { Item } = await storeCall(() =>
+      this.client.send(new GetCommand({ TableName: this.tableName, Key: { sessionHash } })),
+    );
+    return Item as ConsoleSessionRecord | undefined;
+  }
+
+  async put(record: ConsoleSessionRecord): Promise<void> {
+    await storeCall(() =>
+      this.client.send(
+        new PutCommand({
+          TableName: this.tableName,
+          Item: record,
+          ConditionExpression: 'attribute_not_exists(sessionHash)',
+        }),
+      ),
+    );
+  }
+
+  async touch(sessionHash: string, lastSeenAt: number, expiresAt: number): Promise<void> {
+    // Never recreates a session signed out meanwhile.
+    await conditionalWrite(() =>
+      this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { sessionHash },
+          UpdateExpression: 'SET lastSeenAt = :seen, expiresAt = :expires',
+          ConditionExpression: 'attribute_exists(sessionHash)',
+          ExpressionAttributeValues: { ':seen': lastSeenAt, ':expires': expiresAt },
+        }),
+      ),
+    );
+  }
+
+  async delete(sessionHash: string): Promise<void> {
+    await storeCall(() =>
+      this.client.send(new DeleteCommand({ TableName: this.tableName, Key: { sessionHash } })),
+    );
+  }
+}
