@@ -48,7 +48,7 @@ function importDirection(layer, folders = FORBIDDEN[layer]) {
 }
 
 export default tseslint.config(
-  { ignores: ['node_modules/', 'cdk.out/', '.data/', 'coverage/', 'client/dist/'] },
+  { ignores: ['node_modules/', 'cdk.out/', '.data/', 'coverage/', 'client/dist/', 'console/dist/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -66,6 +66,22 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   ...Object.keys(FORBIDDEN).map((layer) => importDirection(layer)),
+  {
+    // The console page runs in the browser (its own tsconfig, console/src/tsconfig.json, has the DOM library).
+    files: ['console/src/**/*.{ts,tsx}'],
+    languageOptions: {
+      globals: {
+        window: 'readonly',
+        document: 'readonly',
+        location: 'readonly',
+        navigator: 'readonly',
+        fetch: 'readonly',
+        URL: 'readonly',
+        HTMLElement: 'readonly',
+        Intl: 'readonly',
+      },
+    },
+  },
   {
     files: ['test/**/*.ts'],
     // Tests load handler modules afresh with jest.isolateModules, which needs require().

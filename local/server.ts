@@ -9,7 +9,6 @@ import { EDGE_DOMAIN_CACHE_SECONDS, ORIGIN_SECRET_HEADER } from '../lambda/domai
 import { RateLimiter } from '../lambda/domain/rate-limiter';
 import { authorizer, type EdgeTrust } from '../lambda/operations/authorizer';
 import { catchAll } from '../lambda/operations/catch-all';
-import { consoleApi } from '../lambda/operations/console';
 import { OPERATIONS } from '../lambda/operations';
 import { now } from '../lambda/shared/clock';
 import { concurrentInvocations } from '../lambda/shared/observability';
@@ -22,7 +21,9 @@ import { IdempotencyRepository } from '../lambda/store/idempotency-repository';
 import { PetRepository } from '../lambda/store/pet-repository';
 import { ProjectRepository } from '../lambda/store/project-repository';
 import { RateLimitStore } from '../lambda/store/rate-limit-store';
-import { createConsoleListener } from './console-gateway';
+import type { ConsoleBuild } from '../console/build';
+import { createConsoleListener, localConsoleApi } from './console-gateway';
+import { consoleSite, isConsolePagePath } from './console-site';
 import { type EmbeddedDynamoDb, startEmbeddedDynamoDb } from './embedded-dynamodb';
 import { createGatewayListener, type LocalGatewayOptions, type OperationHandler } from './gateway';
 import { startExpiredItemSweeper } from './expired-item-sweeper';
@@ -66,6 +67,10 @@ export interface LocalApiOptions {
    * console's API (`/console/api/…`) on the API's port. None when omitted.
    */
   readonly customDomains?: LocalDomainsOptions;
+  /** The built console page (console/build.ts), served at `/console/`; its API needs `customDomains`. */
+  readonly consoleSite?: ConsoleBuild;
+  /** The console sessions' clock (tests move it to end sessions). @default the service clock */
+  readonly consoleSessionClock?: () => number;
 }
 
 export interface LocalApi {
@@ -171,6 +176,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
       composeLocalFunctions(client, { ...options, limiter }, originSecret),
     );
     let consoleListener: ReturnType<typeof createConsoleListener> | undefined;
+    const site = options.consoleSite ? consoleSite(options.consoleSite) : undefined;
     // Once closing, every answer closes its connection: server.close() only drops idle ones,
     // and a keep-alive client under load would otherwise hold the server open for ever.
     let closing = false;
@@ -181,8 +187,15 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
       inFlight.add(response);
       response.once('close', () => inFlight.delete(response));
       // Each request is an invocation of its own, with its own log context, as in Lambda.
-      const toConsole = consoleListener && isConsolePath((request.url ?? '/').split('?')[0] ?? '/');
-      asInvocation(() => (toConsole ? consoleListener : listener)?.(request, response));
+      const pathname = (request.url ?? '/').split('?')[0] ?? '/';
+      if (consoleListener && isConsolePath(pathname)) {
+        asInvocation(() => consoleListener?.(request, response));
+      } else if (site && isConsolePagePath(pathname)) {
+        // The page is static files (S3 behind CloudFront in AWS): no function, no invocation.
+        site(request, response);
+      } else {
+        asInvocation(() => listener(request, response));
+      }
     });
     const host = options.host ?? '127.0.0.1';
     await new Promise<void>((resolve, reject) => {
@@ -206,10 +219,12 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
         throw error;
       }
       consoleListener = createConsoleListener(
-        consoleApi({
+        localConsoleApi({
+          client,
           domains: domains.service,
-          projects: new ProjectRepository(client, LOCAL_TABLE_NAMES.projects),
           limiter,
+          port,
+          ...(options.consoleSessionClock ? { sessionClock: options.consoleSessionClock } : {}),
         }),
         domains.dns,
       );

@@ -7,7 +7,9 @@ import { createDocumentClient } from '../lambda/store/dynamodb-client';
 import { PetRepository } from '../lambda/store/pet-repository';
 import { ProjectRepository } from '../lambda/store/project-repository';
 import { describeMigration, migrateToProjects } from '../tools/project-migration';
+import { buildConsole, CONSOLE_BUILD_DIR } from '../console/build';
 import { CONSOLE_API_PREFIX } from '../lambda/api/console-routes';
+import { CONSOLE_PAGE_PATH } from './console-site';
 import type { LocalDomainsOptions } from './local-domains';
 import { LOCAL_TABLE_NAMES, localStoreLocation, portFromEnv } from './local-tables';
 import { startLocalApi } from './server';
@@ -90,7 +92,10 @@ function localDomainsFromEnv(env: NodeJS.ProcessEnv = process.env): LocalDomains
 
 async function main(): Promise<void> {
   const store = localStoreLocation();
+  // esbuild takes a fraction of a second: the page is always the one of these sources.
+  const consoleSite = await buildConsole(CONSOLE_BUILD_DIR);
   const api = await startLocalApi({
+    consoleSite,
     port: portFromEnv('PORT', 3000),
     dynamodbPort: store.port,
     dataDir: path.resolve(process.env.DATA_DIR || '.data'),
@@ -111,6 +116,9 @@ async function main(): Promise<void> {
   const { domains } = api;
   if (domains) {
     const consoleUrl = `${api.baseUrl.replace(/\/v1$/, '')}${CONSOLE_API_PREFIX}`;
+    console.log(
+      `Console at http://localhost:${api.port}${CONSOLE_PAGE_PATH} (sign in with the console token of project ${DEV_PROJECT} above)`,
+    );
     console.log(
       `Console API (custom domains) at ${consoleUrl}/domains (Authorization: Bearer <console token>)`,
     );

@@ -1,7 +1,7 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { type BrowserContext, chromium } from 'playwright-core';
+import { type BrowserContext, chromium, type Page } from 'playwright-core';
 
 /** Debian's Chromium, which .ci/run installs: the browser of every test a person would look at. */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -43,4 +43,38 @@ export async function launchChromium(
       rmSync(userDataDir, { recursive: true, force: true });
     },
   };
+}
+
+/** An axe-core finding, as plain data. */
+export interface AxeViolation {
+  readonly id: string;
+  readonly impact: string | null;
+  readonly help: string;
+  /** CSS selectors of the offending elements. */
+  readonly targets: readonly string[];
+}
+
+/**
+ * Runs axe-core on the page as it is now and returns its serious and critical violations.
+ * The engine goes in through page.evaluate (the DevTools protocol), not a `<script>`: a
+ * page with a strict CSP refuses inline script, and relaxing its CSP (bypassCSP) would test
+ * another page than the one people get.
+ */
+export async function seriousAxeViolations(page: Page): Promise<AxeViolation[]> {
+  const loaded = await page.evaluate(() => 'axe' in globalThis);
+  if (!loaded) await page.evaluate(readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8'));
+  const violations = await page.evaluate(async () => {
+    interface AxeResult {
+      violations: { id: string; impact: string | null; help: string; nodes: { target: unknown[] }[] }[];
+    }
+    const { axe } = globalThis as unknown as { axe: { run(): Promise<AxeResult> } };
+    const result = await axe.run();
+    return result.violations.map((violation) => ({
+      id: violation.id,
+      impact: violation.impact,
+      help: violation.help,
+      targets: violation.nodes.map((node) => node.target.map(String).join(' ')),
+    }));
+  });
+  return violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
 }

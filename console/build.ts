@@ -1,0 +1,82 @@
+import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { build } from 'esbuild';
+
+/**
+ * The console page, built by esbuild: one script and one style sheet (no inline script or
+ * style, as its Content-Security-Policy demands), named by their content hash so that they can
+ * be cached for ever, and the page that loads them, which is never cached. Local mode builds
+ * it at start; the stack builds it at synth.
+ */
+
+const SOURCE = path.join(__dirname, 'src');
+
+/** Where `npm start` builds the page (gitignored, as every `dist/`). */
+export const CONSOLE_BUILD_DIR = path.join(__dirname, 'dist');
+
+/** A built file, with the headers it is served with (besides CONSOLE_SECURITY_HEADERS). */
+export interface ConsoleFile {
+  /** Path relative to the build folder, and to the console's `/console/` path: `index.html`, `app-XXXX.js`. */
+  readonly path: string;
+  readonly contentType: string;
+  readonly cacheControl: string;
+}
+
+export interface ConsoleBuild {
+  readonly dir: string;
+  /** The page first. */
+  readonly files: readonly ConsoleFile[];
+  /** The page's script(s), for the page-weight figure. */
+  readonly scripts: readonly string[];
+}
+
+/** Hashed names change with their content: a year, never revalidated. */
+const IMMUTABLE = 'public, max-age=31536000, immutable';
+/** The page names the current assets: always asked for again. */
+const REVALIDATE = 'no-cache';
+
+/** Browsers the page is written for (evergreen, a couple of years back). */
+export const CONSOLE_TARGETS = ['chrome109', 'firefox115', 'safari15.6', 'edge109'];
+
+/** Builds the page into `outDir`, which is emptied first. */
+export async function buildConsole(outDir: string): Promise<ConsoleBuild> {
+  rmSync(outDir, { recursive: true, force: true });
+  mkdirSync(outDir, { recursive: true });
+  const { metafile } = await build({
+    // main.tsx imports app.css: esbuild writes it beside the script, with the same name.
+    entryPoints: { app: path.join(SOURCE, 'main.tsx') },
+    bundle: true,
+    minify: true,
+    format: 'iife',
+    target: CONSOLE_TARGETS,
+    jsx: 'automatic',
+    jsxImportSource: 'preact',
+    entryNames: '[name]-[hash]',
+    outdir: outDir,
+    metafile: true,
+    legalComments: 'none',
+    logLevel: 'warning',
+    // The page has no source maps in production: nothing to hide, but nothing to serve either.
+    sourcemap: false,
+  });
+  const outputs = Object.entries(metafile.outputs).map(([file, output]) => ({
+    name: path.basename(file),
+    entryPoint: output.entryPoint ?? '',
+  }));
+  const script = outputs.find((output) => output.name.endsWith('.js'))?.name;
+  const style = outputs.find((output) => output.name.endsWith('.css'))?.name;
+  if (!script || !style) throw new Error('the console build made no script or no style sheet');
+  const page = readFileSync(path.join(SOURCE, 'index.html'), 'utf8')
+    .replace('{{app.js}}', script)
+    .replace('{{app.css}}', style);
+  writeFileSync(path.join(outDir, 'index.html'), page);
+  return {
+    dir: outDir,
+    files: [
+      { path: 'index.html', contentType: 'text/html; charset=utf-8', cacheControl: REVALIDATE },
+      { path: script, contentType: 'text/javascript; charset=utf-8', cacheControl: IMMUTABLE },
+      { path: style, contentType: 'text/css; charset=utf-8', cacheControl: IMMUTABLE },
+    ],
+    scripts: [script],
+  };
+}
