@@ -32,6 +32,8 @@ export function addAnimalStoreStacks(app: App, options: AnimalStoreStacksOptions
     const edge = new EdgeStack(app, EDGE_STACK_NAME, {
       platform: production.platformAddress,
       serviceRegion: production.region,
+      // The version production's WAF matches, so CloudFront sends that one.
+      originSecretVersion: production.originSecretVersion,
       account: production.env?.account,
     });
     stacks[productionIndex]?.addStackDependency(

@@ -1,4 +1,4 @@
-import { CfnOutput, SecretValue, Stack, type StackProps } from 'aws-cdk-lib';
+import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
@@ -15,8 +15,10 @@ import { AnimalStoreApi } from './constructs/animal-store-api';
 import { ConsoleService } from './constructs/console-service';
 import { DataTables } from './constructs/data-tables';
 import { EdgeFirewall } from './constructs/edge-firewall';
+import { originSecretReference } from './constructs/origin-secret';
 import { Observability } from './constructs/observability';
 import { ProjectAddresses } from './constructs/project-addresses';
+import { StaleTenantCleanup } from './constructs/stale-tenant-cleanup';
 import { UsagePlans } from './constructs/usage-plans';
 import { EDGE_PARAMETERS, servedByEdge } from './edge-stack';
 
@@ -33,6 +35,7 @@ export const STACK_OUTPUTS = {
   rateLimitsTable: 'RateLimitsTableName',
   idempotencyTable: 'IdempotencyTableName',
   customDomainsTable: 'CustomDomainsTableName',
+  consoleSessionsTable: 'ConsoleSessionsTableName',
   platformDomain: 'PlatformDomain',
 } as const;
 
@@ -61,6 +64,8 @@ export class AnimalStoreStack extends Stack {
   public readonly projectAddresses?: ProjectAddresses;
   /** The domains service under `/console/api`, where the edge serves the environment. */
   public readonly console?: ConsoleService;
+  /** The scheduled sweep of tenants whose domain was removed, where the edge serves the environment. */
+  public readonly staleTenantCleanup?: StaleTenantCleanup;
 
   constructor(scope: Construct, id: string, props: AnimalStoreStackProps) {
     const { config } = props;
@@ -102,15 +107,28 @@ export class AnimalStoreStack extends Stack {
     }
     if (servedByEdge(config)) {
       // The edge stack (us-east-1) writes its ids here; read at deploy, so synth stays offline.
+      const distributionId = StringParameter.valueForStringParameter(this, EDGE_PARAMETERS.distributionId);
+      const connectionGroupId = StringParameter.valueForStringParameter(
+        this,
+        EDGE_PARAMETERS.connectionGroupId,
+      );
       this.console = new ConsoleService(this, 'Console', {
         restApi: this.api.restApi,
         tables: this.tables,
         environmentName: config.name,
         platformDomain: config.platformAddress.domain,
         domainsTarget: platformCnameTarget(config.platformAddress.domain),
-        distributionId: StringParameter.valueForStringParameter(this, EDGE_PARAMETERS.distributionId),
-        connectionGroupId: StringParameter.valueForStringParameter(this, EDGE_PARAMETERS.connectionGroupId),
+        distributionId,
+        connectionGroupId,
         memorySize: config.lambdaMemoryMb,
+        logRetention: config.logRetention,
+        logRemovalPolicy: config.removalPolicy,
+      });
+      this.staleTenantCleanup = new StaleTenantCleanup(this, 'StaleTenantCleanup', {
+        tables: this.tables,
+        environmentName: config.name,
+        distributionId,
+        connectionGroupId,
         logRetention: config.logRetention,
         logRemovalPolicy: config.removalPolicy,
       });
@@ -121,10 +139,13 @@ export class AnimalStoreStack extends Stack {
       // carries the edge's origin secret: it reads the replica in this region (exactly that
       // secret), and checks the domain in the custom domains table (GetItem, nothing else).
       originSecretArn = StringParameter.valueForStringParameter(this, EDGE_PARAMETERS.originSecretArn);
-      this.api.authorizerFunction.addEnvironment(RUNTIME_ENV.edgeOriginSecretArn, originSecretArn);
-      this.api.authorizerFunction.addToRolePolicy(
-        new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [originSecretArn] }),
-      );
+      // The console function too: through the console's distribution it counts sign-ins per viewer.
+      for (const fn of [this.api.authorizerFunction, this.console?.consoleFunction]) {
+        fn?.addEnvironment(RUNTIME_ENV.edgeOriginSecretArn, originSecretArn);
+        fn?.addToRolePolicy(
+          new PolicyStatement({ actions: ['secretsmanager:GetSecretValue'], resources: [originSecretArn] }),
+        );
+      }
       this.api.authorizerFunction.bindTable({
         table: this.tables.customDomains,
         environmentVariable: RUNTIME_ENV.customDomainsTable,
@@ -136,7 +157,8 @@ export class AnimalStoreStack extends Stack {
       stage: this.api.restApi.deploymentStage,
       ...(originSecretArn === undefined
         ? {}
-        : { originSecret: SecretValue.secretsManager(originSecretArn).unsafeUnwrap() }),
+        : // The version CloudFront sends too (the edge stack's reference names the same one).
+          { originSecret: originSecretReference(originSecretArn, config.originSecretVersion) }),
     });
     this.observability = new Observability(this, 'Observability', {
       environmentName: config.name,
@@ -147,7 +169,13 @@ export class AnimalStoreStack extends Stack {
         ...(this.console ? ([['console', this.console.consoleFunction]] as const) : []),
       ]),
       // Capped by its reserved concurrency, it is throttled under junk floods by design.
-      errorOnlyFunctions: new Map([[CATCH_ALL.name, this.api.catchAllFunction]]),
+      // The cleanup runs alone (reserved concurrency 1): a throttle there is a skipped run, not a fault.
+      errorOnlyFunctions: new Map([
+        [CATCH_ALL.name, this.api.catchAllFunction],
+        ...(this.staleTenantCleanup
+          ? ([['staleTenantCleanup', this.staleTenantCleanup.cleanupFunction]] as const)
+          : []),
+      ]),
       tables: this.tables.all,
       alarmEmail: config.alarmEmail,
       alarmTopic:
@@ -169,6 +197,10 @@ export class AnimalStoreStack extends Stack {
     new CfnOutput(this, STACK_OUTPUTS.customDomainsTable, {
       description: 'Custom domains of the domains service, read and written by the console function',
       value: this.tables.customDomains.tableName,
+    });
+    new CfnOutput(this, STACK_OUTPUTS.consoleSessionsTable, {
+      description: "Console sessions (hashes only): deleting a project's items signs its console users out",
+      value: this.tables.consoleSessions.tableName,
     });
     if (config.platformAddress) {
       new CfnOutput(this, STACK_OUTPUTS.platformDomain, {

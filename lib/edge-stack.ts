@@ -2,7 +2,8 @@ import { CfnOutput, RemovalPolicy, Stack, type StackProps } from 'aws-cdk-lib';
 import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { type PlatformAddressConfig, platformAddressProblems } from './config/platform';
-import { AWS_REGION, type EnvironmentConfig } from './config/environments';
+import { AWS_REGION, SECRET_VERSION_ID, servedByEdge } from './config/environments';
+import { ConsoleSite } from './constructs/console-site';
 import { DomainsTarget } from './constructs/domains-target';
 import { EdgeAccessLogs } from './constructs/edge-access-logs';
 import { EdgeErrorPages } from './constructs/edge-error-pages';
@@ -21,16 +22,8 @@ export const EDGE_STACK_NAME = 'AnimalStore-edge';
  */
 export const EDGE_REGION = 'us-east-1';
 
-/**
- * Whether the edge serves an environment: production, once it has a platform address and a
- * stated region (where the edge stack hands its ids over). The app builds the edge stack, and
- * the environment's stack its console function, on this one condition.
- */
-export function servedByEdge(
-  config: Pick<EnvironmentConfig, 'name' | 'platformAddress' | 'region'>,
-): config is EnvironmentConfig & { platformAddress: PlatformAddressConfig; region: string } {
-  return config.name === 'production' && config.platformAddress !== undefined && config.region !== undefined;
-}
+/** Whether the edge serves an environment (the configuration checks it too). */
+export { servedByEdge };
 
 /** Outputs of the edge stack. */
 export const EDGE_OUTPUTS = {
@@ -38,6 +31,7 @@ export const EDGE_OUTPUTS = {
   distributionId: 'DistributionId',
   connectionGroupId: 'ConnectionGroupId',
   routingEndpoint: 'RoutingEndpoint',
+  consoleUrl: 'ConsoleUrl',
 } as const;
 
 /**
@@ -60,6 +54,12 @@ export interface EdgeStackProps extends StackProps {
   /** The region of the service behind the edge (production's): values are handed over there. */
   readonly serviceRegion: string;
   /**
+   * The origin secret's version CloudFront sends (its VersionId), after a rotation
+   * (`EnvironmentConfig.originSecretVersion`, production's).
+   * @default no version in the reference: AWSCURRENT when first resolved
+   */
+  readonly originSecretVersion?: string;
+  /**
    * The account; the region is always {@link EDGE_REGION}.
    * @default environment-agnostic account
    */
@@ -70,8 +70,10 @@ export interface EdgeStackProps extends StackProps {
  * The platform resources of custom domains on CloudFront SaaS Manager, once per account in
  * us-east-1: the multi-tenant distribution with its redirect function, web ACL, error pages
  * and access logs; the connection group behind `domains.<platform domain>`; the origin header
- * secret; and the hand-over of its ids to the service's region. Tenants (one per domain) are
- * created at run time by the domains service, never deployed.
+ * secret; the hand-over of its ids to the service's region; and the project console's own
+ * distribution at `console.<platform domain>` ({@link ConsoleSite}), here because its
+ * certificate must be in us-east-1. Tenants (one per domain) are created at run time by the
+ * domains service, never deployed.
  */
 export class EdgeStack extends Stack {
   public readonly target: DomainsTarget;
@@ -81,6 +83,7 @@ export class EdgeStack extends Stack {
   public readonly originSecret: OriginSecret;
   public readonly errorPages: EdgeErrorPages;
   public readonly accessLogs: EdgeAccessLogs;
+  public readonly console: ConsoleSite;
 
   constructor(scope: Construct, id: string, props: EdgeStackProps) {
     const problems = platformAddressProblems(props.platform);
@@ -89,10 +92,16 @@ export class EdgeStack extends Stack {
         `service region ${JSON.stringify(props.serviceRegion)}: use an AWS region name, e.g. eu-west-1.`,
       );
     }
+    const version = props.originSecretVersion;
+    if (version !== undefined && !SECRET_VERSION_ID.test(version)) {
+      problems.push(
+        `origin secret version ${JSON.stringify(version)}: use the secret's VersionId (32 to 64 letters, digits and hyphens).`,
+      );
+    }
     if (problems.length > 0) throw new Error(`Invalid edge stack configuration:\n- ${problems.join('\n- ')}`);
     super(scope, id, {
       description:
-        'Animal Store Service: custom domains edge (CloudFront multi-tenant distribution, us-east-1)',
+        'Animal Store Service: custom domains edge (CloudFront multi-tenant distribution) and the project console, us-east-1',
       ...props,
       stackName: EDGE_STACK_NAME,
       env: { account: props.account, region: EDGE_REGION },
@@ -101,7 +110,10 @@ export class EdgeStack extends Stack {
     this.target = new DomainsTarget(this, 'Target', { platform: props.platform });
     this.webAcl = new EdgeWebAcl(this, 'WebAcl');
     this.redirect = new RedirectFunction(this, 'Redirect');
-    this.originSecret = new OriginSecret(this, 'OriginSecret', { replicaRegion: props.serviceRegion });
+    this.originSecret = new OriginSecret(this, 'OriginSecret', {
+      replicaRegion: props.serviceRegion,
+      versionId: props.originSecretVersion,
+    });
     this.errorPages = new EdgeErrorPages(this, 'ErrorPages');
     this.distribution = new TenantDistribution(this, 'Distribution', {
       platformDomain: props.platform.domain,
@@ -115,6 +127,12 @@ export class EdgeStack extends Stack {
       distributionArn: this.distribution.distributionArn,
       retention: RetentionDays.SIX_MONTHS,
       removalPolicy: RemovalPolicy.RETAIN,
+    });
+    this.console = new ConsoleSite(this, 'Console', {
+      platform: props.platform,
+      webAcl: this.webAcl.webAcl,
+      originSecret: this.originSecret,
+      accessLogGroup: this.accessLogs.logGroup,
     });
     new EdgeHandOver(this, 'HandOver', {
       region: props.serviceRegion,
@@ -136,5 +154,9 @@ export class EdgeStack extends Stack {
     });
     new CfnOutput(this, EDGE_OUTPUTS.distributionId, { value: this.distribution.distribution.attrId });
     new CfnOutput(this, EDGE_OUTPUTS.connectionGroupId, { value: this.target.connectionGroup.attrId });
+    new CfnOutput(this, EDGE_OUTPUTS.consoleUrl, {
+      description: 'The project console',
+      value: this.console.pageUrl,
+    });
   }
 }

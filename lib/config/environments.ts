@@ -79,11 +79,38 @@ export interface EnvironmentConfig {
    */
   readonly region?: string;
   /**
+   * The version of the edge's origin secret that CloudFront sends and production's WAF
+   * matches: its VersionId, put in every `{{resolve:secretsmanager:…}}` reference to the
+   * secret. CloudFormation re-reads a dynamic reference only when its text changes, so a
+   * rotation reaches CloudFront and the WAF only through a new version id here
+   * (doc/domains.md, "Rotating the origin secret"). Given as
+   * `-c originSecretVersion=<VersionId>`; only where the edge serves the environment.
+   * @default the references name no version: AWSCURRENT when first resolved
+   */
+  readonly originSecretVersion?: string;
+  /**
    * Account and region to deploy to.
    * @default environment-agnostic, when CDK_DEFAULT_ACCOUNT / CDK_DEFAULT_REGION are unset
    */
   readonly env?: Environment;
 }
+
+/**
+ * Whether the edge serves an environment: production, once it has a platform address and a
+ * stated region (where the edge stack hands its ids over). The app builds the edge stack, and
+ * the environment's stack its console function, on this one condition.
+ */
+export function servedByEdge(
+  config: Pick<EnvironmentConfig, 'name' | 'platformAddress' | 'region'>,
+): config is EnvironmentConfig & { platformAddress: PlatformAddressConfig; region: string } {
+  return config.name === 'production' && config.platformAddress !== undefined && config.region !== undefined;
+}
+
+/**
+ * A Secrets Manager version id: 32 to 64 characters (the API's bounds), a UUID when
+ * put-secret-value chose it. No colon or brace, which would end the dynamic reference.
+ */
+export const SECRET_VERSION_ID = /^[A-Za-z0-9-]{32,64}$/;
 
 /** Variables of the process environment the configuration reads. */
 export interface ConfigSource {
@@ -195,6 +222,7 @@ export function validateEnvironmentConfig(config: EnvironmentConfig): void {
     problems.push(...platformAddressProblems(config.platformAddress));
   }
   problems.push(...regionProblems(config));
+  problems.push(...originSecretVersionProblems(config));
   if (problems.length > 0) {
     throw new Error(`Invalid configuration of ${where}:\n- ${problems.join('\n- ')}`);
   }
@@ -217,6 +245,28 @@ function regionProblems(config: EnvironmentConfig): string[] {
     ];
   }
   return [];
+}
+
+/** How to give an origin secret version: one message for the context value and the configuration. */
+const ORIGIN_SECRET_VERSION_FIX =
+  'use the VersionId that aws secretsmanager put-secret-value printed for the origin secret ' +
+  '(32 to 64 letters, digits and hyphens, e.g. a UUID), or leave it out (doc/domains.md, "Rotating the origin secret").';
+
+/** The problems of an environment's origin secret version, each with its fix; empty when valid. */
+function originSecretVersionProblems(config: EnvironmentConfig): string[] {
+  const version = config.originSecretVersion;
+  if (version === undefined) return [];
+  const problems: string[] = [];
+  if (!SECRET_VERSION_ID.test(version)) {
+    problems.push(`originSecretVersion is ${JSON.stringify(version)}: ${ORIGIN_SECRET_VERSION_FIX}`);
+  }
+  if (!servedByEdge(config)) {
+    problems.push(
+      'originSecretVersion is set but no edge serves this environment: it applies to production with ' +
+        'platformDomain, platformHostedZoneId and productionRegion given too.',
+    );
+  }
+  return problems;
 }
 
 function isEnvironmentName(value: string): value is EnvironmentName {
@@ -281,6 +331,17 @@ function productionRegionFromContext(value: unknown): string | undefined {
   return value;
 }
 
+/** The origin secret's version given as `-c originSecretVersion=<VersionId>`; undefined when unset. */
+function originSecretVersionFromContext(value: unknown): string | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (typeof value !== 'string' || !SECRET_VERSION_ID.test(value)) {
+    throw new Error(
+      `Context value "originSecretVersion" is ${JSON.stringify(value)}: ${ORIGIN_SECRET_VERSION_FIX}`,
+    );
+  }
+  return value;
+}
+
 /**
  * The validated configurations the app builds, from its context values:
  * - `environments`: which ones (comma-separated; all when unset);
@@ -291,6 +352,8 @@ function productionRegionFromContext(value: unknown): string | undefined {
  *   environments of {@link PLATFORM_ENVIRONMENTS} (ignored for the others);
  * - `productionRegion`: production's region, where the edge stack hands its values over
  *   (ignored for staging); a deploy of production to another region fails synth.
+ * - `originSecretVersion`: the VersionId of the edge's origin secret that CloudFront sends
+ *   and production's WAF matches, after a rotation (ignored for staging).
  * Nothing is looked up: synth stays offline.
  */
 export function environmentsFromContext(
@@ -305,6 +368,7 @@ export function environmentsFromContext(
     context('platformHostedZoneId'),
   );
   const productionRegion = productionRegionFromContext(context('productionRegion'));
+  const originSecretVersion = originSecretVersionFromContext(context('originSecretVersion'));
   if (petsUpgradeStep !== undefined && names.length !== 1) {
     throw new Error(
       `Context value "petsUpgradeStep" applies to one environment's table: select it too, e.g. -c environments=production -c petsUpgradeStep=${petsUpgradeStep}.`,
@@ -316,6 +380,7 @@ export function environmentsFromContext(
       ...(petsUpgradeStep === undefined ? {} : { petsUpgradeStep }),
       ...(platformAddress && PLATFORM_ENVIRONMENTS.includes(name) ? { platformAddress } : {}),
       ...(productionRegion && name === 'production' ? { region: productionRegion } : {}),
+      ...(originSecretVersion && name === 'production' ? { originSecretVersion } : {}),
     };
     validateEnvironmentConfig(config);
     return config;

@@ -14,6 +14,8 @@ export const RESERVED_PROJECT_NAMES: readonly string[] = [
   'auth',
   'cdn',
   'console',
+  // The console distribution's origin for its API (lib/constructs/console-site.ts).
+  'console-api',
   'dashboard',
   'docs',
   'domains',

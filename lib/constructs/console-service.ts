@@ -6,9 +6,11 @@ import { Construct } from 'constructs';
 import { CONSOLE_API_PREFIX } from '../../lambda/api/console-routes';
 import { ENVIRONMENT_VARIABLE } from '../../lambda/shared/observability';
 import { RUNTIME_ENV } from '../../lambda/shared/runtime-env';
-import { CUSTOM_DOMAINS_TABLE } from '../../lambda/store/table-schema';
+import { API_KEYS_TABLE, CUSTOM_DOMAINS_TABLE } from '../../lambda/store/table-schema';
 import { bindRateLimits } from './animal-store-api';
 import { ApiFunction } from './api-function';
+import { EDGE_REGION } from '../edge-stack';
+import { consoleSiteOrigin } from './console-site';
 import type { DataTables } from './data-tables';
 
 /** The console function's module under `lambda/handlers/`. */
@@ -35,6 +37,16 @@ export const EDGE_TENANT_ACTIONS = {
 } as const;
 
 /**
+ * The ACM actions of the console function for an imported domain's own certificate, exactly those
+ * lambda/store/acm-certificates.ts calls: DescribeCertificate takes the `certificate` resource type;
+ * RequestCertificate is granted on `*` under the condition `acm:ValidationMethod = DNS`.
+ */
+export const IMPORTED_CERTIFICATE_ACTIONS = {
+  certificate: ['acm:DescribeCertificate'],
+  request: ['acm:RequestCertificate'],
+} as const;
+
+/**
  * How long one console request may run: a verification makes up to six CloudFront calls in
  * series (bounded in lambda/store/from-environment.ts), inside API Gateway's 29 s.
  */
@@ -44,11 +56,17 @@ export const CONSOLE_TIMEOUT = Duration.seconds(28);
 export interface ConsoleServiceProps {
   /** The REST API whose `/console/api/…` the console answers (the same host as the API). */
   readonly restApi: RestApi;
-  /** The custom domains, projects and rate-limit tables. */
-  readonly tables: Pick<DataTables, 'customDomains' | 'projects' | 'rateLimits'>;
+  /** The custom domains, projects, API keys, console sessions and rate-limit tables. */
+  readonly tables: Pick<
+    DataTables,
+    'customDomains' | 'projects' | 'apiKeys' | 'consoleSessions' | 'rateLimits'
+  >;
   /** Environment name, the `Environment` dimension of the function's metrics. */
   readonly environmentName: string;
-  /** The platform domain: names under it are refused as custom domains. */
+  /**
+   * The platform domain: names under it are refused as custom domains, projects are served at
+   * `<name>.<platform domain>`, and the console page at `console.<platform domain>`.
+   */
   readonly platformDomain: string;
   /** The spec's `{platform_cname_target}`, every custom domain's CNAME. */
   readonly domainsTarget: string;
@@ -100,6 +118,8 @@ export class ConsoleService extends Construct {
       environment: {
         [ENVIRONMENT_VARIABLE]: props.environmentName,
         [RUNTIME_ENV.platformDomain]: props.platformDomain,
+        // The console page's origin: the only one a browser may change anything from with the session cookie.
+        [RUNTIME_ENV.consoleOrigin]: consoleSiteOrigin(props.platformDomain),
         [RUNTIME_ENV.domainsTarget]: props.domainsTarget,
         [RUNTIME_ENV.edgeDistributionId]: props.distributionId,
         [RUNTIME_ENV.edgeConnectionGroupId]: props.connectionGroupId,
@@ -127,6 +147,28 @@ export class ConsoleService extends Construct {
       actions: ['dynamodb:GetItem'],
       target: 'table',
     });
+    // Sessions: made by a conditional put, read, touched (a conditional update), deleted at sign-out.
+    fn.bindTable({
+      table: tables.consoleSessions,
+      environmentVariable: RUNTIME_ENV.consoleSessionsTable,
+      actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+      target: 'table',
+    });
+    // A project's keys: read one, issue one (a conditional put), revoke one (a conditional update).
+    fn.bindTable({
+      table: tables.apiKeys,
+      environmentVariable: RUNTIME_ENV.apiKeysTable,
+      actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+      target: 'table',
+    });
+    // ...and list them: a Query on the project index.
+    fn.bindTable({
+      table: tables.apiKeys,
+      environmentVariable: RUNTIME_ENV.apiKeysTable,
+      actions: ['dynamodb:Query'],
+      target: { indexes: API_KEYS_TABLE.globalIndexes.map((index) => index.indexName) },
+    });
+    // Counting every call, and reading a project's counter for its usage (GetItem).
     bindRateLimits(fn, tables);
     this.grantEdgeTenants(props.distributionId);
 
@@ -141,15 +183,16 @@ export class ConsoleService extends Construct {
       Validations.of(method).acknowledge({
         id: 'AwsSolutions-APIG4',
         reason:
-          "The console function authenticates every request itself with the project's console token (a bearer " +
-          'header checked against its hash in the projects table) and answers 401 with rate-limit headers; an API ' +
-          'Gateway authorizer would repeat that lookup and could not count refused callers.',
+          "The console function authenticates every request itself, with the project's console token (a bearer " +
+          'header checked against its hash in the projects table) or a session cookie (checked against its hash in ' +
+          'the sessions table, with Origin and CSRF checks on changes), and answers 401 with rate-limit headers; an ' +
+          'API Gateway authorizer would repeat that lookup and could not count refused callers.',
       });
       Validations.of(method).acknowledge({
         id: 'AwsSolutions-COG4',
         reason:
           'Console callers are projects proved by their console tokens, which the function checks; there are no ' +
-          'user identities for a Cognito user pool to hold (the console issue adds sessions over the same tokens).',
+          "user identities for a Cognito user pool to hold; the console's sessions are made from the same tokens.",
       });
     }
   }
@@ -175,6 +218,24 @@ export class ConsoleService extends Construct {
           resources: [arn('distribution', distributionId)],
         }),
         new PolicyStatement({ actions: [...EDGE_TENANT_ACTIONS.unscoped], resources: ['*'] }),
+        // An imported domain's own certificate (lambda/store/acm-certificates.ts), in us-east-1:
+        // read any of the account's there, and request one only with DNS validation.
+        new PolicyStatement({
+          actions: [...IMPORTED_CERTIFICATE_ACTIONS.certificate],
+          resources: [
+            stack.formatArn({
+              service: 'acm',
+              region: EDGE_REGION,
+              resource: 'certificate',
+              resourceName: '*',
+            }),
+          ],
+        }),
+        new PolicyStatement({
+          actions: [...IMPORTED_CERTIFICATE_ACTIONS.request],
+          resources: ['*'],
+          conditions: { StringEquals: { 'acm:ValidationMethod': 'DNS' } },
+        }),
       ],
     });
     Validations.of(policy).acknowledge({
@@ -182,11 +243,19 @@ export class ConsoleService extends Construct {
       reason:
         'Only cloudfront:CreateDistributionTenant and cloudfront:ListDistributionTenants, which define no resource ' +
         'type in the Service Authorization Reference, so `*` is the only resource they accept; the function lists ' +
-        'and creates tenants of the edge distribution only (its id is in the request).',
+        'and creates tenants of the edge distribution only (its id is in the request). And acm:RequestCertificate, ' +
+        'whose certificate does not exist before the call, limited by its condition to DNS validation.',
     });
     // cdk-nag names a resource as it stands in the template: tokens as <AWS::…>, known values as themselves.
     const shown = (value: string, token: string) => (Token.isUnresolved(value) ? token : value);
     const tenantsArn = `arn:${shown(stack.partition, '<AWS::Partition>')}:cloudfront::${shown(stack.account, '<AWS::AccountId>')}:distribution-tenant/*`;
+    const certificatesArn = `arn:${shown(stack.partition, '<AWS::Partition>')}:acm:${EDGE_REGION}:${shown(stack.account, '<AWS::AccountId>')}:certificate/*`;
+    Validations.of(policy).acknowledge({
+      id: `AwsSolutions-IAM5[Resource::${certificatesArn}]`,
+      reason:
+        "An imported domain's certificate is requested at run time (its ARN is ACM's, stored on the domain), so no " +
+        'ARN is known at deploy; only DescribeCertificate, on certificates in us-east-1, where CloudFront takes them.',
+    });
     Validations.of(policy).acknowledge({
       id: `AwsSolutions-IAM5[Resource::${tenantsArn}]`,
       reason:

@@ -10,6 +10,7 @@ import {
 import { Construct } from 'constructs';
 import {
   API_KEYS_TABLE,
+  CONSOLE_SESSIONS_TABLE,
   CUSTOM_DOMAINS_TABLE,
   type KeyAttribute,
   PETS_UPGRADE_STEPS,
@@ -68,6 +69,8 @@ export class DataTables extends Construct {
   public readonly idempotencyKeys: Table;
   /** One item per custom domain of the domains service, keyed by its name, with an index of each project's domains. */
   public readonly customDomains: Table;
+  /** One item per console session, keyed by the hash of its secret, deleted by DynamoDB TTL on `expiresAt`. */
+  public readonly consoleSessions: Table;
   /** Every table the service's functions use, with the definition it was built from. */
   public readonly all: readonly { readonly definition: TableDefinition; readonly table: Table }[];
 
@@ -82,6 +85,7 @@ export class DataTables extends Construct {
     this.rateLimits = this.tableFrom(RATE_LIMITS_TABLE, props);
     this.idempotencyKeys = this.tableFrom(IDEMPOTENCY_TABLE, props);
     this.customDomains = this.tableFrom(CUSTOM_DOMAINS_TABLE, props);
+    this.consoleSessions = this.tableFrom(CONSOLE_SESSIONS_TABLE, props);
     this.all = [
       { definition: this.petsDefinition, table: this.pets },
       { definition: API_KEYS_TABLE, table: this.apiKeys },
@@ -89,6 +93,7 @@ export class DataTables extends Construct {
       { definition: RATE_LIMITS_TABLE, table: this.rateLimits },
       { definition: IDEMPOTENCY_TABLE, table: this.idempotencyKeys },
       { definition: CUSTOM_DOMAINS_TABLE, table: this.customDomains },
+      { definition: CONSOLE_SESSIONS_TABLE, table: this.consoleSessions },
     ];
   }
 

@@ -3,6 +3,7 @@ import {
   CfnDelivery,
   CfnDeliveryDestination,
   CfnDeliverySource,
+  type ILogGroup,
   LogGroup,
   type RetentionDays,
 } from 'aws-cdk-lib/aws-logs';
@@ -36,26 +37,39 @@ export class EdgeAccessLogs extends Construct {
       retention: props.retention,
       removalPolicy: props.removalPolicy,
     });
-    const source = new CfnDeliverySource(this, 'Source', {
-      name,
-      logType: 'ACCESS_LOGS',
-      resourceArn: props.distributionArn,
-    });
-    const destination = new CfnDeliveryDestination(this, 'Destination', {
-      name,
-      // The group's own ARN, without the `:*` of its Arn attribute.
-      destinationResourceArn: Stack.of(this).formatArn({
-        service: 'logs',
-        resource: 'log-group',
-        resourceName: this.logGroup.logGroupName,
-        arnFormat: ArnFormat.COLON_RESOURCE_NAME,
-      }),
-      outputFormat: 'json',
-    });
-    const delivery = new CfnDelivery(this, 'Delivery', {
-      deliverySourceName: name,
-      deliveryDestinationArn: destination.attrArn,
-    });
-    delivery.node.addDependency(source);
+    deliverAccessLogs(this, '', { name, distributionArn: props.distributionArn, logGroup: this.logGroup });
   }
+}
+
+/**
+ * Standard logging v2 of a distribution into a log group (CloudFront has no L2 for it): a
+ * delivery source named `name`, a JSON destination on the group, and the delivery between.
+ * `idPrefix` keeps the three construct ids apart when a scope delivers more than one.
+ */
+export function deliverAccessLogs(
+  scope: Construct,
+  idPrefix: string,
+  { name, distributionArn, logGroup }: { name: string; distributionArn: string; logGroup: ILogGroup },
+): void {
+  const source = new CfnDeliverySource(scope, `${idPrefix}Source`, {
+    name,
+    logType: 'ACCESS_LOGS',
+    resourceArn: distributionArn,
+  });
+  const destination = new CfnDeliveryDestination(scope, `${idPrefix}Destination`, {
+    name,
+    // The group's own ARN, without the `:*` of its Arn attribute.
+    destinationResourceArn: Stack.of(scope).formatArn({
+      service: 'logs',
+      resource: 'log-group',
+      resourceName: logGroup.logGroupName,
+      arnFormat: ArnFormat.COLON_RESOURCE_NAME,
+    }),
+    outputFormat: 'json',
+  });
+  const delivery = new CfnDelivery(scope, `${idPrefix}Delivery`, {
+    deliverySourceName: name,
+    deliveryDestinationArn: destination.attrArn,
+  });
+  delivery.node.addDependency(source);
 }

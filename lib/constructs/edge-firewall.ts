@@ -43,7 +43,8 @@ export interface EdgeFirewallProps {
    */
   readonly maxBodyBytes?: number;
   /**
-   * The edge's origin secret, as a `{{resolve:secretsmanager:…}}` reference (never the value):
+   * The edge's origin secret, as a `{{resolve:secretsmanager:…}}` reference naming the version
+   * CloudFront sends (`originSecretReference`, lib/constructs/origin-secret.ts; never the value):
    * requests carrying it skip the per-IP flood rule (their source is a CloudFront address many
    * viewers share) and are limited per viewer address instead. None: no edge, one flood rule.
    */

@@ -1,4 +1,4 @@
-import { Fn, Validations } from 'aws-cdk-lib';
+import { Fn, SecretValue, Validations } from 'aws-cdk-lib';
 import type { CfnDistribution } from 'aws-cdk-lib/aws-cloudfront';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
@@ -7,10 +7,28 @@ import { ORIGIN_SECRET_HEADER } from '../../lambda/domain/edge-request';
 /** The header CloudFront adds to every request it sends to a project's address (the service checks it). */
 export { ORIGIN_SECRET_HEADER };
 
+/**
+ * The origin secret's value as CloudFormation resolves it at deploy: a
+ * `{{resolve:secretsmanager:<arn>:SecretString:::<versionId>}}` reference, never the value.
+ * Every reference to the secret, the edge's and the WAF's, is made here, so all of them name
+ * the same version. CloudFormation re-reads a reference only when its text changes: after a
+ * rotation, the new VersionId is what makes CloudFront and the WAF take the new value. A
+ * replica keeps the primary's version ids, so the replica's ARN takes the same one.
+ * @param versionId the VersionId; none names AWSCURRENT, read when the reference first deploys
+ */
+export function originSecretReference(secretArn: string, versionId?: string): string {
+  return SecretValue.secretsManager(secretArn, versionId === undefined ? {} : { versionId }).unsafeUnwrap();
+}
+
 /** Properties of {@link OriginSecret}. */
 export interface OriginSecretProps {
   /** The region of the service that checks the header: the secret is replicated there. */
   readonly replicaRegion: string;
+  /**
+   * The version CloudFront sends, after a rotation ({@link originSecretReference}).
+   * @default AWSCURRENT when the distribution's reference first deploys
+   */
+  readonly versionId?: string;
 }
 
 /**
@@ -27,9 +45,12 @@ export class OriginSecret extends Construct {
   public readonly secret: Secret;
   /** The ARN of the replica in the service's region: same name and suffix, that region. */
   public readonly replicaArn: string;
+  /** The version every reference names; undefined for AWSCURRENT. */
+  public readonly versionId?: string;
 
   constructor(scope: Construct, id: string, props: OriginSecretProps) {
     super(scope, id);
+    this.versionId = props.versionId;
     this.secret = new Secret(this, 'Secret', {
       description: `Value of the ${ORIGIN_SECRET_HEADER} header CloudFront adds to requests for project addresses`,
       // Letters and digits only: safe in a header, and 64 of them are beyond guessing.
@@ -39,9 +60,9 @@ export class OriginSecret extends Construct {
     Validations.of(this.secret).acknowledge({
       id: 'AwsSolutions-SMG4',
       reason:
-        'Rotating the header needs a function that updates the distribution and a service that accepts the ' +
-        'previous value until CloudFront has deployed the new one; the service side comes with the domains ' +
-        'service, and its rotation with it (doc/deploying.md, "The edge stack").',
+        'Rotation is by hand (doc/domains.md, "Rotating the origin secret"): a new value, then deploys of the ' +
+        'edge and production stacks with its version id, while the service accepts the previous value too. A ' +
+        'Lambda rotation would change the value without those deploys, leaving CloudFront and the WAF behind.',
     });
     // arn:<partition>:secretsmanager:<region>:<account>:secret:<name>-<suffix>, in the replica's region.
     const parts = Fn.split(':', this.secret.secretArn);
@@ -58,6 +79,9 @@ export class OriginSecret extends Construct {
    * call cloudfront:GetDistributionConfig in this account.
    */
   originCustomHeader(): CfnDistribution.OriginCustomHeaderProperty {
-    return { headerName: ORIGIN_SECRET_HEADER, headerValue: this.secret.secretValue.unsafeUnwrap() };
+    return {
+      headerName: ORIGIN_SECRET_HEADER,
+      headerValue: originSecretReference(this.secret.secretArn, this.versionId),
+    };
   }
 }

@@ -28,6 +28,7 @@ const SERVICE_TABLE_OUTPUTS = [
   'RateLimitsTableName',
   'IdempotencyTableName',
   'CustomDomainsTableName',
+  'ConsoleSessionsTableName',
 ];
 
 describe.each(ENVIRONMENT_NAMES)('the %s stack', (name) => {

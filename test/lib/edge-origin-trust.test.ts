@@ -1,4 +1,5 @@
 import { Template } from 'aws-cdk-lib/assertions';
+import { CONSOLE_API_PREFIX } from '../../lambda/api/console-routes';
 import { ORIGIN_SECRET_HEADER } from '../../lambda/domain/edge-request';
 import { RUNTIME_ENV } from '../../lambda/shared/runtime-env';
 import { AnimalStoreStack } from '../../lib/animal-store-stack';
@@ -8,8 +9,10 @@ import { EDGE_PARAMETERS } from '../../lib/edge-stack';
 import { synthEnvironment, testApp } from '../support/synth';
 import {
   actionsOf,
+  apiMethods,
   authorizerFunctionId,
   environmentOf,
+  invokedFunctionId,
   resourcesOfType,
   statementsOfFunction,
   tableIdFromOutput,
@@ -83,6 +86,20 @@ describe('the authorizer behind the edge', () => {
       JSON.stringify(statement.Resource).includes(domainsTable),
     );
     expect(onDomains.flatMap(actionsOf)).toEqual(['dynamodb:GetItem']);
+  });
+
+  test('the console function reads exactly that secret too (it counts sign-ins per viewer through its distribution)', () => {
+    const consoleMethod = apiMethods(template).find((method) => method.path.startsWith(CONSOLE_API_PREFIX));
+    const consoleFunction = invokedFunctionId((consoleMethod?.props.Integration as { Uri: unknown }).Uri);
+    expect(environmentOf(template, consoleFunction)).toMatchObject({
+      [RUNTIME_ENV.edgeOriginSecretArn]: secretArn,
+    });
+    const secrets = statementsOfFunction(template, consoleFunction).filter((statement) =>
+      actionsOf(statement).some((a) => a.startsWith('secretsmanager:')),
+    );
+    expect(secrets).toEqual([
+      { Action: 'secretsmanager:GetSecretValue', Effect: 'Allow', Resource: secretArn },
+    ]);
   });
 
   test('without the edge (staging), neither the secret nor the domains table', () => {

@@ -250,3 +250,28 @@ describe('configuration from context values', () => {
     ).toThrow(/platform domain "localhost": use a lower-case domain name/);
   });
 });
+
+describe('the origin secret version in a configuration', () => {
+  const served: Partial<EnvironmentConfig> = {
+    ...environmentConfigs(NO_ACCOUNT).production,
+    platformAddress: { domain: 'animalstore.example', hostedZoneId: 'Z0123456789PLATFORM' },
+    region: 'eu-west-1',
+  };
+
+  test('a VersionId is valid where the edge serves the environment', () => {
+    expect(() =>
+      validateEnvironmentConfig(
+        withChanges({ ...served, originSecretVersion: 'a1b2c3d4-5678-90ab-cdef-EXAMPLE11111' }),
+      ),
+    ).not.toThrow();
+  });
+
+  test('a malformed one, or one where no edge serves, fails with each fix', () => {
+    expect(() => validateEnvironmentConfig(withChanges({ ...served, originSecretVersion: 'v2' }))).toThrow(
+      /originSecretVersion is "v2": use the VersionId that aws secretsmanager put-secret-value printed/,
+    );
+    expect(() =>
+      validateEnvironmentConfig(withChanges({ originSecretVersion: 'a1b2c3d4-5678-90ab-cdef-EXAMPLE11111' })),
+    ).toThrow(/originSecretVersion is set but no edge serves this environment/);
+  });
+});

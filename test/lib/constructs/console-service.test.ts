@@ -3,11 +3,15 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { CONSOLE_API_PREFIX } from '../../../lambda/api/console-routes';
 import { ENVIRONMENT_VARIABLE } from '../../../lambda/shared/observability';
 import { RUNTIME_ENV } from '../../../lambda/shared/runtime-env';
-import { CUSTOM_DOMAINS_TABLE } from '../../../lambda/store/table-schema';
+import { API_KEYS_TABLE, CUSTOM_DOMAINS_TABLE } from '../../../lambda/store/table-schema';
 import { addAnimalStoreStacks } from '../../../lib/animal-store-app';
 import { AnimalStoreStack } from '../../../lib/animal-store-stack';
 import { type EnvironmentConfig, environmentConfigs } from '../../../lib/config/environments';
-import { CONSOLE_TIMEOUT, EDGE_TENANT_ACTIONS } from '../../../lib/constructs/console-service';
+import {
+  CONSOLE_TIMEOUT,
+  EDGE_TENANT_ACTIONS,
+  IMPORTED_CERTIFICATE_ACTIONS,
+} from '../../../lib/constructs/console-service';
 import { EDGE_PARAMETERS, EDGE_STACK_NAME } from '../../../lib/edge-stack';
 import { synthEnvironment, testApp } from '../../support/synth';
 import {
@@ -17,6 +21,7 @@ import {
   environmentOf,
   invokedFunctionId,
   resource,
+  referencedId,
   resourcesOfType,
   statementsOfFunction,
   tableIdFromOutput,
@@ -44,6 +49,11 @@ const consoleFunctionId = invokedFunctionId(
 const customDomainsTable = tableIdFromOutput(template, 'CustomDomainsTableName');
 const projectsTable = tableIdFromOutput(template, 'ProjectsTableName');
 const rateLimitsTable = tableIdFromOutput(template, 'RateLimitsTableName');
+const apiKeysTable = tableIdFromOutput(template, 'ApiKeysTableName');
+/** The sessions table has no output (no tool reads it): found at Data/ConsoleSessions. */
+const sessionsTable = Object.keys(resourcesOfType(template, 'AWS::DynamoDB::Table')).find((id) =>
+  /^DataConsoleSessions[0-9A-F]{8}$/.test(id),
+) as string;
 const tableArn = (tableId: string) => ({ 'Fn::GetAtt': [tableId, 'Arn'] });
 
 /** The template parameter that reads an SSM parameter at deploy, by the parameter's name. */
@@ -95,10 +105,17 @@ describe('the console route, where the edge serves production', () => {
 });
 
 describe('its environment', () => {
-  test('exactly its tables, the platform domain, the CNAME target and the edge ids read from SSM at deploy', () => {
+  test('exactly its tables, the platform domain, the console origin, the CNAME target and the edge ids read from SSM at deploy', () => {
     expect(environmentOf(template, consoleFunctionId)).toEqual({
       [ENVIRONMENT_VARIABLE]: 'production',
       [RUNTIME_ENV.platformDomain]: PLATFORM.domain,
+      [RUNTIME_ENV.consoleOrigin]: `https://console.${PLATFORM.domain}`,
+      // Read by the console function to count sign-ins per viewer through its distribution.
+      [RUNTIME_ENV.edgeOriginSecretArn]: {
+        Ref: expect.stringMatching(/^SsmParameterValueanimalstoreedgeoriginsecretarn/),
+      },
+      [RUNTIME_ENV.consoleSessionsTable]: { Ref: sessionsTable },
+      [RUNTIME_ENV.apiKeysTable]: { Ref: apiKeysTable },
       [RUNTIME_ENV.domainsTarget]: `domains.${PLATFORM.domain}`,
       [RUNTIME_ENV.edgeDistributionId]: { Ref: ssmParameterId(template, EDGE_PARAMETERS.distributionId) },
       [RUNTIME_ENV.edgeConnectionGroupId]: {
@@ -129,7 +146,7 @@ describe('least privilege', () => {
       (grant) => !grant.actions.some((action) => action.startsWith('logs:') || action.startsWith('xray:')),
     );
 
-  test('DynamoDB: get, put and delete domains, Query the project index, read projects, count rate limits', () => {
+  test("DynamoDB: domains, sessions, a project's keys (never a Scan), projects read, rate limits counted and read", () => {
     const dynamodb = granted.filter((grant) =>
       grant.actions.every((action) => action.startsWith('dynamodb:')),
     );
@@ -141,18 +158,36 @@ describe('least privilege', () => {
         },
         {
           actions: ['dynamodb:Query'],
-          resource: {
-            'Fn::Join': [
-              '',
-              [tableArn(customDomainsTable), `/index/${CUSTOM_DOMAINS_TABLE.globalIndexes[0]?.indexName}`],
-            ],
-          },
+          resource: expect.arrayContaining([
+            {
+              'Fn::Join': [
+                '',
+                [tableArn(customDomainsTable), `/index/${CUSTOM_DOMAINS_TABLE.globalIndexes[0]?.indexName}`],
+              ],
+            },
+            {
+              'Fn::Join': [
+                '',
+                [tableArn(apiKeysTable), `/index/${API_KEYS_TABLE.globalIndexes[0]?.indexName}`],
+              ],
+            },
+          ]),
         },
         { actions: ['dynamodb:GetItem'], resource: tableArn(projectsTable) },
+        {
+          actions: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+          resource: tableArn(sessionsTable),
+        },
+        {
+          actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+          resource: tableArn(apiKeysTable),
+        },
         { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], resource: tableArn(rateLimitsTable) },
       ]),
     );
-    expect(dynamodb).toHaveLength(4);
+    expect(dynamodb).toHaveLength(6);
+    const query = dynamodb.find((grant) => grant.actions.includes('dynamodb:Query'));
+    expect(query?.resource).toHaveLength(2);
   });
 
   test('CloudFront: exactly the actions the adapter calls, each on the narrowest resource IAM takes', () => {
@@ -204,20 +239,61 @@ describe('least privilege', () => {
     );
   });
 
+  test("ACM, for an imported domain's own certificate: read those of us-east-1, request only with DNS validation", () => {
+    const acm = statements.filter((statement) => actionsOf(statement).every((a) => a.startsWith('acm:')));
+    expect(acm).toEqual([
+      {
+        Action: 'acm:DescribeCertificate',
+        Effect: 'Allow',
+        Resource: {
+          'Fn::Join': [
+            '',
+            [
+              'arn:',
+              { Ref: 'AWS::Partition' },
+              ':acm:us-east-1:',
+              { Ref: 'AWS::AccountId' },
+              ':certificate/*',
+            ],
+          ],
+        },
+      },
+      {
+        Action: 'acm:RequestCertificate',
+        Condition: { StringEquals: { 'acm:ValidationMethod': 'DNS' } },
+        Effect: 'Allow',
+        Resource: '*',
+      },
+    ]);
+    expect(Object.values(IMPORTED_CERTIFICATE_ACTIONS).flat().sort()).toEqual([
+      'acm:DescribeCertificate',
+      'acm:RequestCertificate',
+    ]);
+  });
+
   test('nothing else: no Scan, no wildcard action, nothing on other tables', () => {
     expect(granted.flatMap((grant) => grant.actions).filter((action) => action.includes('*'))).toEqual([]);
     expect(granted.flatMap((grant) => grant.actions)).not.toContain('dynamodb:Scan');
-    expect(granted).toHaveLength(7);
+    // The nine grants above, the two of ACM, and GetSecretValue on the origin secret (test/lib/edge-origin-trust.test.ts).
+    const others = granted.filter((grant) => !grant.actions.includes('secretsmanager:GetSecretValue'));
+    expect(others).toHaveLength(11);
   });
 
-  test('no other function may touch the custom domains table or CloudFront (the authorizer only reads a domain)', () => {
+  test('no other function may touch the custom domains table or CloudFront (the authorizer and the scheduled stale-tenant sweep only read a domain)', () => {
     const authorizer = authorizerFunctionId(template);
-    const onTable = statementsOfFunction(template, authorizer).filter((statement) =>
-      JSON.stringify(statement).includes(customDomainsTable),
+    const rules = Object.values(resourcesOfType(template, 'AWS::Events::Rule'));
+    const sweeps = rules.flatMap((rule) =>
+      ((rule.Properties.Targets ?? []) as { Arn: unknown }[]).map((target) => referencedId(target.Arn)),
     );
-    expect(onTable.flatMap(actionsOf)).toEqual(['dynamodb:GetItem']);
+    expect(sweeps).toHaveLength(1);
+    for (const reader of [authorizer, ...sweeps]) {
+      const onTable = statementsOfFunction(template, reader).filter((statement) =>
+        JSON.stringify(statement).includes(customDomainsTable),
+      );
+      expect([reader, onTable.flatMap(actionsOf)]).toEqual([reader, ['dynamodb:GetItem']]);
+    }
     for (const [id] of Object.entries(resourcesOfType(template, 'AWS::Lambda::Function'))) {
-      if (id === consoleFunctionId || id === authorizer) continue;
+      if (id === consoleFunctionId || id === authorizer || sweeps.includes(id)) continue;
       const text = JSON.stringify(statementsOfFunction(template, id));
       expect([id, text.includes(customDomainsTable) || text.includes('cloudfront:')]).toEqual([id, false]);
     }
