@@ -7,7 +7,7 @@ import { figure, type Figure } from './figures';
 
 export const REPO_ROOT = path.resolve(__dirname, '..');
 
-/** A Lambda bundle the bench measures: every function the stack deploys, and the baseline. */
+/** A Lambda bundle the bench measures: every function on the API's request path, and the baseline. */
 export interface Bundle {
   /** Operation id, the catch-all's name, `authorizer` or `baseline`. */
   readonly name: string;
@@ -19,8 +19,10 @@ export interface Bundle {
 }
 
 /**
- * The functions the stack deploys, read from the route table so that new ones are picked up:
- * each operation's, the catch-all (an operation here: same stack, same targets) and the authorizer.
+ * The functions on the API's request path, read from the route table so that new ones are picked
+ * up: each operation's, the catch-all (an operation here: same stack, same targets) and the
+ * authorizer. The console's function and the scheduled stale-tenant sweep are off that path and
+ * carry the CloudFront client: they have no target here.
  */
 export function functionEntries(): { name: string; kind: Bundle['kind']; entry: string }[] {
   const handlers = path.join(REPO_ROOT, 'lambda', 'handlers');

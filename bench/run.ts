@@ -14,6 +14,7 @@ import { functionEvents } from './events';
 import { figure, type Figure, msSince } from './figures';
 import { closeConnections } from './http-client';
 import { measureLatency } from './latency';
+import { measurePageWeight } from './page-weight';
 import { measureLimiterCost } from './limiter-cost';
 import { measureListCost, scanReadUnits } from './list-cost';
 import {
@@ -106,6 +107,8 @@ async function main(): Promise<void> {
     log('bundling the functions as the stack does');
     const bundles = await buildBundles(path.join(workDir, 'bundles'));
     figures.push(...bundleFigures(bundles));
+    log('building the console page as local mode and the stack build it');
+    figures.push(await measurePageWeight(workDir));
 
     // Before any server starts: synth is CPU-bound and compared with a baseline run alongside.
     log(`cdk synth of the whole app and of the one-function baseline, alternately, ${plan.synthRounds}×`);

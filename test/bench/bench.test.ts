@@ -21,6 +21,7 @@ const REQUIRED = [
   /^coldStart\.authorizer$/,
   /^coldStart\.(listPets|createPet|getPet)$/,
   /^coldStart\.catchAll$/,
+  /^page\.consoleJs$/,
   /^latency\.getPet\.p50$/,
   /^latency\.getPet\.p99$/,
   /^latency\.listPets\.p50$/,
