@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
-import { buildConsole, CONSOLE_TARGETS } from '../console/build';
+import { buildConsole, CONSOLE_BUNDLE_OPTIONS } from '../console/build';
 import { figure, type Figure } from './figures';
 
 /** The target for the console page: under 100 KiB of JavaScript, gzipped. */
@@ -24,12 +24,7 @@ async function baselineKiB(workDir: string): Promise<number> {
   await build({
     entryPoints: [entry],
     outfile,
-    bundle: true,
-    minify: true,
-    format: 'iife',
-    target: CONSOLE_TARGETS,
-    jsx: 'automatic',
-    jsxImportSource: 'preact',
+    ...CONSOLE_BUNDLE_OPTIONS,
     // The entry sits outside the repository: Preact is resolved from its node_modules.
     nodePaths: [path.resolve(__dirname, '..', 'node_modules')],
     logLevel: 'warning',

@@ -1,6 +1,6 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { build } from 'esbuild';
+import { build, type BuildOptions } from 'esbuild';
 
 /**
  * The console page, built by esbuild: one script and one style sheet (no inline script or
@@ -38,6 +38,16 @@ const REVALIDATE = 'no-cache';
 /** Browsers the page is written for (evergreen, a couple of years back). */
 export const CONSOLE_TARGETS = ['chrome109', 'firefox115', 'safari15.6', 'edge109'];
 
+/** How the page's script is bundled; the bench builds its Preact baseline the same way. */
+export const CONSOLE_BUNDLE_OPTIONS = {
+  bundle: true,
+  minify: true,
+  format: 'iife',
+  target: CONSOLE_TARGETS,
+  jsx: 'automatic',
+  jsxImportSource: 'preact',
+} satisfies BuildOptions;
+
 /** Builds the page into `outDir`, which is emptied first. */
 export async function buildConsole(outDir: string): Promise<ConsoleBuild> {
   rmSync(outDir, { recursive: true, force: true });
@@ -45,12 +55,7 @@ export async function buildConsole(outDir: string): Promise<ConsoleBuild> {
   const { metafile } = await build({
     // main.tsx imports app.css: esbuild writes it beside the script, with the same name.
     entryPoints: { app: path.join(SOURCE, 'main.tsx') },
-    bundle: true,
-    minify: true,
-    format: 'iife',
-    target: CONSOLE_TARGETS,
-    jsx: 'automatic',
-    jsxImportSource: 'preact',
+    ...CONSOLE_BUNDLE_OPTIONS,
     entryNames: '[name]-[hash]',
     outdir: outDir,
     metafile: true,

@@ -1,14 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import path from 'node:path';
-import {
-  AssetHashType,
-  DockerImage,
-  Duration,
-  type ILocalBundling,
-  RemovalPolicy,
-  Stack,
-  Validations,
-} from 'aws-cdk-lib';
+import { AssetHashType, DockerImage, Duration, type ILocalBundling, Stack, Validations } from 'aws-cdk-lib';
 import { Certificate, CertificateValidation } from 'aws-cdk-lib/aws-certificatemanager';
 import {
   AllowedMethods,
@@ -34,7 +26,7 @@ import { HttpOrigin, S3BucketOrigin } from 'aws-cdk-lib/aws-cloudfront-origins';
 import type { ILogGroup, LogGroup } from 'aws-cdk-lib/aws-logs';
 import { AaaaRecord, ARecord, HostedZone, RecordTarget } from 'aws-cdk-lib/aws-route53';
 import { CloudFrontTarget } from 'aws-cdk-lib/aws-route53-targets';
-import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { Asset } from 'aws-cdk-lib/aws-s3-assets';
 import { BucketDeployment, CacheControl, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import type { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
@@ -45,6 +37,7 @@ import { CONSOLE_SECURITY_HEADERS } from '../../console/security-headers';
 import { CONSOLE_API_PREFIX } from '../../lambda/api/console-routes';
 import type { PlatformAddressConfig } from '../config/platform';
 import { functionLogGroup } from './api-function';
+import { PRIVATE_ORIGIN_BUCKET } from './private-origin-bucket';
 import { deliverAccessLogs } from './edge-access-logs';
 import type { OriginSecret } from './origin-secret';
 import { ORIGIN_READ_TIMEOUT_SECONDS } from './tenant-distribution';
@@ -259,14 +252,8 @@ export class ConsoleSite extends Construct {
       validation: CertificateValidation.fromDns(zone),
     });
 
-    this.bucket = new Bucket(this, 'Bucket', {
-      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
-      encryption: BucketEncryption.S3_MANAGED,
-      enforceSSL: true,
-      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
-      // Built content only: the deployment deletes its files when it leaves the stack.
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
+    // Built content only: the deployment deletes its files when it leaves the stack.
+    this.bucket = new Bucket(this, 'Bucket', PRIVATE_ORIGIN_BUCKET);
     Validations.of(this.bucket).acknowledge({
       id: 'AwsSolutions-S1',
       reason:

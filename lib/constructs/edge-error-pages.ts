@@ -1,7 +1,7 @@
-import { RemovalPolicy, Validations } from 'aws-cdk-lib';
+import { Validations } from 'aws-cdk-lib';
 import { type CfnDistribution, CfnOriginAccessControl } from 'aws-cdk-lib/aws-cloudfront';
 import { PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { BlockPublicAccess, Bucket, BucketEncryption, ObjectOwnership } from 'aws-cdk-lib/aws-s3';
+import { Bucket } from 'aws-cdk-lib/aws-s3';
 import {
   AwsCustomResource,
   AwsCustomResourcePolicy,
@@ -11,6 +11,7 @@ import {
 import { Construct } from 'constructs';
 import type { ErrorCode } from '../../lambda/api/errors';
 import { errorBodyJson, GATEWAY_ERRORS, type GatewayError, statusOf } from '../../lambda/api/gateway-errors';
+import { PRIVATE_ORIGIN_BUCKET } from './private-origin-bucket';
 
 /** Where the error pages are, on every tenant's domain and as keys of the bucket. */
 export const EDGE_ERROR_PAGES_PATH = '/_edge/errors';
@@ -63,14 +64,8 @@ export class EdgeErrorPages extends Construct {
 
   constructor(scope: Construct, id: string) {
     super(scope, id);
-    this.bucket = new Bucket(this, 'Bucket', {
-      blockPublicAccess: BlockPublicAccess.BLOCK_ALL,
-      encryption: BucketEncryption.S3_MANAGED,
-      enforceSSL: true,
-      objectOwnership: ObjectOwnership.BUCKET_OWNER_ENFORCED,
-      // Generated content only: the custom resources below delete their pages first.
-      removalPolicy: RemovalPolicy.DESTROY,
-    });
+    // Generated content only: the custom resources below delete their pages first.
+    this.bucket = new Bucket(this, 'Bucket', PRIVATE_ORIGIN_BUCKET);
     Validations.of(this.bucket).acknowledge({
       id: 'AwsSolutions-S1',
       reason:

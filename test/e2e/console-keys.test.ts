@@ -1,5 +1,5 @@
 import { PLANS } from '../../lambda/domain/plans';
-import { type ConsoleTestApi, startConsoleTestApi } from '../support/local-console';
+import { type ConsoleTestApi, expectError, startConsoleTestApi } from '../support/local-console';
 
 /**
  * The console's keys and overview over real HTTP against local mode: a project's owner creates,
@@ -171,14 +171,3 @@ describe('the overview', () => {
     });
   });
 });
-
-function expectError(
-  answer: { status: number; body: Record<string, unknown> },
-  status: number,
-  code: string,
-) {
-  expect({ status: answer.status, body: answer.body }).toEqual({
-    status,
-    body: { code, status, message: expect.any(String) },
-  });
-}

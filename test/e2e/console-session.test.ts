@@ -1,6 +1,11 @@
 import { ANONYMOUS_LIMITS } from '../../lambda/domain/plans';
 import { issueConsoleToken } from '../../lambda/domain/project';
-import { type ConsoleTestApi, sessionCookieOf, startConsoleTestApi } from '../support/local-console';
+import {
+  type ConsoleTestApi,
+  expectError,
+  sessionCookieOf,
+  startConsoleTestApi,
+} from '../support/local-console';
 
 /**
  * The console's sessions and their cross-site defences, over real HTTP against local mode: the
@@ -13,17 +18,6 @@ const MINUTE = 60_000;
 
 let t: ConsoleTestApi;
 let acme: { name: string; consoleToken: string };
-
-function expectError(
-  answer: { status: number; body: Record<string, unknown> },
-  status: number,
-  code: string,
-) {
-  expect({ status: answer.status, body: answer.body }).toEqual({
-    status,
-    body: { code, status, message: expect.any(String) },
-  });
-}
 
 beforeAll(async () => {
   t = await startConsoleTestApi();

@@ -2,15 +2,13 @@ import { Duration, Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { RUNTIME_ENV } from '../../lambda/shared/runtime-env';
-import { AnimalStoreStack } from '../../lib/animal-store-stack';
-import { type EnvironmentConfig, environmentConfigs } from '../../lib/config/environments';
 import {
   STALE_TENANT_CLEANUP_ACTIONS,
   STALE_TENANT_CLEANUP_TIMEOUT,
   StaleTenantCleanup,
 } from '../../lib/constructs/stale-tenant-cleanup';
 import { EDGE_PARAMETERS } from '../../lib/edge-stack';
-import { synthEnvironment, testApp } from '../support/synth';
+import { productionWithEdge, synthEnvironment, testApp } from '../support/synth';
 import {
   actionsOf,
   environmentOf,
@@ -22,18 +20,6 @@ import {
 } from './template-queries';
 
 /** The stale-tenant cleanup as production deploys it where the edge serves it. */
-
-const PLATFORM = { domain: 'animalstore.example', hostedZoneId: 'Z0123456789PLATFORM' };
-
-function productionWithEdge(changes: Partial<EnvironmentConfig> = {}): Template {
-  const config = {
-    ...environmentConfigs({}).production,
-    platformAddress: PLATFORM,
-    region: 'eu-west-1',
-    ...changes,
-  };
-  return Template.fromStack(new AnimalStoreStack(testApp(), config.stackName, { config }));
-}
 
 const template = productionWithEdge();
 const rules = Object.values(resourcesOfType(template, 'AWS::Events::Rule'));

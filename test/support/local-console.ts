@@ -152,3 +152,15 @@ export async function startConsoleTestApi(): Promise<ConsoleTestApi> {
     },
   };
 }
+
+/** An answer is the Error body of `status` with `code` (and a message). */
+export function expectError(
+  answer: { status: number; body: Record<string, unknown> },
+  status: number,
+  code: string,
+): void {
+  expect({ status: answer.status, body: answer.body }).toEqual({
+    status,
+    body: { code, status, message: expect.any(String) },
+  });
+}

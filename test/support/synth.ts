@@ -42,3 +42,17 @@ export function synthEnvironment(name: EnvironmentName, changes: EnvironmentChan
   templates.set(key, template);
   return template;
 }
+
+/** Production's platform address in the tests, as `-c platformDomain=… -c platformHostedZoneId=…` give it. */
+export const TEST_PLATFORM = { domain: 'animalstore.example', hostedZoneId: 'Z0123456789PLATFORM' };
+
+/** Production as the edge serves it (a platform address and a stated region), changed by `changes`. */
+export function productionWithEdge(changes: Partial<EnvironmentConfig> = {}): Template {
+  const config = {
+    ...environmentConfigs({}).production,
+    platformAddress: TEST_PLATFORM,
+    region: 'eu-west-1',
+    ...changes,
+  };
+  return Template.fromStack(new AnimalStoreStack(testApp(), config.stackName, { config }));
+}

@@ -5,15 +5,14 @@ import { ENVIRONMENT_VARIABLE } from '../../../lambda/shared/observability';
 import { RUNTIME_ENV } from '../../../lambda/shared/runtime-env';
 import { API_KEYS_TABLE, CUSTOM_DOMAINS_TABLE } from '../../../lambda/store/table-schema';
 import { addAnimalStoreStacks } from '../../../lib/animal-store-app';
-import { AnimalStoreStack } from '../../../lib/animal-store-stack';
-import { type EnvironmentConfig, environmentConfigs } from '../../../lib/config/environments';
+import { environmentConfigs } from '../../../lib/config/environments';
 import {
   CONSOLE_TIMEOUT,
   EDGE_TENANT_ACTIONS,
   IMPORTED_CERTIFICATE_ACTIONS,
 } from '../../../lib/constructs/console-service';
 import { EDGE_PARAMETERS, EDGE_STACK_NAME } from '../../../lib/edge-stack';
-import { synthEnvironment, testApp } from '../../support/synth';
+import { productionWithEdge, synthEnvironment, TEST_PLATFORM, testApp } from '../../support/synth';
 import {
   actionsOf,
   apiMethods,
@@ -28,18 +27,7 @@ import {
   templateJson,
 } from '../template-queries';
 
-const PLATFORM = { domain: 'animalstore.example', hostedZoneId: 'Z0123456789PLATFORM' };
-
-/** Production as the edge serves it: a platform address and a stated region. */
-function productionWithEdge(changes: Partial<EnvironmentConfig> = {}): Template {
-  const config = {
-    ...environmentConfigs({}).production,
-    platformAddress: PLATFORM,
-    region: 'eu-west-1',
-    ...changes,
-  };
-  return Template.fromStack(new AnimalStoreStack(testApp(), config.stackName, { config }));
-}
+const PLATFORM = TEST_PLATFORM;
 
 const template = productionWithEdge();
 const consoleMethods = apiMethods(template).filter((method) => method.path.startsWith(CONSOLE_API_PREFIX));
