@@ -1,3 +1,4 @@
+import { REMOVE_CONFIRMATION } from '../../lambda/domain/custom-domain-record';
 import type { ApiKey, DomainView, IssuedKey, Session, Usage, Verification } from './contract';
 
 /**
@@ -5,9 +6,6 @@ import type { ApiKey, DomainView, IssuedKey, Session, Usage, Verification } from
  * the session cookie sent by the browser, and the CSRF token in this module's memory only
  * (never web storage, never a URL): a reloaded page asks GET /session for it again.
  */
-
-/** The service's confirmation of a removal that stops traffic (REMOVE_CONFIRMATION of lambda/domain/custom-domains.ts). */
-const REMOVE_CONFIRMATION = 'traffic-stops';
 
 /** A refusal or failure, in words for the person at the page. */
 export class ConsoleError extends Error {

@@ -1,5 +1,11 @@
 import type { EdgeCertificateState } from './edge-tenants';
 
+/**
+ * The value of a removal's confirmation: the caller knows traffic to the domain stops. Here,
+ * with no dependency, so that the console page shares it.
+ */
+export const REMOVE_CONFIRMATION = 'traffic-stops';
+
 /** A custom domain's record: its roles and states, apart from the rules on names (and their public-suffix list). */
 
 /** `primary`: the project's main domain, redirects point at it; `additional`: serves too; `redirect`: 301 to the primary. */

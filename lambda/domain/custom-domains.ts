@@ -11,6 +11,7 @@ import {
   registrableDomain,
   servingState,
 } from './custom-domain';
+import { REMOVE_CONFIRMATION } from './custom-domain-record';
 import { type DnsExpectation, type DnsLookup, explainVerdict, observe, verdictOf } from './dns-verdict';
 import {
   type EdgeCertificate,
@@ -57,8 +58,7 @@ export interface CustomDomainStore {
   releasePrimary(project: string, name: string): Promise<void>;
 }
 
-/** The value of the removal's confirmation: the caller knows traffic to the domain stops. */
-export const REMOVE_CONFIRMATION = 'traffic-stops';
+export { REMOVE_CONFIRMATION };
 
 /** The project a request acts for. */
 export type ProjectRef = Pick<Project, 'name' | 'plan'>;
