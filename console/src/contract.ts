@@ -3,7 +3,7 @@ import type { EdgeCertificateState } from '../../lambda/domain/edge-tenants';
 
 /**
  * The console API's bodies as the page reads them (docs: the console API contract of issue 15;
- * the domain states and roles are the service's own types). Only what the page shows is named.
+ * a domain's view and a verification are the service's own types). Only what the page shows is named.
  */
 
 export interface Session {
@@ -40,36 +40,10 @@ export interface IssuedKey {
   readonly replaces?: string;
 }
 
-export interface DnsRecord {
-  readonly name: string;
-  readonly zone: string;
-  readonly type: string;
-  readonly value: string;
-  readonly ttl: number;
-}
-
-export interface DomainView {
-  readonly name: string;
-  readonly unicodeName?: string;
-  readonly role: DomainRole;
-  readonly state: DomainState;
-  readonly reason?: string;
-  readonly record: DnsRecord;
-  readonly apexFallback?: string;
-  readonly certificate: EdgeCertificateState;
-  readonly since: string;
-  readonly secondsInState: number;
-  readonly addedAt: string;
-  readonly notices: readonly string[];
-  readonly troubleshooting?: readonly string[];
-}
-
-export interface Verification {
-  readonly domain: DomainView;
-  readonly verified: boolean;
-  readonly verdict: string;
-  readonly summary: string;
-  readonly fix: string;
-}
+export type {
+  DomainView,
+  TenantDnsRecord as DnsRecord,
+  Verification,
+} from '../../lambda/domain/custom-domain-record';
 
 export type { DomainRole, DomainState, EdgeCertificateState };

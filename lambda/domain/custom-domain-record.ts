@@ -73,3 +73,51 @@ export function servingState(role: DomainRole): 'active' | 'redirect' {
 export function isServing(domain: Pick<CustomDomain, 'state'>): boolean {
   return domain.state === 'active' || domain.state === 'redirect';
 }
+
+/* What the dashboard shows of a domain: the console page reads these types too. */
+
+/** The record a tenant creates at its DNS provider, always to the one target. */
+export interface TenantDnsRecord {
+  /** The Name field: the label under the registrable domain (`shop`), `@` for the apex. */
+  readonly name: string;
+  /** The zone the record goes in: the registrable domain. */
+  readonly zone: string;
+  /** CNAME for a subdomain; for an apex an ALIAS or ANAME, whichever the provider offers. */
+  readonly type: 'CNAME' | 'ALIAS/ANAME';
+  /** The spec's `{platform_cname_target}`. */
+  readonly value: string;
+  readonly ttl: number;
+}
+
+/** A custom domain as the dashboard shows it. */
+export interface DomainView {
+  readonly name: string;
+  /** The name as typed in its own script, for an internationalized name. */
+  readonly unicodeName?: string;
+  readonly role: DomainRole;
+  readonly state: DomainState;
+  readonly reason?: string;
+  /** The DNS record to create. */
+  readonly record: TenantDnsRecord;
+  /** For an apex: what to do where the provider has no ALIAS/ANAME. */
+  readonly apexFallback?: string;
+  readonly certificate: EdgeCertificateState;
+  /** When it entered its state (ISO 8601), and for how long it has been in it. */
+  readonly since: string;
+  readonly secondsInState: number;
+  readonly addedAt: string;
+  /** Notices for the tenant: within 48 hours of adding, while its DNS is not verified, the propagation notice. */
+  readonly notices: readonly string[];
+  /** After 30 minutes with the certificate pending: the spec's troubleshooting steps. */
+  readonly troubleshooting?: readonly string[];
+}
+
+/** The outcome of a verification: the domain after it, and the verdict in the tenant's words. */
+export interface Verification {
+  readonly domain: DomainView;
+  readonly verified: boolean;
+  /** The DNS verdict (tools/domains.ts names), or `edge-dns-invalid` when only the edge's check failed. */
+  readonly verdict: string;
+  readonly summary: string;
+  readonly fix: string;
+}

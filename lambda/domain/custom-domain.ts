@@ -2,9 +2,10 @@ import { isIP } from 'node:net';
 import { domainToASCII, domainToUnicode } from 'node:url';
 import { getDomain } from 'tldts';
 import { TENANT_RECORD_TTL } from './dns-verdict';
-import type { EdgeCertificateState } from './edge-tenants';
-import type { CustomDomain, DomainRole, DomainState } from './custom-domain-record';
+import type { CustomDomain, DomainView, TenantDnsRecord } from './custom-domain-record';
 import { DomainError } from './errors';
+
+export type { DomainView, TenantDnsRecord };
 
 export * from './custom-domain-record';
 
@@ -98,19 +99,6 @@ export function isApexDomain(name: string): boolean {
   return registrableDomain(name) === name;
 }
 
-/** The record a tenant creates at its DNS provider, always to the one target. */
-export interface TenantDnsRecord {
-  /** The Name field: the label under the registrable domain (`shop`), `@` for the apex. */
-  readonly name: string;
-  /** The zone the record goes in: the registrable domain. */
-  readonly zone: string;
-  /** CNAME for a subdomain; for an apex an ALIAS or ANAME, whichever the provider offers. */
-  readonly type: 'CNAME' | 'ALIAS/ANAME';
-  /** The spec's `{platform_cname_target}`. */
-  readonly value: string;
-  readonly ttl: number;
-}
-
 export function tenantDnsRecord(name: string, target: string): TenantDnsRecord {
   const zone = registrableDomain(name);
   const apex = zone === name;
@@ -131,29 +119,6 @@ export function tenantDnsRecord(name: string, target: string): TenantDnsRecord {
  */
 export function apexFallback(name: string, target: string): string {
   return `If your DNS provider has no ALIAS or ANAME record: add www.${name} instead (a CNAME to ${target}), make it the primary domain, and forward ${name} to https://www.${name} with your DNS provider's redirect (URL forwarding).`;
-}
-
-/** A custom domain as the dashboard shows it. */
-export interface DomainView {
-  readonly name: string;
-  /** The name as typed in its own script, for an internationalized name. */
-  readonly unicodeName?: string;
-  readonly role: DomainRole;
-  readonly state: DomainState;
-  readonly reason?: string;
-  /** The DNS record to create. */
-  readonly record: TenantDnsRecord;
-  /** For an apex: what to do where the provider has no ALIAS/ANAME. */
-  readonly apexFallback?: string;
-  readonly certificate: EdgeCertificateState;
-  /** When it entered its state (ISO 8601), and for how long it has been in it. */
-  readonly since: string;
-  readonly secondsInState: number;
-  readonly addedAt: string;
-  /** Notices for the tenant: within 48 hours of adding, while its DNS is not verified, the propagation notice. */
-  readonly notices: readonly string[];
-  /** After 30 minutes with the certificate pending: the spec's troubleshooting steps. */
-  readonly troubleshooting?: readonly string[];
 }
 
 /** The view of a stored domain at `nowMs`, with the edge's one target. */

@@ -11,7 +11,7 @@ import {
   registrableDomain,
 } from './custom-domain';
 import { afterCertificate, refreshCertificate } from './custom-domain-certificates';
-import { REMOVE_CONFIRMATION } from './custom-domain-record';
+import { REMOVE_CONFIRMATION, type Verification } from './custom-domain-record';
 import { type CustomDomainsOptions, edgeCall, now, save } from './custom-domains-ports';
 import { type DnsExpectation, explainVerdict, observe, verdictOf } from './dns-verdict';
 import { type EdgeRoute, type StaleTenantSweep, sweepStaleTenants } from './edge-tenants';
@@ -31,22 +31,13 @@ import type { Project } from './project';
  */
 
 export { REMOVE_CONFIRMATION };
+export type { Verification };
 // Importers take the ports and the import's progress from here, beside the service.
 export type { CustomDomainsOptions, CustomDomainStore } from './custom-domains-ports';
 export type { ImportProgress } from './imported-domains';
 
 /** The project a request acts for. */
 export type ProjectRef = Pick<Project, 'name' | 'plan'>;
-
-/** The outcome of a verification: the domain after it, and the verdict in the tenant's words. */
-export interface Verification {
-  readonly domain: DomainView;
-  readonly verified: boolean;
-  /** The DNS verdict (tools/domains.ts names), or `edge-dns-invalid` when only the edge's check failed. */
-  readonly verdict: string;
-  readonly summary: string;
-  readonly fix: string;
-}
 
 export interface Removal {
   readonly name: string;
