@@ -1,4 +1,4 @@
-import { Duration, type RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import { type ArnComponents, Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { AuthorizationType, LambdaIntegration, type Method, type RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { Policy, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
@@ -11,6 +11,7 @@ import { bindRateLimits } from './animal-store-api';
 import { ApiFunction } from './api-function';
 import { EDGE_REGION } from '../edge-stack';
 import { consoleSiteOrigin } from './console-site';
+import { nagArn } from './nag-names';
 import type { DataTables } from './data-tables';
 
 /** The console function's module under `lambda/handlers/`. */
@@ -35,6 +36,22 @@ export const EDGE_TENANT_ACTIONS = {
   /** No resource type at all: `*` is the only resource these accept. */
   unscoped: ['cloudfront:CreateDistributionTenant', 'cloudfront:ListDistributionTenants'],
 } as const;
+
+/** The account's distribution tenants: ids CloudFront assigns at run time, so a pattern. */
+export const TENANTS: ArnComponents = {
+  service: 'cloudfront',
+  region: '',
+  resource: 'distribution-tenant',
+  resourceName: '*',
+};
+
+/** The account's certificates in us-east-1, where CloudFront takes them. */
+const EDGE_CERTIFICATES: ArnComponents = {
+  service: 'acm',
+  region: EDGE_REGION,
+  resource: 'certificate',
+  resourceName: '*',
+};
 
 /**
  * The ACM actions of the console function for an imported domain's own certificate, exactly those
@@ -204,32 +221,30 @@ export class ConsoleService extends Construct {
    */
   private grantEdgeTenants(distributionId: string): void {
     const stack = Stack.of(this);
-    const arn = (resource: string, resourceName: string) =>
-      stack.formatArn({ service: 'cloudfront', region: '', resource, resourceName });
     const policy = new Policy(this, 'EdgeTenantsPolicy', {
       roles: [this.consoleFunction.role!],
       statements: [
         new PolicyStatement({
           actions: [...EDGE_TENANT_ACTIONS.tenant],
-          resources: [arn('distribution-tenant', '*')],
+          resources: [stack.formatArn(TENANTS)],
         }),
         new PolicyStatement({
           actions: [...EDGE_TENANT_ACTIONS.distribution],
-          resources: [arn('distribution', distributionId)],
+          resources: [
+            stack.formatArn({
+              service: 'cloudfront',
+              region: '',
+              resource: 'distribution',
+              resourceName: distributionId,
+            }),
+          ],
         }),
         new PolicyStatement({ actions: [...EDGE_TENANT_ACTIONS.unscoped], resources: ['*'] }),
         // An imported domain's own certificate (lambda/store/acm-certificates.ts), in us-east-1:
         // read any of the account's there, and request one only with DNS validation.
         new PolicyStatement({
           actions: [...IMPORTED_CERTIFICATE_ACTIONS.certificate],
-          resources: [
-            stack.formatArn({
-              service: 'acm',
-              region: EDGE_REGION,
-              resource: 'certificate',
-              resourceName: '*',
-            }),
-          ],
+          resources: [stack.formatArn(EDGE_CERTIFICATES)],
         }),
         new PolicyStatement({
           actions: [...IMPORTED_CERTIFICATE_ACTIONS.request],
@@ -246,10 +261,8 @@ export class ConsoleService extends Construct {
         'and creates tenants of the edge distribution only (its id is in the request). And acm:RequestCertificate, ' +
         'whose certificate does not exist before the call, limited by its condition to DNS validation.',
     });
-    // cdk-nag names a resource as it stands in the template: tokens as <AWS::…>, known values as themselves.
-    const shown = (value: string, token: string) => (Token.isUnresolved(value) ? token : value);
-    const tenantsArn = `arn:${shown(stack.partition, '<AWS::Partition>')}:cloudfront::${shown(stack.account, '<AWS::AccountId>')}:distribution-tenant/*`;
-    const certificatesArn = `arn:${shown(stack.partition, '<AWS::Partition>')}:acm:${EDGE_REGION}:${shown(stack.account, '<AWS::AccountId>')}:certificate/*`;
+    const tenantsArn = nagArn(stack, TENANTS);
+    const certificatesArn = nagArn(stack, EDGE_CERTIFICATES);
     Validations.of(policy).acknowledge({
       id: `AwsSolutions-IAM5[Resource::${certificatesArn}]`,
       reason:

@@ -30,13 +30,13 @@ import { Bucket } from 'aws-cdk-lib/aws-s3';
 import { Asset } from 'aws-cdk-lib/aws-s3-assets';
 import { BucketDeployment, CacheControl, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import type { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
-import { flattenCfnReference } from 'cdk-nag/lib/utils/flatten-cfn-reference';
 import { Construct } from 'constructs';
 import type { ConsoleFile } from '../../console/build';
 import { CONSOLE_SECURITY_HEADERS } from '../../console/security-headers';
 import { CONSOLE_API_PREFIX } from '../../lambda/api/console-routes';
 import type { PlatformAddressConfig } from '../config/platform';
 import { functionLogGroup } from './api-function';
+import { nagName } from './nag-names';
 import { PRIVATE_ORIGIN_BUCKET } from './private-origin-bucket';
 import { deliverAccessLogs } from './edge-access-logs';
 import type { OriginSecret } from './origin-secret';
@@ -405,8 +405,7 @@ export class ConsoleSite extends Construct {
       child.node.id.startsWith('Custom::CDKBucketDeployment'),
     );
     if (!singleton) return;
-    // cdk-nag's own naming of a resource in a finding: a reference as <Logical.Attr>, <AWS::Pseudo>.
-    const shown = (value: string): string => flattenCfnReference(stack.resolve(value));
+    const shown = (value: string): string => nagName(stack, value);
     const copies =
       "It copies the page from CDK's asset into the console bucket and removes files no longer built";
     Validations.of(singleton).acknowledge(

@@ -1,4 +1,4 @@
-import { Duration, type RemovalPolicy, Stack, Token, Validations } from 'aws-cdk-lib';
+import { Duration, type RemovalPolicy, Stack, Validations } from 'aws-cdk-lib';
 import { Rule, Schedule } from 'aws-cdk-lib/aws-events';
 import { LambdaFunction as LambdaTarget } from 'aws-cdk-lib/aws-events-targets';
 import { Policy, PolicyStatement } from 'aws-cdk-lib/aws-iam';
@@ -7,7 +7,9 @@ import { Construct } from 'constructs';
 import { ENVIRONMENT_VARIABLE } from '../../lambda/shared/observability';
 import { RUNTIME_ENV } from '../../lambda/shared/runtime-env';
 import { ApiFunction } from './api-function';
+import { TENANTS } from './console-service';
 import type { DataTables } from './data-tables';
+import { nagArn } from './nag-names';
 
 /** The cleanup function's module under `lambda/handlers/`. */
 export const STALE_TENANT_CLEANUP_MODULE = 'stale-tenant-cleanup';
@@ -126,14 +128,7 @@ export class StaleTenantCleanup extends Construct {
       statements: [
         new PolicyStatement({
           actions: [...STALE_TENANT_CLEANUP_ACTIONS.tenant],
-          resources: [
-            stack.formatArn({
-              service: 'cloudfront',
-              region: '',
-              resource: 'distribution-tenant',
-              resourceName: '*',
-            }),
-          ],
+          resources: [stack.formatArn(TENANTS)],
         }),
         new PolicyStatement({ actions: [...STALE_TENANT_CLEANUP_ACTIONS.unscoped], resources: ['*'] }),
       ],
@@ -145,11 +140,8 @@ export class StaleTenantCleanup extends Construct {
         'Reference, so `*` is the only resource it accepts; the function lists the tenants of the edge distribution ' +
         'only (its id is in the request).',
     });
-    // cdk-nag names a resource as it stands in the template: tokens as <AWS::…>, known values as themselves.
-    const shown = (value: string, token: string) => (Token.isUnresolved(value) ? token : value);
-    const tenantsArn = `arn:${shown(stack.partition, '<AWS::Partition>')}:cloudfront::${shown(stack.account, '<AWS::AccountId>')}:distribution-tenant/*`;
     Validations.of(policy).acknowledge({
-      id: `AwsSolutions-IAM5[Resource::${tenantsArn}]`,
+      id: `AwsSolutions-IAM5[Resource::${nagArn(stack, TENANTS)}]`,
       reason:
         'Distribution tenants are created at run time, one per custom domain, with ids CloudFront assigns, so no ARN ' +
         'is known at deploy; the pattern covers tenants only, and the function deletes a tenant only after checking ' +

@@ -11,6 +11,7 @@ import { EDGE_PARAMETERS } from '../../lib/edge-stack';
 import { productionWithEdge, synthEnvironment, testApp } from '../support/synth';
 import {
   actionsOf,
+  cloudFrontArn,
   environmentOf,
   resource,
   resourcesOfType,
@@ -90,18 +91,7 @@ describe('least privilege', () => {
       { actions: ['dynamodb:GetItem'], resource: { 'Fn::GetAtt': [customDomainsTable, 'Arn'] } },
       {
         actions: [...STALE_TENANT_CLEANUP_ACTIONS.tenant].sort(),
-        resource: {
-          'Fn::Join': [
-            '',
-            [
-              'arn:',
-              { Ref: 'AWS::Partition' },
-              ':cloudfront::',
-              { Ref: 'AWS::AccountId' },
-              ':distribution-tenant/*',
-            ],
-          ],
-        },
+        resource: cloudFrontArn('distribution-tenant/*'),
       },
       { actions: ['cloudfront:ListDistributionTenants'], resource: '*' },
     ]);

@@ -145,3 +145,13 @@ export function environmentOf(template: Template, functionId: string): Record<st
     { Variables: Record<string, unknown> } | undefined;
   return environment?.Variables ?? {};
 }
+
+/** A CloudFront ARN as an environment-agnostic stack writes it: `arn:<partition>:cloudfront::<account>:<resourcePath>`. */
+export function cloudFrontArn(resourcePath: string): unknown {
+  return {
+    'Fn::Join': [
+      '',
+      ['arn:', { Ref: 'AWS::Partition' }, ':cloudfront::', { Ref: 'AWS::AccountId' }, `:${resourcePath}`],
+    ],
+  };
+}

@@ -15,6 +15,7 @@ import { EDGE_PARAMETERS, EDGE_STACK_NAME } from '../../../lib/edge-stack';
 import { productionWithEdge, synthEnvironment, TEST_PLATFORM, testApp } from '../../support/synth';
 import {
   actionsOf,
+  cloudFrontArn,
   apiMethods,
   authorizerFunctionId,
   environmentOf,
@@ -52,13 +53,6 @@ function ssmParameterId(tpl: Template, name: string): string {
   if (!found) throw new Error(`No SSM parameter ${name}`);
   return found[0];
 }
-
-const cloudFrontArn = (resourcePath: string) => ({
-  'Fn::Join': [
-    '',
-    ['arn:', { Ref: 'AWS::Partition' }, ':cloudfront::', { Ref: 'AWS::AccountId' }, `:${resourcePath}`],
-  ],
-});
 
 describe('the console route, where the edge serves production', () => {
   test('ANY on /console/api and on its greedy proxy, nowhere else, both to the console function', () => {
