@@ -1,4 +1,4 @@
-import { useState } from 'preact/hooks';
+import { useRef, useState } from 'preact/hooks';
 import { api, messageOf } from './api';
 import type { Session } from './contract';
 import { ErrorMessage, PageHeading } from './ui';
@@ -17,6 +17,7 @@ export function SignIn({
   const [token, setToken] = useState('');
   const [error, setError] = useState<string>();
   const [busy, setBusy] = useState(false);
+  const tokenInput = useRef<HTMLInputElement>(null);
   const submit = async (event: Event) => {
     event.preventDefault();
     setBusy(true);
@@ -28,6 +29,8 @@ export function SignIn({
     } catch (failure) {
       setError(messageOf(failure));
       setBusy(false);
+      // The field, described by the reason, is where it gets fixed (the button was disabled meanwhile).
+      tokenInput.current?.focus();
     }
   };
   return (
@@ -44,6 +47,7 @@ export function SignIn({
         <label for="console-token">Console token</label>
         <input
           id="console-token"
+          ref={tokenInput}
           name="token"
           type="password"
           autocomplete="off"

@@ -1,4 +1,3 @@
-import { execFile } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -11,7 +10,14 @@ import { type LocalApi, startLocalApi } from '../../local/server';
 import type { ToolConnection } from '../../tools/connection';
 import { connectLocal } from '../../tools/local-store';
 import { ProjectAdmin } from '../../tools/project-admin';
-import { describeInBrowser, launchChromium, seriousAxeViolations } from '../support/chromium';
+import { describeInBrowser, launchChromium } from '../support/chromium';
+import {
+  CONSOLE_SCREENSHOTS,
+  type ConsolePage,
+  consolePage,
+  curlPets,
+  DESKTOP,
+} from '../support/console-page';
 
 /**
  * The console as a person uses it, in Debian's Chromium against local mode with the sandbox
@@ -19,11 +25,10 @@ import { describeInBrowser, launchChromium, seriousAxeViolations } from '../supp
  * certificate, a redirect, a removal through the dialog, sign-out, and a Free project. Every
  * page gets axe-core (no serious or critical violation) and screenshots at desktop width and
  * at 360 px, into test-output/console/. Nothing is mocked: the page calls the real console API.
+ * What the page tells the tenant when the service refuses, and where the focus goes, is
+ * console-feedback-browser.test.ts.
  */
 
-const SCREENSHOTS = path.resolve(__dirname, '../../test-output/console');
-const DESKTOP = { width: 1280, height: 900 };
-const NARROW = { width: 360, height: 800 };
 const SESSION_COOKIE = '__Host-animal-store-session';
 const SHOP = 'shop.acme-pets.test';
 const API_DOMAIN = 'api.acme-pets.test';
@@ -34,36 +39,13 @@ let buildDir: string;
 let connection: ToolConnection;
 let browser: Awaited<ReturnType<typeof launchChromium>>;
 let page: Page;
+let steps: ConsolePage;
 /** The page's origin: localhost, as a person types it (a secure context, so the `__Host-` cookie is kept). */
 let origin: string;
 
 /** A project made by the projects tool's code, with its console token. */
 async function createProject(plan: 'free' | 'pro', name: string): Promise<string> {
   return (await new ProjectAdmin(connection).create(name, plan)).consoleToken;
-}
-
-/** `curl` the project's own address with a key; the status code. */
-function curlPets(project: string, apiKey: string): Promise<number> {
-  const host = `${project}.localhost:${api.port}`;
-  return new Promise((resolve, reject) =>
-    execFile(
-      'curl',
-      [
-        '--silent',
-        '--output',
-        '/dev/null',
-        '--write-out',
-        '%{http_code}',
-        '--resolve',
-        `${host}:127.0.0.1`,
-        '--header',
-        `Authorization: Bearer ${apiKey}`,
-        `http://${host}/v1/pets`,
-      ],
-      (error, stdout, stderr) =>
-        error ? reject(new Error(`curl failed: ${stderr}`)) : resolve(Number(stdout)),
-    ),
-  );
 }
 
 /** Creates a record in the sandbox DNS, as `npm run domains -- sandbox-record` does. */
@@ -76,51 +58,19 @@ async function sandboxRecord(name: string, type: string, value: string): Promise
   if (response.status !== 201) throw new Error(`sandbox record: ${response.status} ${await response.text()}`);
 }
 
-/**
- * An expression evaluated in the page. Written as text: the project compiles without the DOM
- * library, whose names (document, navigator, …) exist only in the page.
- */
-const inPage = <T = unknown>(expression: string) => page.evaluate<T>(expression);
-
-const heading = (name: string) => page.getByRole('heading', { level: 1, name });
-const card = (domain: string) => page.locator(`li[data-domain="${domain}"]`);
-
-/** axe-core on the page as it is, then screenshots at both widths; the narrow one must not scroll sideways. */
-async function check(name: string): Promise<void> {
-  expect(await seriousAxeViolations(page)).toEqual([]);
-  await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-desktop.png`), fullPage: true });
-  await page.setViewportSize(NARROW);
-  try {
-    expect(await inPage<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(NARROW.width);
-    expect(await seriousAxeViolations(page)).toEqual([]);
-    await page.screenshot({ path: path.join(SCREENSHOTS, `${name}-360.png`), fullPage: true });
-  } finally {
-    await page.setViewportSize(DESKTOP);
-  }
-}
-
-async function signIn(token: string): Promise<void> {
-  await page.goto(`${origin}${CONSOLE_PAGE_PATH}`);
-  await heading('Sign in to the console').waitFor();
-  await page.getByLabel('Console token').fill(token);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await heading('Overview').waitFor();
-}
-
-/** Goes to a page of the console by its navigation link, as a person does. */
-async function navigate(label: string): Promise<void> {
-  await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: label }).click();
-  await heading(label).waitFor();
-  // The heading of the page reached takes the focus, so that a screen reader starts there.
-  expect(await page.locator(':focus').textContent()).toBe(label);
-}
+const inPage = <T = unknown>(expression: string) => steps.inPage<T>(expression);
+const heading = (name: string) => steps.heading(name);
+const card = (domain: string) => steps.card(domain);
+const check = (name: string) => steps.check(name);
+const signIn = (token: string) => steps.signIn(token);
+const navigate = (label: string) => steps.navigate(label);
 
 describeInBrowser('the console browser tests')('the console page in Chromium', () => {
   let acme: string;
   let acmeToken: string;
 
   beforeAll(async () => {
-    mkdirSync(SCREENSHOTS, { recursive: true });
+    mkdirSync(CONSOLE_SCREENSHOTS, { recursive: true });
     buildDir = mkdtempSync(path.join(os.tmpdir(), 'console-build-'));
     const consoleSite = await buildConsole(buildDir);
     api = await startLocalApi({
@@ -138,6 +88,7 @@ describeInBrowser('the console browser tests')('the console page in Chromium', (
     browser = await launchChromium({ viewport: DESKTOP });
     await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin });
     page = await browser.context.newPage();
+    steps = consolePage(page, origin);
   }, 60_000);
 
   afterAll(async () => {
@@ -157,6 +108,8 @@ describeInBrowser('the console browser tests')('the console page in Chromium', (
     const refusal = page.getByRole('alert');
     await refusal.waitFor();
     expect(await refusal.textContent()).toBe('The console token is not valid.');
+    // The field the reason describes has the focus again, to be corrected.
+    expect(await inPage('document.activeElement.id')).toBe('console-token');
 
     await page.getByLabel('Console token').fill(acmeToken);
     await page.getByRole('button', { name: 'Sign in' }).click();
@@ -193,7 +146,7 @@ describeInBrowser('the console browser tests')('the console page in Chromium', (
     expect(await inPage<string>('navigator.clipboard.readText()')).toBe(apiKey);
     await check('keys-new-secret');
 
-    expect(await curlPets(acme, apiKey)).toBe(200);
+    expect(await curlPets(api.port, acme, apiKey)).toBe(200);
 
     await page.getByRole('button', { name: 'I have stored it' }).click();
     await page.getByRole('button', { name: 'Revoke key ci' }).click();
@@ -207,7 +160,7 @@ describeInBrowser('the console browser tests')('the console page in Chromium', (
       .waitFor();
     await check('keys');
 
-    expect(await curlPets(acme, apiKey)).toBe(401);
+    expect(await curlPets(api.port, acme, apiKey)).toBe(401);
   }, 60_000);
 
   it('adds a domain, shows its record, verifies it once the record exists, and shows the certificate issued', async () => {
