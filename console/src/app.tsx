@@ -1,9 +1,9 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { api, ConsoleError, messageOf, whenSignedOut } from './api';
-import type { Session, Usage } from './contract';
+import type { Session } from './contract';
 import { Domains } from './domains';
 import { Keys } from './keys';
-import { Overview } from './overview';
+import { Overview, useUsage } from './overview';
 import { SignIn } from './sign-in';
 import { Announce } from './ui';
 
@@ -30,8 +30,7 @@ export function App() {
   const [page, setPage] = useState<PageId>(pageOfLocation);
   /** Whether the shown page was reached by the person's navigation (then its heading takes the focus). */
   const [navigated, setNavigated] = useState(false);
-  const [usage, setUsage] = useState<Usage>();
-  const [usageError, setUsageError] = useState<string>();
+  const usage = useUsage();
   const [message, setMessage] = useState('');
   const [fatal, setFatal] = useState<string>();
   const clearTimer = useRef<number | undefined>(undefined);
@@ -43,18 +42,9 @@ export function App() {
     clearTimer.current = window.setTimeout(() => setMessage(words), 50);
   }, []);
 
-  const loadUsage = useCallback(async () => {
-    try {
-      setUsage(await api.usage());
-      setUsageError(undefined);
-    } catch (failure) {
-      setUsageError(messageOf(failure));
-    }
-  }, []);
-
   useEffect(() => {
     whenSignedOut((error: ConsoleError) => {
-      setUsage(undefined);
+      usage.forget();
       setPhase({ kind: 'signed-out', notice: `${error.message}`, focus: true });
     });
     api.restore().then(
@@ -70,9 +60,6 @@ export function App() {
   }, []);
 
   const signedIn = phase.kind === 'signed-in' ? phase.session : undefined;
-  useEffect(() => {
-    if (signedIn) void loadUsage();
-  }, [signedIn?.project, signedIn?.csrfToken]);
 
   const label = PAGES.find((entry) => entry.id === page)?.label ?? '';
   useEffect(() => {
@@ -84,7 +71,7 @@ export function App() {
   const signOut = async () => {
     try {
       await api.signOut();
-      setUsage(undefined);
+      usage.forget();
       setPhase({ kind: 'signed-out', notice: 'You have signed out.', focus: true });
     } catch (failure) {
       announce(messageOf(failure));
@@ -146,17 +133,16 @@ export function App() {
             }}
           />
         ) : page === 'overview' ? (
-          <Overview
-            key="overview"
-            usage={usage}
-            error={usageError}
-            onRefresh={() => void loadUsage()}
-            focus={navigated}
-          />
+          <Overview key="overview" reading={usage.reading} onRead={usage.read} focus={navigated} />
         ) : page === 'keys' ? (
           <Keys key="keys" focus={navigated} />
         ) : (
-          <Domains key="domains" usage={usage} focus={navigated} />
+          <Domains
+            key="domains"
+            usage={usage.reading.usage}
+            onShown={() => void usage.read()}
+            focus={navigated}
+          />
         )}
       </main>
       <div class="visually-hidden" role="status" aria-live="polite" id="announcer">

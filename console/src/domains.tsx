@@ -1,16 +1,29 @@
-import { useContext, useEffect, useRef, useState } from 'preact/hooks';
+import { useContext, useEffect, useState } from 'preact/hooks';
 import { api, messageOf } from './api';
 import type { DomainView, Usage, Verification } from './contract';
+import { AddDomain } from './add-domain';
+import { DomainMenu, idOf, menuToggleId, RemoveDialog, shown } from './domain-actions';
 import { age, CERTIFICATE_LABELS, ROLE_LABELS, STATE_LABELS, when } from './format';
 import { PlanNote } from './overview';
-import { Announce, ConfirmDialog, CopyButton, ErrorMessage, PageHeading } from './ui';
+import {
+  Announce,
+  CopyButton,
+  ErrorMessage,
+  focusById,
+  PageHeading,
+  type Refusal,
+  RefusalMessage,
+  refusalOf,
+} from './ui';
 
 /** While a certificate is on its way the list is asked again this often (each ask also tries it). */
 const PENDING_REFRESH_MS = 5_000;
 
-const shown = (domain: DomainView) => domain.unicodeName ?? domain.name;
-/** A name usable in an id: `shop.example.com` → `shop-example-com`. */
-const idOf = (domain: DomainView) => domain.name.replace(/[^a-z0-9-]/g, '-');
+/** A refusal of an action on a domain, and whether it came from its menu or from Verify. */
+interface DomainRefusal {
+  readonly refusal: Refusal;
+  readonly at: 'menu' | 'verify';
+}
 
 function RecordTable({ domain }: { domain: DomainView }) {
   const { record } = domain;
@@ -53,74 +66,10 @@ function RecordTable({ domain }: { domain: DomainView }) {
   );
 }
 
-/** The per-domain menu: a button that shows the domain's actions (a disclosure, Escape closes it). */
-function DomainMenu({
-  domain,
-  onPrimary,
-  onRedirect,
-  onRemove,
-}: {
-  domain: DomainView;
-  onPrimary: () => void;
-  onRedirect: () => void;
-  onRemove: () => void;
-}) {
-  const [open, setOpen] = useState(false);
-  const toggleRef = useRef<HTMLButtonElement>(null);
-  const menuId = `menu-${idOf(domain)}`;
-  const choose = (action: () => void) => () => {
-    setOpen(false);
-    action();
-  };
-  return (
-    <div
-      class="menu"
-      onKeyDown={(event) => {
-        if (event.key === 'Escape' && open) {
-          setOpen(false);
-          toggleRef.current?.focus();
-        }
-      }}
-    >
-      <button
-        type="button"
-        ref={toggleRef}
-        id={`menu-toggle-${idOf(domain)}`}
-        aria-expanded={open}
-        aria-controls={menuId}
-        aria-label={`Actions for ${shown(domain)}`}
-        onClick={() => setOpen(!open)}
-      >
-        Actions <span aria-hidden="true">▾</span>
-      </button>
-      <ul id={menuId} hidden={!open}>
-        {domain.role === 'primary' ? null : (
-          <li>
-            <button type="button" onClick={choose(onPrimary)}>
-              Make primary
-            </button>
-          </li>
-        )}
-        {domain.role === 'redirect' ? null : (
-          <li>
-            <button type="button" onClick={choose(onRedirect)}>
-              Make it a redirect
-            </button>
-          </li>
-        )}
-        <li>
-          <button type="button" class="danger" onClick={choose(onRemove)}>
-            Remove…
-          </button>
-        </li>
-      </ul>
-    </div>
-  );
-}
-
 function DomainCard({
   domain,
   verification,
+  refused,
   onVerify,
   onPrimary,
   onRedirect,
@@ -128,6 +77,7 @@ function DomainCard({
 }: {
   domain: DomainView;
   verification: Verification | undefined;
+  refused: DomainRefusal | undefined;
   onVerify: () => void;
   onPrimary: () => void;
   onRedirect: () => void;
@@ -145,6 +95,7 @@ function DomainCard({
           <span class={`badge role-${domain.role}`}>{ROLE_LABELS[domain.role]}</span>
           <DomainMenu domain={domain} onPrimary={onPrimary} onRedirect={onRedirect} onRemove={onRemove} />
         </div>
+        <RefusalMessage refusal={refused?.at === 'menu' ? refused.refusal : undefined} id={`refusal-${id}`} />
         <dl class="facts">
           <dt>State</dt>
           <dd class="domain-state" data-state={domain.state}>
@@ -182,6 +133,10 @@ function DomainCard({
             {firstTime ? 'Verify' : 'Re-verify'}
           </button>
         </div>
+        <RefusalMessage
+          refusal={refused?.at === 'verify' ? refused.refusal : undefined}
+          id={`refusal-${id}`}
+        />
         {/* Always there, so that what is put in it is read out. */}
         <div class="verdict" aria-live="polite" id={`verdict-${id}`}>
           {verification ? (
@@ -198,27 +153,47 @@ function DomainCard({
   );
 }
 
-/** Add domain, then each domain with its record, verification, state, certificate and menu. */
-export function Domains({ usage, focus }: { usage: Usage | undefined; focus: boolean }) {
+/**
+ * Add domain, then each domain with its record, verification, state, certificate and menu. A
+ * refused action shows the service's reason at the domain (or in the dialog it came from), with
+ * the focus, and keeps it when the list is read again; a successful one puts the focus back on
+ * the domain's Actions button (the card may have moved: the list is ordered by role).
+ */
+export function Domains({
+  usage,
+  focus,
+  onShown,
+}: {
+  usage: Usage | undefined;
+  focus: boolean;
+  /** Called when the page is shown: it reads usage again (the plan decides the Add form). */
+  onShown: () => void;
+}) {
   const announce = useContext(Announce);
   const [domains, setDomains] = useState<DomainView[]>();
   const [verifications, setVerifications] = useState<Record<string, Verification>>({});
-  const [name, setName] = useState('');
-  const [redirect, setRedirect] = useState(false);
-  const [formError, setFormError] = useState<string>();
+  const [refusals, setRefusals] = useState<Record<string, DomainRefusal>>({});
+  /** A refusal for a domain the list no longer has (removed elsewhere): shown above the list. */
+  const [listRefusal, setListRefusal] = useState<Refusal>();
   const [error, setError] = useState<string>();
   const [removing, setRemoving] = useState<DomainView>();
-  const listHeading = useRef<HTMLHeadingElement>(null);
 
-  const load = async () => {
+  /** Reads the list; the list read, or undefined when it could not be. */
+  const load = async (): Promise<DomainView[] | undefined> => {
     try {
-      setDomains(await api.domains());
+      const listed = await api.domains();
+      setDomains(listed);
       setError(undefined);
+      return listed;
     } catch (failure) {
       setError(messageOf(failure));
+      return undefined;
     }
   };
-  useEffect(() => void load(), []);
+  useEffect(() => {
+    onShown();
+    void load();
+  }, []);
   const waiting = domains?.some(
     (domain) => domain.state === 'certificate-pending' || domain.state === 'verified',
   );
@@ -228,52 +203,82 @@ export function Domains({ usage, focus }: { usage: Usage | undefined; focus: boo
     return () => clearInterval(timer);
   }, [waiting]);
 
-  const act = async (what: () => Promise<unknown>, done: string) => {
-    setError(undefined);
+  const settle = (domain: DomainView) => {
+    setListRefusal(undefined);
+    setRefusals((all) => Object.fromEntries(Object.entries(all).filter(([name]) => name !== domain.name)));
+  };
+  /** Shows a refusal at the domain once the list is read again, or above the list if it is gone. */
+  const refuse = async (domain: DomainView, refusal: Refusal, at: DomainRefusal['at']) => {
+    const listed = await load();
+    if (listed?.some((other) => other.name === domain.name)) {
+      setRefusals((all) => ({ ...all, [domain.name]: { refusal, at } }));
+    } else {
+      setListRefusal(refusal);
+    }
+  };
+  /** Runs an action on a domain; its refusal, if refused (not yet shown). */
+  const attempt = async (
+    domain: DomainView,
+    what: () => Promise<unknown>,
+    done: string,
+  ): Promise<Refusal | undefined> => {
+    settle(domain);
     try {
       await what();
-      announce(done);
     } catch (failure) {
-      setError(messageOf(failure));
+      return refusalOf(failure);
     }
-    await load();
+    announce(done);
+    return undefined;
   };
-  const add = async (event: Event) => {
-    event.preventDefault();
-    setFormError(undefined);
-    try {
-      const added = await api.addDomain(name.trim(), redirect);
-      setName('');
-      setRedirect(false);
-      announce(`${shown(added)} added: create its DNS record, then choose Verify.`);
-      await load();
-      document.getElementById(`domain-name-${idOf(added)}`)?.focus();
-    } catch (failure) {
-      setFormError(messageOf(failure));
-    }
+  /** An action from the domain's menu: a refusal at the domain, else the focus back on its menu. */
+  const fromMenu = async (domain: DomainView, what: () => Promise<unknown>, done: string) => {
+    const refused = await attempt(domain, what, done);
+    if (refused) return refuse(domain, refused, 'menu');
+    await load();
+    focusById(menuToggleId(domain));
   };
   const verify = async (domain: DomainView) => {
-    setError(undefined);
+    settle(domain);
     try {
       const verification = await api.verifyDomain(domain.name);
       setVerifications((all) => ({ ...all, [domain.name]: verification }));
     } catch (failure) {
-      setError(messageOf(failure));
+      return refuse(domain, refusalOf(failure), 'verify');
     }
     // Asking again moves a pending certificate on.
     await load();
   };
+  /** The Remove dialog's actions: a refusal stays in the dialog; else it closes and the list is read again. */
   const remove = async (domain: DomainView) => {
+    const refused = await attempt(
+      domain,
+      () => api.removeDomain(domain.name),
+      `${shown(domain)} removed: it no longer serves traffic.`,
+    );
+    if (refused) {
+      void load();
+      return refused;
+    }
     setRemoving(undefined);
-    await act(() => api.removeDomain(domain.name), `${shown(domain)} removed: it no longer serves traffic.`);
-    listHeading.current?.focus();
+    await load();
+    focusById('domains-heading');
+    return undefined;
   };
   const redirectFirst = async (domain: DomainView) => {
-    setRemoving(undefined);
-    await act(
+    const refused = await attempt(
+      domain,
       () => api.makeRedirect(domain.name),
       `${shown(domain)} now redirects to the primary domain; remove it once its visitors have moved.`,
     );
+    if (refused) {
+      void load();
+      return refused;
+    }
+    setRemoving(undefined);
+    await load();
+    focusById(menuToggleId(domain));
+    return undefined;
   };
 
   const allowed = usage?.customDomains.allowed;
@@ -282,46 +287,16 @@ export function Domains({ usage, focus }: { usage: Usage | undefined; focus: boo
       <PageHeading focus={focus}>Domains</PageHeading>
       {usage && !allowed ? <PlanNote usage={usage} /> : null}
       {allowed ? (
-        <section aria-labelledby="add-domain-heading">
-          <h2 id="add-domain-heading">Add domain</h2>
-          <form onSubmit={(event) => void add(event)} novalidate>
-            <label for="domain-name">Domain or subdomain</label>
-            <input
-              id="domain-name"
-              name="name"
-              type="text"
-              inputMode="url"
-              autocomplete="off"
-              autocapitalize="none"
-              spellcheck={false}
-              required
-              value={name}
-              aria-describedby={formError ? 'domain-name-help domain-error' : 'domain-name-help'}
-              aria-invalid={formError ? true : undefined}
-              onInput={(event) => setName(event.currentTarget.value)}
-            />
-            <p id="domain-name-help" class="help">
-              e.g. <code>shop.example.com</code>. The page then shows the DNS record to create.
-            </p>
-            <div class="check">
-              <input
-                id="domain-redirect"
-                type="checkbox"
-                checked={redirect}
-                onChange={(event) => setRedirect(event.currentTarget.checked)}
-              />
-              <label for="domain-redirect">Redirect it to the primary domain (301)</label>
-            </div>
-            <ErrorMessage message={formError} id="domain-error" />
-            <button type="submit" class="primary">
-              Add domain
-            </button>
-          </form>
-        </section>
+        <AddDomain
+          onAdded={async (added) => {
+            await load();
+            focusById(`domain-name-${idOf(added)}`);
+          }}
+        />
       ) : null}
       <section aria-labelledby="domains-heading">
         <div class="section-head">
-          <h2 id="domains-heading" ref={listHeading} tabIndex={-1}>
+          <h2 id="domains-heading" tabIndex={-1}>
             Your domains
           </h2>
           <button type="button" onClick={() => void load()}>
@@ -329,6 +304,7 @@ export function Domains({ usage, focus }: { usage: Usage | undefined; focus: boo
           </button>
         </div>
         <ErrorMessage message={error} />
+        <RefusalMessage refusal={listRefusal} id="domains-refusal" />
         {domains === undefined ? (
           error ? null : (
             <p>Loading…</p>
@@ -342,12 +318,18 @@ export function Domains({ usage, focus }: { usage: Usage | undefined; focus: boo
                 key={domain.name}
                 domain={domain}
                 verification={verifications[domain.name]}
+                refused={refusals[domain.name]}
                 onVerify={() => void verify(domain)}
                 onPrimary={() =>
-                  void act(() => api.makePrimary(domain.name), `${shown(domain)} is now the primary domain.`)
+                  void fromMenu(
+                    domain,
+                    () => api.makePrimary(domain.name),
+                    `${shown(domain)} is now the primary domain.`,
+                  )
                 }
                 onRedirect={() =>
-                  void act(
+                  void fromMenu(
+                    domain,
                     () => api.makeRedirect(domain.name),
                     `${shown(domain)} now redirects to the primary domain.`,
                   )
@@ -359,27 +341,12 @@ export function Domains({ usage, focus }: { usage: Usage | undefined; focus: boo
         )}
       </section>
       {removing ? (
-        <ConfirmDialog
-          title={`Remove ${shown(removing)}?`}
+        <RemoveDialog
+          domain={removing}
           onCancel={() => setRemoving(undefined)}
-          actions={[
-            ...(removing.role === 'redirect'
-              ? []
-              : [{ label: 'Make it a redirect first', run: () => void redirectFirst(removing) }]),
-            { label: 'Remove domain', danger: true, run: () => void remove(removing) },
-          ]}
-        >
-          <p>
-            <strong>Traffic to {shown(removing)} stops immediately:</strong> visitors and API clients using it
-            get errors from the moment it is removed.
-          </p>
-          {removing.role === 'redirect' ? null : (
-            <p>
-              To move visitors to another domain first, make it a redirect to the primary domain, and remove
-              it later.
-            </p>
-          )}
-        </ConfirmDialog>
+          onRedirectFirst={() => redirectFirst(removing)}
+          onRemove={() => remove(removing)}
+        />
       ) : null}
     </>
   );

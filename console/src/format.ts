@@ -29,6 +29,9 @@ export function timeOf(iso: string): string {
   return Number.isNaN(date.getTime()) ? iso : date.toLocaleTimeString(undefined, { timeStyle: 'short' });
 }
 
+/** A moment of today to the second, e.g. when usage was read. */
+export const clockTime = (date: Date) => date.toLocaleTimeString(undefined, { timeStyle: 'medium' });
+
 export const STATE_LABELS: Record<DomainState, string> = {
   'pending-dns': 'Waiting for DNS',
   verified: 'Verified',

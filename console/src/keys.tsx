@@ -2,7 +2,20 @@ import { useContext, useEffect, useRef, useState } from 'preact/hooks';
 import { api, messageOf } from './api';
 import type { ApiKey, IssuedKey } from './contract';
 import { when } from './format';
-import { Announce, ConfirmDialog, CopyButton, ErrorMessage, PageHeading } from './ui';
+import {
+  Announce,
+  ConfirmDialog,
+  CopyButton,
+  ErrorMessage,
+  focusById,
+  PageHeading,
+  type Refusal,
+  RefusalMessage,
+  refusalOf,
+} from './ui';
+
+/** The id of a key's name in the list, where the focus goes once its shown-once box is closed. */
+const keyNameId = (keyId: string) => `key-title-${keyId}`;
 
 /** A new key's secret: shown this once, with a copy button and the warning. */
 function NewSecret({ issued, onDone }: { issued: IssuedKey; onDone: () => void }) {
@@ -30,7 +43,10 @@ function NewSecret({ issued, onDone }: { issued: IssuedKey; onDone: () => void }
   );
 }
 
-/** The project's keys: the list (never secrets), create, rotate, revoke. */
+/**
+ * The project's keys: the list (never secrets), create, rotate, revoke. A refusal is shown where
+ * the action was (under the field, at the key, in the dialog), with the focus.
+ */
 export function Keys({ focus }: { focus: boolean }) {
   const announce = useContext(Announce);
   const [keys, setKeys] = useState<ApiKey[]>();
@@ -39,11 +55,15 @@ export function Keys({ focus }: { focus: boolean }) {
   const [error, setError] = useState<string>();
   const [formError, setFormError] = useState<string>();
   const [revoking, setRevoking] = useState<ApiKey>();
+  /** The refusal of an action on a key, by key id. */
+  const [refused, setRefused] = useState<{ keyId: string; refusal: Refusal }>();
   const headingRef = useRef<HTMLHeadingElement>(null);
+  const nameInput = useRef<HTMLInputElement>(null);
 
   const load = async () => {
     try {
       setKeys(await api.keys());
+      setError(undefined);
     } catch (failure) {
       setError(messageOf(failure));
     }
@@ -56,32 +76,48 @@ export function Keys({ focus }: { focus: boolean }) {
     try {
       const created = await api.createKey(name.trim());
       setName('');
-      setIssued(created);
+      // The list first, so that the key is in it when its box is closed.
       await load();
+      setIssued(created);
     } catch (failure) {
       setFormError(messageOf(failure));
+      // The field, described by the reason, is where it gets fixed.
+      nameInput.current?.focus();
     }
   };
   const rotate = async (key: ApiKey) => {
-    setError(undefined);
+    setRefused(undefined);
+    let rotated: IssuedKey;
     try {
-      setIssued(await api.rotateKey(key.keyId));
-      await load();
+      rotated = await api.rotateKey(key.keyId);
     } catch (failure) {
-      setError(messageOf(failure));
+      const refusal = refusalOf(failure);
+      await load();
+      setRefused({ keyId: key.keyId, refusal });
+      return;
     }
+    await load();
+    setIssued(rotated);
   };
-  const revoke = async (key: ApiKey) => {
-    setRevoking(undefined);
-    setError(undefined);
+  /** The Revoke dialog's action: a refusal stays in the dialog. */
+  const revoke = async (key: ApiKey): Promise<Refusal | undefined> => {
+    setRefused(undefined);
     try {
       await api.revokeKey(key.keyId);
-      announce(`Key ${key.name} revoked: calls with it are refused within a minute.`);
-      await load();
     } catch (failure) {
-      setError(messageOf(failure));
+      void load();
+      return refusalOf(failure);
     }
+    setRevoking(undefined);
+    announce(`Key ${key.name} revoked: calls with it are refused within a minute.`);
+    await load();
     headingRef.current?.focus();
+    return undefined;
+  };
+  /** The shown-once box closed: the focus goes to the key in the list, which the box was about. */
+  const stored = (keyId: string) => {
+    if (!focusById(keyNameId(keyId))) headingRef.current?.focus();
+    setIssued(undefined);
   };
 
   return (
@@ -93,6 +129,7 @@ export function Keys({ focus }: { focus: boolean }) {
           <label for="key-name">Name</label>
           <input
             id="key-name"
+            ref={nameInput}
             name="name"
             type="text"
             autocomplete="off"
@@ -112,7 +149,7 @@ export function Keys({ focus }: { focus: boolean }) {
           </button>
         </form>
       </section>
-      {issued ? <NewSecret issued={issued} onDone={() => setIssued(undefined)} /> : null}
+      {issued ? <NewSecret issued={issued} onDone={() => stored(issued.key.keyId)} /> : null}
       <section aria-labelledby="keys-heading">
         <h2 id="keys-heading" ref={headingRef} tabIndex={-1}>
           Keys
@@ -128,7 +165,9 @@ export function Keys({ focus }: { focus: boolean }) {
           <ul class="cards">
             {keys.map((key) => (
               <li key={key.keyId} class={key.revokedAt ? 'revoked' : ''} data-key-id={key.keyId}>
-                <h3>{key.name}</h3>
+                <h3 id={keyNameId(key.keyId)} tabIndex={-1}>
+                  {key.name}
+                </h3>
                 <dl class="facts">
                   <dt>Key id</dt>
                   <dd>
@@ -139,6 +178,10 @@ export function Keys({ focus }: { focus: boolean }) {
                   <dt>Status</dt>
                   <dd>{key.revokedAt ? `Revoked ${when(key.revokedAt)}` : 'Active'}</dd>
                 </dl>
+                <RefusalMessage
+                  refusal={refused?.keyId === key.keyId ? refused.refusal : undefined}
+                  id={`refusal-key-${key.keyId}`}
+                />
                 {key.revokedAt ? null : (
                   <div class="actions">
                     <button
@@ -167,7 +210,7 @@ export function Keys({ focus }: { focus: boolean }) {
         <ConfirmDialog
           title={`Revoke key ${revoking.name}?`}
           onCancel={() => setRevoking(undefined)}
-          actions={[{ label: 'Revoke key', danger: true, run: () => void revoke(revoking) }]}
+          actions={[{ label: 'Revoke key', danger: true, run: () => revoke(revoking) }]}
         >
           <p>
             Calls with this key are refused (401) within a minute at most: the service keeps keys in its

@@ -1,6 +1,45 @@
+import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { api } from './api';
 import type { Counter, Usage } from './contract';
-import { count, planLabel, timeOf } from './format';
-import { PageHeading } from './ui';
+import { clockTime, count, planLabel, timeOf } from './format';
+import { PageHeading, type Refusal, RefusalMessage, refusalOf } from './ui';
+
+/** What the page knows of the project's usage, and when it learnt it (the page's clock). */
+export interface UsageReading {
+  /** The last usage read, kept when a later read fails: the page says from when it is. */
+  readonly usage?: Usage;
+  readonly readAt?: Date;
+  /** Why the last read failed, and when, if it failed. */
+  readonly failure?: { readonly refusal: Refusal; readonly at: Date };
+}
+
+/**
+ * Reads usage on demand (each page that shows it asks when it is shown, and the Refresh
+ * button). Of reads that overlap, only the last one asked for counts.
+ */
+export function useUsage(): { reading: UsageReading; read: () => Promise<void>; forget: () => void } {
+  const [reading, setReading] = useState<UsageReading>({});
+  const asked = useRef(0);
+  const read = useCallback(async () => {
+    const ask = ++asked.current;
+    try {
+      const usage = await api.usage();
+      if (ask === asked.current) setReading({ usage, readAt: new Date() });
+    } catch (failure) {
+      if (ask === asked.current) {
+        setReading((before) => ({ ...before, failure: { refusal: refusalOf(failure), at: new Date() } }));
+      }
+    }
+  }, []);
+  const forget = useCallback(() => {
+    asked.current += 1;
+    setReading({});
+  }, []);
+  return { reading, read, forget };
+}
+
+/** A moment the page shows, with its machine-readable value. */
+const Moment = ({ at }: { at: Date }) => <time dateTime={at.toISOString()}>{clockTime(at)}</time>;
 
 function Meter({ id, label, counter }: { id: string; label: string; counter: Counter }) {
   const share = counter.limit > 0 ? Math.min(1, counter.used / counter.limit) : 0;
@@ -27,26 +66,49 @@ export function PlanNote({ usage }: { usage: Usage }) {
   );
 }
 
-/** Project name, plan and limits, and this minute's and today's calls against them. */
+/**
+ * Why usage could not be read, and when. It takes the focus when the person asked (Refresh),
+ * not when the page read it on being shown (the heading has the focus then).
+ */
+function UsageFailure({ reading, focus }: { reading: UsageReading; focus: boolean }) {
+  const { failure, readAt } = reading;
+  if (!failure) return null;
+  return (
+    <RefusalMessage refusal={failure.refusal} id="usage-error" focus={focus}>
+      Usage could not be read at <Moment at={failure.at} />: {failure.refusal.message}
+      {readAt ? (
+        <>
+          {' '}
+          The figures shown are from <Moment at={readAt} />.
+        </>
+      ) : null}
+    </RefusalMessage>
+  );
+}
+
+/**
+ * Project name, plan and limits, and this minute's and today's calls against them, read each
+ * time the page is shown, with the time they were read.
+ */
 export function Overview({
-  usage,
-  error,
-  onRefresh,
+  reading,
+  onRead,
   focus,
 }: {
-  usage: Usage | undefined;
-  error: string | undefined;
-  onRefresh: () => void;
+  reading: UsageReading;
+  onRead: () => Promise<void>;
   focus: boolean;
 }) {
+  const [asked, setAsked] = useState(false);
+  useEffect(() => void onRead(), []);
+  const refresh = () => {
+    setAsked(true);
+    void onRead();
+  };
+  const { usage, readAt } = reading;
   return (
     <>
       <PageHeading focus={focus}>Overview</PageHeading>
-      {error ? (
-        <p class="error" role="alert">
-          {error}
-        </p>
-      ) : null}
       {usage ? (
         <>
           <section aria-labelledby="project-heading">
@@ -68,16 +130,29 @@ export function Overview({
           </section>
           <section aria-labelledby="usage-heading">
             <h2 id="usage-heading">Usage now</h2>
+            <UsageFailure reading={reading} focus={asked} />
+            {readAt ? (
+              <p class="help" id="usage-read">
+                Read at <Moment at={readAt} />.
+              </p>
+            ) : null}
             <Meter id="usage-minute" label="This minute" counter={usage.usage.minute} />
             <Meter id="usage-day" label="Today" counter={usage.usage.day} />
             <p class="help">Calls of the project's API; the console's own calls are not counted.</p>
-            <button type="button" onClick={onRefresh}>
+            <button type="button" onClick={refresh}>
               Refresh usage
             </button>
           </section>
           <PlanNote usage={usage} />
         </>
-      ) : error ? null : (
+      ) : reading.failure ? (
+        <>
+          <UsageFailure reading={reading} focus={asked} />
+          <button type="button" onClick={refresh}>
+            Try again
+          </button>
+        </>
+      ) : (
         <p>Loading…</p>
       )}
     </>

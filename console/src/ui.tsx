@@ -1,5 +1,6 @@
 import { type ComponentChildren, createContext } from 'preact';
-import { useContext, useEffect, useRef, useState } from 'preact/hooks';
+import { useContext, useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
+import { messageOf } from './api';
 
 /** Small parts every page uses: the announcer, copy buttons, the confirmation dialog, headings that take focus. */
 
@@ -51,15 +52,64 @@ export function ErrorMessage({ message, id }: { message: string | undefined; id?
   );
 }
 
+/**
+ * The service's refusal of something the person did. A new object for each refusal, so that
+ * the same words twice take the focus twice.
+ */
+export interface Refusal {
+  readonly message: string;
+}
+
+export const refusalOf = (failure: unknown): Refusal => ({ message: messageOf(failure) });
+
+/**
+ * A refusal shown where the action was. It takes the focus when it appears (unless `focus` is
+ * false), so that the person sees and hears at once why nothing happened; `role=alert` reads it
+ * where the focus stays elsewhere. `children`, when given, word it instead of its message.
+ */
+export function RefusalMessage({
+  refusal,
+  id,
+  focus = true,
+  children,
+}: {
+  refusal: Refusal | undefined;
+  id: string;
+  focus?: boolean;
+  children?: ComponentChildren;
+}) {
+  const ref = useRef<HTMLParagraphElement>(null);
+  // Before the browser paints: it is never seen without the focus.
+  useLayoutEffect(() => {
+    if (refusal && focus) ref.current?.focus();
+  }, [refusal]);
+  if (!refusal) return null;
+  return (
+    <p class="error refusal" role="alert" id={id} ref={ref} tabIndex={-1}>
+      {children ?? refusal.message}
+    </p>
+  );
+}
+
 export interface DialogAction {
   readonly label: string;
-  readonly run: () => void;
+  /** Runs the action: a refusal keeps the dialog open and shows it; else the page closes the dialog. */
+  readonly run: () => Promise<Refusal | undefined>;
   readonly danger?: boolean;
+}
+
+/** Focuses the element of that id, if it is there; whether it did. */
+export function focusById(id: string): boolean {
+  const element = document.getElementById(id);
+  element?.focus();
+  return element !== null && document.activeElement === element;
 }
 
 /**
  * A modal confirmation (`<dialog>` with showModal: focus stays inside, Escape cancels). The
- * safe choice, Cancel, has the focus first.
+ * safe choice, Cancel, has the focus first. A refused action shows the service's reason in the
+ * dialog, with the focus. When the dialog goes, the focus goes back to what had it before,
+ * unless the page has moved it on.
  */
 export function ConfirmDialog({
   title,
@@ -74,18 +124,31 @@ export function ConfirmDialog({
 }) {
   const ref = useRef<HTMLDialogElement>(null);
   const cancelRef = useRef<HTMLButtonElement>(null);
+  const [refusal, setRefusal] = useState<Refusal>();
+  const running = useRef(false);
+  const mounted = useRef(true);
   useEffect(() => {
     const dialog = ref.current;
     if (!dialog) return;
-    // Where the focus goes back to when the dialog goes, if the page did not move it on.
     const opener = document.activeElement;
     if (!dialog.open) dialog.showModal();
     cancelRef.current?.focus();
     return () => {
+      mounted.current = false;
+      const moved = document.activeElement !== document.body && !dialog.contains(document.activeElement);
       if (dialog.open) dialog.close();
-      if (opener instanceof HTMLElement && opener.isConnected) opener.focus();
+      if (!moved && opener instanceof HTMLElement && opener.isConnected) opener.focus();
     };
   }, []);
+  const run = async (action: DialogAction) => {
+    // One action at a time: a second click while the first runs does nothing.
+    if (running.current) return;
+    running.current = true;
+    setRefusal(undefined);
+    const refused = await action.run();
+    running.current = false;
+    if (refused && mounted.current) setRefusal(refused);
+  };
   return (
     <dialog
       ref={ref}
@@ -99,12 +162,18 @@ export function ConfirmDialog({
     >
       <h2 id="dialog-title">{title}</h2>
       <div id="dialog-body">{children}</div>
+      <RefusalMessage refusal={refusal} id="dialog-refusal" />
       <div class="actions">
         <button type="button" ref={cancelRef} onClick={onCancel}>
           Cancel
         </button>
         {actions.map((action) => (
-          <button key={action.label} type="button" class={action.danger ? 'danger' : ''} onClick={action.run}>
+          <button
+            key={action.label}
+            type="button"
+            class={action.danger ? 'danger' : ''}
+            onClick={() => void run(action)}
+          >
             {action.label}
           </button>
         ))}
