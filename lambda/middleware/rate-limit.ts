@@ -1,11 +1,12 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { toErrorResponse } from '../api/error-response';
-import { preflightProjectOf, principalOf, viewerAddressOf } from '../api/principal';
+import { allowedRequestOrigin, isPreflight } from '../api/cors';
+import { principalOf, viewerAddressOf } from '../api/principal';
 import { rateLimitHeaders, rateLimitRefusal, rateLimitUnavailable } from '../api/rate-limit';
-import { ANONYMOUS_LIMITS, type PlanLimits } from '../domain/plans';
+import { ANONYMOUS_LIMITS, type PlanLimits, PREFLIGHT_LIMITS } from '../domain/plans';
 import type { Admission } from '../domain/rate-limit';
-import { projectIdentity, type RateLimiter } from '../domain/rate-limiter';
+import { keySubject, projectIdentity, type RateLimiter } from '../domain/rate-limiter';
 import { logError } from '../shared/observability';
 
 type Request = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult>;
@@ -18,13 +19,17 @@ export interface CountedCaller {
   readonly identity: string;
   readonly limits: PlanLimits;
   readonly caller: string;
+  /** Who is banned if it keeps calling while limited: one key of a project. @default the whole caller */
+  readonly subject?: string;
 }
 
 /**
  * Who is counted, and against which limits: a project (all its keys together) against its
- * plan, and so is a browser's preflight from an origin the project allows; anyone else per
- * client address against the anonymous allowance: the viewer's, when the request came through
- * the edge (see the authorizer), else the connection's source.
+ * plan, a ban falling on the one key that earned it; anyone without a valid key per client
+ * address (the viewer's, when the request came through the edge, see the authorizer; else
+ * the connection's source), never on a project's counter, whatever address or origin it
+ * names: a preflight from an origin the address's project allows against the preflight
+ * allowance, anything else against the anonymous one.
  */
 export function callerOf(event: APIGatewayProxyEvent): CountedCaller {
   const principal = principalOf(event);
@@ -33,18 +38,13 @@ export function callerOf(event: APIGatewayProxyEvent): CountedCaller {
       identity: projectIdentity(principal.project),
       limits: principal.limits,
       caller: `project ${principal.project} (${principal.plan} plan)`,
-    };
-  }
-  const preflight = preflightProjectOf(event);
-  if (preflight) {
-    return {
-      identity: projectIdentity(preflight.project),
-      limits: preflight.limits,
-      caller: `project ${preflight.project} (${preflight.plan} plan)`,
+      subject: keySubject(principal.keyId),
     };
   }
   // Through the edge the source is a CloudFront address many viewers share: the viewer counts.
-  return anonymousCallerAt(viewerAddressOf(event) ?? event.requestContext?.identity?.sourceIp ?? 'unknown');
+  const client = viewerAddressOf(event) ?? event.requestContext?.identity?.sourceIp ?? 'unknown';
+  if (isPreflight(event) && allowedRequestOrigin(event) !== undefined) return preflightCallerAt(client);
+  return anonymousCallerAt(client);
 }
 
 /** A caller known only by its client address, against the anonymous allowance. */
@@ -53,6 +53,15 @@ export function anonymousCallerAt(ip: string): CountedCaller {
     identity: `ip:${ip}`,
     limits: ANONYMOUS_LIMITS,
     caller: 'requests without a valid API key (per client IP)',
+  };
+}
+
+/** A client's preflights from allowed origins, against their own allowance (apart from its other keyless calls). */
+function preflightCallerAt(ip: string): CountedCaller {
+  return {
+    identity: `preflight:${ip}`,
+    limits: PREFLIGHT_LIMITS,
+    caller: 'CORS preflights (per client IP)',
   };
 }
 
@@ -89,8 +98,8 @@ export function rateLimit(
     (request.internal as Record<symbol, Promise<Settled> | undefined>)[PENDING];
   return {
     before: async (request) => {
-      const { identity, limits, caller } = identify(request.event);
-      const pending: Promise<Settled> = limiter.admit(identity, limits).then(
+      const { identity, limits, caller, subject } = identify(request.event);
+      const pending: Promise<Settled> = limiter.admit(identity, limits, subject).then(
         (admission) => ({ admission, caller }),
         (failure: unknown) => {
           logError('rate limiter unavailable', failure);

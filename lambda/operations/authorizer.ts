@@ -133,16 +133,14 @@ export function authorizer({
 /** The policy that always allows, with who the caller is (or why not) in the context. */
 function allowWith(
   event: APIGatewayRequestAuthorizerEvent,
-  { principal, usageId, allowedOrigins, address }: Authentication,
+  { principal, usageId, allowedOrigins }: Authentication,
   anonymousUsageId: string | undefined,
   viewerAddress?: string,
 ): APIGatewayAuthorizerResult {
   const corsOrigin = allowedOrigin(originOf(event), allowedOrigins);
-  // A preflight from an origin the address's project allows carries no key, but is that
-  // project's traffic: counted on its plan and its gateway usage plan, not on the allowance
-  // every keyless caller shares.
-  const preflightOf = event.httpMethod === 'OPTIONS' && corsOrigin !== undefined ? address : undefined;
-  const usageIdentifierKey = usageId ?? preflightOf?.usageId ?? anonymousUsageId;
+  // Only a valid key spends its project's gateway usage plan: a keyless request (a preflight
+  // from an allowed origin too, which anyone can forge) is on the anonymous one.
+  const usageIdentifierKey = usageId ?? anonymousUsageId;
   return {
     principalId: principal.authenticated ? principal.keyId : 'anonymous',
     policyDocument: {
@@ -150,7 +148,7 @@ function allowWith(
       Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: event.methodArn }],
     },
     context: {
-      ...toAuthorizerContext(principal, corsOrigin, principal.authenticated ? undefined : preflightOf),
+      ...toAuthorizerContext(principal, corsOrigin),
       ...(viewerAddress === undefined ? {} : { viewerAddress }),
     },
     ...(usageIdentifierKey ? { usageIdentifierKey } : {}),
