@@ -10,7 +10,7 @@ import { keySubject, projectIdentity, type RateLimiter } from '../domain/rate-li
 import { logError } from '../shared/observability';
 
 type Request = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult>;
-type Settled = { admission: Admission; caller: string } | { failure: unknown };
+type Settled = { admission: Admission; caller: string; banned: string } | { failure: unknown };
 
 const PENDING = Symbol('rate limit admission');
 
@@ -71,8 +71,8 @@ function finish(
   response: APIGatewayProxyResult | null | undefined,
 ): APIGatewayProxyResult | null | undefined {
   if ('failure' in settled) return toErrorResponse(rateLimitUnavailable());
-  const { admission, caller } = settled;
-  if (!admission.admitted) return toErrorResponse(rateLimitRefusal(admission, caller));
+  const { admission, caller, banned } = settled;
+  if (!admission.admitted) return toErrorResponse(rateLimitRefusal(admission, caller, banned));
   if (response) response.headers = { ...response.headers, ...rateLimitHeaders(admission) };
   return response;
 }
@@ -99,8 +99,10 @@ export function rateLimit(
   return {
     before: async (request) => {
       const { identity, limits, caller, subject } = identify(request.event);
+      // A key's ban leaves its project's other keys alone; the message says so.
+      const banned = subject === undefined ? 'this caller' : "this API key (not the project's other keys)";
       const pending: Promise<Settled> = limiter.admit(identity, limits, subject).then(
-        (admission) => ({ admission, caller }),
+        (admission) => ({ admission, caller, banned }),
         (failure: unknown) => {
           logError('rate limiter unavailable', failure);
           return { failure };
@@ -110,7 +112,7 @@ export function rateLimit(
       if (countBeforeHandler) {
         const settled = await pending;
         if ('failure' in settled) throw rateLimitUnavailable();
-        if (!settled.admission.admitted) throw rateLimitRefusal(settled.admission, caller);
+        if (!settled.admission.admitted) throw rateLimitRefusal(settled.admission, caller, banned);
       }
     },
     after: async (request) => {

@@ -95,10 +95,11 @@ export function throttleProblems(
 }
 
 /**
- * The anonymous plan's allowance. It is shared by ALL callers without a valid key together
- * (the per-address limit, ANONYMOUS_LIMITS, lives in the service), so it is not derived
- * from a per-caller plan: it bounds how much keyless traffic, which only ever earns a 401,
- * reaches Lambda and DynamoDB at all. 100 at once and 50 per second cover a few dozen
+ * The anonymous plan's allowance. It is shared by ALL callers without a valid key together,
+ * browsers' preflights included (the per-address limits, ANONYMOUS_LIMITS and
+ * PREFLIGHT_LIMITS, live in the service), so it is not derived from a per-caller plan: it
+ * bounds how much keyless traffic, which earns a 401 or a preflight's answer, reaches Lambda
+ * and DynamoDB at all. 100 at once and 50 per second cover a few dozen
  * misconfigured clients retrying; 100,000 per day is 500 addresses each using its full
  * daily allowance of 200.
  */
