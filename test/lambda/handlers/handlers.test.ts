@@ -189,15 +189,16 @@ describe('authorizer handler', () => {
       event.httpMethod = method;
       return handler(event);
     };
-    // Anyone can send the allowed Origin: a preflight would spend the project's gateway quota.
-    for (const [method, origin] of [
-      ['OPTIONS', 'https://shop.example.com'],
-      ['GET', 'https://shop.example.com'],
-      ['OPTIONS', 'https://other.example'],
+    // Anyone can send the allowed Origin: such a preflight would spend the project's gateway
+    // quota. It is on the preflight plan, any other keyless request on the anonymous one.
+    const preflight = { 'Access-Control-Request-Method': 'GET' };
+    for (const [method, headers, usageId] of [
+      ['OPTIONS', { Origin: 'https://shop.example.com', ...preflight }, 'preflight-usage-identifier-000'],
+      ['OPTIONS', { Origin: 'https://shop.example.com' }, 'anonymous-usage-identifier-000'],
+      ['GET', { Origin: 'https://shop.example.com' }, 'anonymous-usage-identifier-000'],
+      ['OPTIONS', { Origin: 'https://other.example', ...preflight }, 'anonymous-usage-identifier-000'],
     ] as const) {
-      expect((await request(method, { Origin: origin })).usageIdentifierKey).toBe(
-        'anonymous-usage-identifier-000',
-      );
+      expect((await request(method, headers)).usageIdentifierKey).toBe(usageId);
     }
     // Only the project's own key spends it.
     const keyed = await request('GET', {
