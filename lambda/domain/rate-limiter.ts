@@ -200,7 +200,8 @@ export class RateLimiter {
     let mine = memory.subjects.get(subject);
     if (!mine) {
       // Bounded like the counters: a project's keys are few; forgetting one forgets its refusals.
-      if (memory.subjects.size >= 1_000) memory.subjects.delete(memory.subjects.keys().next().value as string);
+      if (memory.subjects.size >= 1_000)
+        memory.subjects.delete(memory.subjects.keys().next().value as string);
       mine = { refusals: 0, refusalMinute: minute };
       memory.subjects.set(subject, mine);
     }
@@ -229,7 +230,13 @@ export class RateLimiter {
     if (untilMs > windows.dayResetMs) {
       // The ban outlives the day's counter: carry it into tomorrow's.
       const tomorrow = `${counterId.slice(0, counterId.lastIndexOf('#'))}#${windowsAt(windows.dayResetMs).day}`;
-      await this.store.ban(tomorrow, subject, untilMs, bans, Math.ceil((windows.dayResetMs + 2 * DAY_MS) / 1000));
+      await this.store.ban(
+        tomorrow,
+        subject,
+        untilMs,
+        bans,
+        Math.ceil((windows.dayResetMs + 2 * DAY_MS) / 1000),
+      );
     }
     const state = { ...admission.state, bannedUntil: untilMs, banCount: bans };
     const banned = { ...admission, reason: 'banned', state, retryAtMs: untilMs } as const;
