@@ -28,9 +28,9 @@ class CountingStore implements CounterStore {
     return this.store.countInNewMinute(...args);
   }
 
-  read(counterId: string): Promise<CounterState | undefined> {
+  read(counterId: string, subject?: string): Promise<CounterState | undefined> {
     this.reads += 1;
-    return this.store.read(counterId);
+    return this.store.read(counterId, subject);
   }
 
   ban(...args: Parameters<CounterStore['ban']>) {

@@ -4,16 +4,16 @@ import { startLocalApi } from '../local/server';
 
 /** A counter store that admits every request without a store call: the limiter's cost taken away. */
 const admitAll: CounterStore = {
-  countInSameMinute: async (_counterId, minute) => ({
+  countInSameMinute: async (_counterId, _subject, minute) => ({
     counted: true,
     state: { minute, minuteCount: 1, dayCount: 1 },
   }),
-  countInNewMinute: async (_counterId, minute) => ({
+  countInNewMinute: async (_counterId, _subject, minute) => ({
     counted: true,
     state: { minute, minuteCount: 1, dayCount: 1 },
   }),
   read: async () => undefined,
-  ban: async () => 0,
+  ban: async () => undefined,
 };
 
 /**

@@ -99,6 +99,11 @@ export class AnimalStoreStack extends Stack {
       RUNTIME_ENV.anonymousUsageId,
       this.usagePlans.anonymousUsageId,
     );
+    // And the preflight key's for a preflight from an allowed origin: never the project's plan.
+    this.api.authorizerFunction.addEnvironment(
+      RUNTIME_ENV.preflightUsageId,
+      this.usagePlans.preflightUsageId,
+    );
     if (config.platformAddress) {
       this.projectAddresses = new ProjectAddresses(this, 'ProjectAddresses', {
         platform: config.platformAddress,

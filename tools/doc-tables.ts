@@ -7,6 +7,7 @@ import { PLAN_NAMES, planCapacity } from '../lambda/domain/plans';
 import { planTableRows } from './plan-table';
 import {
   ANONYMOUS_GATEWAY_LIMITS,
+  PREFLIGHT_GATEWAY_LIMITS,
   DEFAULT_ACCOUNT_THROTTLE,
   gatewayLimits,
 } from '../lib/constructs/usage-plans';
@@ -91,6 +92,7 @@ export const GENERATED_TABLES: Readonly<Record<string, () => string[]>> = {
       ];
     });
     const anonymous = ANONYMOUS_GATEWAY_LIMITS;
+    const preflight = PREFLIGHT_GATEWAY_LIMITS;
     return table(
       ['Usage plan', 'Burst', 'Rate (requests/s)', 'Quota per day'],
       [
@@ -100,6 +102,12 @@ export const GENERATED_TABLES: Readonly<Record<string, () => string[]>> = {
           number(anonymous.burstLimit),
           number(anonymous.rateLimit),
           number(anonymous.quotaPerDay),
+        ],
+        [
+          '`preflight` (every preflight from an allowed origin together)',
+          number(preflight.burstLimit),
+          number(preflight.rateLimit),
+          number(preflight.quotaPerDay),
         ],
       ],
     );

@@ -1,4 +1,4 @@
-import { ANONYMOUS_LIMITS, isAgreedPlan, PLAN_NAMES, PLANS } from '../lambda/domain/plans';
+import { ANONYMOUS_LIMITS, isAgreedPlan, PLAN_NAMES, PLANS, PREFLIGHT_LIMITS } from '../lambda/domain/plans';
 
 /** Rows of the plan table as people read it (docs, the published document), from the plan table itself. */
 export function planTableRows(): [plan: string, perMinute: string, perDay: string][] {
@@ -15,5 +15,10 @@ export function planTableRows(): [plan: string, perMinute: string, perDay: strin
         : [`\`${name}\``, number(plan.limits.perMinute), number(plan.limits.perDay)];
     }),
     ['no valid key (per client IP)', number(ANONYMOUS_LIMITS.perMinute), number(ANONYMOUS_LIMITS.perDay)],
+    [
+      'CORS preflight from an allowed origin (per client IP)',
+      number(PREFLIGHT_LIMITS.perMinute),
+      number(PREFLIGHT_LIMITS.perDay),
+    ],
   ];
 }

@@ -73,7 +73,8 @@ export const ERROR_CATALOGUE = {
   },
   temporarily_banned: {
     status: 429,
-    description: 'Kept calling while rate limited, so banned for a while; retry after `Retry-After` seconds.',
+    description:
+      'This API key (without a valid key: this client) kept calling while rate limited, so it is banned for a while; the project’s other keys are not. Retry after `Retry-After` seconds.',
   },
   internal_error: {
     status: 500,

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
 import type { AuthFailure, Principal } from '../domain/authentication';
-import { isPlanName, type PlanLimits, type PlanName } from '../domain/plans';
+import { isPlanName } from '../domain/plans';
 
 /**
  * How the authorizer tells an operation who a request comes from. The authorizer always
@@ -18,23 +18,9 @@ export type AuthorizerContext = Record<string, string>;
  * `Origin` when the project of the request's address allows it (one origin, not the list:
  * the context stays small whatever the project allows).
  */
-export function toAuthorizerContext(
-  principal: Principal,
-  corsOrigin?: string,
-  preflightOf?: PreflightProject,
-): AuthorizerContext {
+export function toAuthorizerContext(principal: Principal, corsOrigin?: string): AuthorizerContext {
   const cors: AuthorizerContext = corsOrigin === undefined ? {} : { corsOrigin };
-  if (!principal.authenticated) {
-    const preflight: AuthorizerContext = preflightOf
-      ? {
-          preflightProject: preflightOf.project,
-          preflightPlan: preflightOf.plan,
-          preflightPerMinute: String(preflightOf.limits.perMinute),
-          preflightPerDay: String(preflightOf.limits.perDay),
-        }
-      : {};
-    return { authenticated: 'false', failure: principal.failure, ...cors, ...preflight };
-  }
+  if (!principal.authenticated) return { authenticated: 'false', failure: principal.failure, ...cors };
   const { keyId, project, plan, limits } = principal;
   return {
     authenticated: 'true',
@@ -45,33 +31,6 @@ export function toAuthorizerContext(
     perDay: String(limits.perDay),
     ...cors,
   };
-}
-
-/** The project whose allowed origin sent a preflight: its plan counts the preflight. */
-export interface PreflightProject {
-  readonly project: string;
-  readonly plan: PlanName;
-  readonly limits: PlanLimits;
-}
-
-/** The project a keyless preflight is counted on, when the authorizer named one (fail closed: else none). */
-export function preflightProjectOf(
-  event: Pick<APIGatewayProxyEvent, 'requestContext'>,
-): PreflightProject | undefined {
-  const context = (event.requestContext?.authorizer ?? {}) as Record<string, unknown>;
-  const { preflightProject: project, preflightPlan: plan } = context;
-  const perMinute = count(context.preflightPerMinute);
-  const perDay = count(context.preflightPerDay);
-  if (
-    typeof project !== 'string' ||
-    typeof plan !== 'string' ||
-    !isPlanName(plan) ||
-    perMinute === undefined ||
-    perDay === undefined
-  ) {
-    return undefined;
-  }
-  return { project, plan, limits: { perMinute, perDay } };
 }
 
 /** The origin the authorizer found allowed for this request, if any (see {@link toAuthorizerContext}). */

@@ -48,15 +48,22 @@ export function rateLimitHeaders(admission: Admission): Record<string, string> {
   return headers;
 }
 
-/** The 429 for a refused admission; `caller` says who was counted, for the message. */
-export function rateLimitRefusal(admission: Admission & { admitted: false }, caller: string): ApiError {
+/**
+ * The 429 for a refused admission; `caller` says who was counted, and `banned` who a ban
+ * falls on (one key of a project, or the whole caller), for the message.
+ */
+export function rateLimitRefusal(
+  admission: Admission & { admitted: false },
+  caller: string,
+  banned = 'this caller',
+): ApiError {
   const headers = rateLimitHeaders(admission);
   const until = new Date(admission.retryAtMs).toISOString();
   const wait = headers['Retry-After'];
   if (admission.reason === 'banned') {
     return new ApiError(
       'temporarily_banned',
-      `Too many requests were sent while rate limited, so this caller is banned until ${until} (${wait} s). Wait for Retry-After, then back off exponentially.`,
+      `Too many requests were sent while rate limited, so ${banned} is banned until ${until} (${wait} s). Wait for Retry-After, then back off exponentially.`,
       headers,
     );
   }

@@ -43,18 +43,6 @@ export interface Authentication {
    * the project. None on other hosts.
    */
   allowedOrigins?: readonly string[];
-  /**
-   * The project of the request's address, whether or not the request is authenticated: a
-   * browser's preflight to it (no key) is that project's traffic, counted on its plan.
-   */
-  address?: AddressProject;
-}
-
-export interface AddressProject {
-  readonly project: string;
-  readonly plan: PlanName;
-  readonly limits: PlanLimits;
-  readonly usageId: string;
 }
 
 export interface AuthenticationRequest {
@@ -116,15 +104,6 @@ export async function authenticate(
   }
 }
 
-function originsOf(address: ProjectRecord | undefined): Pick<Authentication, 'allowedOrigins' | 'address'> {
-  if (!address) return {};
-  return {
-    ...(address.allowedOrigins?.length ? { allowedOrigins: address.allowedOrigins } : {}),
-    address: {
-      project: address.name,
-      plan: address.plan,
-      limits: projectLimits(address),
-      usageId: address.usageId,
-    },
-  };
+function originsOf(address: ProjectRecord | undefined): Pick<Authentication, 'allowedOrigins'> {
+  return address?.allowedOrigins?.length ? { allowedOrigins: address.allowedOrigins } : {};
 }

@@ -56,6 +56,14 @@ export const PLAN_NAMES = Object.keys(PLANS) as PlanName[];
  */
 export const ANONYMOUS_LIMITS: PlanLimits = { perMinute: 20, perDay: 200 };
 
+/**
+ * CORS preflights from an origin the project of the address allows, per client address (a
+ * viewer, through the edge). They carry no key, so anyone can send them with that origin:
+ * they never count against the project. Sized for a busy page: a browser preflights each
+ * distinct URL and method once per cache time, and one address may stand for a whole office.
+ */
+export const PREFLIGHT_LIMITS: PlanLimits = { perMinute: 300, perDay: 10_000 };
+
 export function isPlanName(value: string): value is PlanName {
   return Object.hasOwn(PLANS, value);
 }

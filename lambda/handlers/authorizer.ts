@@ -37,5 +37,6 @@ export const handler = authorizer({
   findProject: cachedLookup((name: string) => projects.get(name), cacheSeconds, now),
   platformDomain: optionalEnv(RUNTIME_ENV.platformDomain),
   anonymousUsageId: optionalEnv(RUNTIME_ENV.anonymousUsageId),
+  preflightUsageId: optionalEnv(RUNTIME_ENV.preflightUsageId),
   ...(edge ? { edge } : {}),
 });

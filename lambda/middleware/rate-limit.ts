@@ -1,15 +1,16 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { toErrorResponse } from '../api/error-response';
-import { preflightProjectOf, principalOf, viewerAddressOf } from '../api/principal';
+import { allowedRequestOrigin, isPreflight } from '../api/cors';
+import { principalOf, viewerAddressOf } from '../api/principal';
 import { rateLimitHeaders, rateLimitRefusal, rateLimitUnavailable } from '../api/rate-limit';
-import { ANONYMOUS_LIMITS, type PlanLimits } from '../domain/plans';
+import { ANONYMOUS_LIMITS, type PlanLimits, PREFLIGHT_LIMITS } from '../domain/plans';
 import type { Admission } from '../domain/rate-limit';
-import { projectIdentity, type RateLimiter } from '../domain/rate-limiter';
+import { keySubject, projectIdentity, type RateLimiter } from '../domain/rate-limiter';
 import { logError } from '../shared/observability';
 
 type Request = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult>;
-type Settled = { admission: Admission; caller: string } | { failure: unknown };
+type Settled = { admission: Admission; caller: string; banned: string } | { failure: unknown };
 
 const PENDING = Symbol('rate limit admission');
 
@@ -18,13 +19,17 @@ export interface CountedCaller {
   readonly identity: string;
   readonly limits: PlanLimits;
   readonly caller: string;
+  /** Who is banned if it keeps calling while limited: one key of a project. @default the whole caller */
+  readonly subject?: string;
 }
 
 /**
  * Who is counted, and against which limits: a project (all its keys together) against its
- * plan, and so is a browser's preflight from an origin the project allows; anyone else per
- * client address against the anonymous allowance: the viewer's, when the request came through
- * the edge (see the authorizer), else the connection's source.
+ * plan, a ban falling on the one key that earned it; anyone without a valid key per client
+ * address (the viewer's, when the request came through the edge, see the authorizer; else
+ * the connection's source), never on a project's counter, whatever address or origin it
+ * names: a preflight from an origin the address's project allows against the preflight
+ * allowance, anything else against the anonymous one.
  */
 export function callerOf(event: APIGatewayProxyEvent): CountedCaller {
   const principal = principalOf(event);
@@ -33,18 +38,13 @@ export function callerOf(event: APIGatewayProxyEvent): CountedCaller {
       identity: projectIdentity(principal.project),
       limits: principal.limits,
       caller: `project ${principal.project} (${principal.plan} plan)`,
-    };
-  }
-  const preflight = preflightProjectOf(event);
-  if (preflight) {
-    return {
-      identity: projectIdentity(preflight.project),
-      limits: preflight.limits,
-      caller: `project ${preflight.project} (${preflight.plan} plan)`,
+      subject: keySubject(principal.keyId),
     };
   }
   // Through the edge the source is a CloudFront address many viewers share: the viewer counts.
-  return anonymousCallerAt(viewerAddressOf(event) ?? event.requestContext?.identity?.sourceIp ?? 'unknown');
+  const client = viewerAddressOf(event) ?? event.requestContext?.identity?.sourceIp ?? 'unknown';
+  if (isPreflight(event) && allowedRequestOrigin(event) !== undefined) return preflightCallerAt(client);
+  return anonymousCallerAt(client);
 }
 
 /** A caller known only by its client address, against the anonymous allowance. */
@@ -56,14 +56,23 @@ export function anonymousCallerAt(ip: string): CountedCaller {
   };
 }
 
+/** A client's preflights from allowed origins, against their own allowance (apart from its other keyless calls). */
+function preflightCallerAt(ip: string): CountedCaller {
+  return {
+    identity: `preflight:${ip}`,
+    limits: PREFLIGHT_LIMITS,
+    caller: 'CORS preflights (per client IP)',
+  };
+}
+
 /** The response for a settled admission: the given one with the rate-limit headers, or the refusal. */
 function finish(
   settled: Settled,
   response: APIGatewayProxyResult | null | undefined,
 ): APIGatewayProxyResult | null | undefined {
   if ('failure' in settled) return toErrorResponse(rateLimitUnavailable());
-  const { admission, caller } = settled;
-  if (!admission.admitted) return toErrorResponse(rateLimitRefusal(admission, caller));
+  const { admission, caller, banned } = settled;
+  if (!admission.admitted) return toErrorResponse(rateLimitRefusal(admission, caller, banned));
   if (response) response.headers = { ...response.headers, ...rateLimitHeaders(admission) };
   return response;
 }
@@ -89,9 +98,11 @@ export function rateLimit(
     (request.internal as Record<symbol, Promise<Settled> | undefined>)[PENDING];
   return {
     before: async (request) => {
-      const { identity, limits, caller } = identify(request.event);
-      const pending: Promise<Settled> = limiter.admit(identity, limits).then(
-        (admission) => ({ admission, caller }),
+      const { identity, limits, caller, subject } = identify(request.event);
+      // A key's ban leaves its project's other keys alone; the message says so.
+      const banned = subject === undefined ? 'this caller' : "this API key (not the project's other keys)";
+      const pending: Promise<Settled> = limiter.admit(identity, limits, subject).then(
+        (admission) => ({ admission, caller, banned }),
         (failure: unknown) => {
           logError('rate limiter unavailable', failure);
           return { failure };
@@ -101,7 +112,7 @@ export function rateLimit(
       if (countBeforeHandler) {
         const settled = await pending;
         if ('failure' in settled) throw rateLimitUnavailable();
-        if (!settled.admission.admitted) throw rateLimitRefusal(settled.admission, caller);
+        if (!settled.admission.admitted) throw rateLimitRefusal(settled.admission, caller, banned);
       }
     },
     after: async (request) => {

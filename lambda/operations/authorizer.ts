@@ -36,6 +36,8 @@ export interface AuthorizerDependencies {
   readonly platformDomain?: string;
   /** Usage identifier for requests without a valid key (the anonymous usage plan's key). */
   readonly anonymousUsageId?: string;
+  /** Usage identifier for a preflight from an allowed origin (the preflight usage plan's key); none: the anonymous one. */
+  readonly preflightUsageId?: string;
   /** The edge in front of custom domains; none: no request is believed to come through it. */
   readonly edge?: EdgeTrust;
 }
@@ -99,8 +101,10 @@ export function authorizer({
   findProject,
   platformDomain,
   anonymousUsageId,
+  preflightUsageId,
   edge,
 }: AuthorizerDependencies): AuthorizerHandler {
+  const usageIds = { anonymous: anonymousUsageId, preflight: preflightUsageId ?? anonymousUsageId };
   return async (event) => {
     const addressHost = viewerHostName(event.requestContext?.domainName ?? '');
     const addressProject = projectOfHost(event.requestContext?.domainName, platformDomain);
@@ -112,7 +116,7 @@ export function authorizer({
       const unavailable: Authentication = {
         principal: { authenticated: false, failure: 'service_unavailable' },
       };
-      return allowWith(event, unavailable, anonymousUsageId);
+      return allowWith(event, unavailable, usageIds);
     }
     const authentication: Authentication =
       verdict.fromEdge && verdict.failure
@@ -126,23 +130,25 @@ export function authorizer({
             findProject,
           );
     const viewerAddress = verdict.fromEdge ? verdict.viewerAddress : undefined;
-    return allowWith(event, authentication, anonymousUsageId, viewerAddress);
+    return allowWith(event, authentication, usageIds, viewerAddress);
   };
 }
 
 /** The policy that always allows, with who the caller is (or why not) in the context. */
 function allowWith(
   event: APIGatewayRequestAuthorizerEvent,
-  { principal, usageId, allowedOrigins, address }: Authentication,
-  anonymousUsageId: string | undefined,
+  { principal, usageId, allowedOrigins }: Authentication,
+  keyless: { readonly anonymous?: string | undefined; readonly preflight?: string | undefined },
   viewerAddress?: string,
 ): APIGatewayAuthorizerResult {
   const corsOrigin = allowedOrigin(originOf(event), allowedOrigins);
-  // A preflight from an origin the address's project allows carries no key, but is that
-  // project's traffic: counted on its plan and its gateway usage plan, not on the allowance
-  // every keyless caller shares.
-  const preflightOf = event.httpMethod === 'OPTIONS' && corsOrigin !== undefined ? address : undefined;
-  const usageIdentifierKey = usageId ?? preflightOf?.usageId ?? anonymousUsageId;
+  // Only a valid key spends its project's gateway usage plan. A preflight from an allowed
+  // origin (which anyone can forge) has a keyless plan of its own, apart from other keyless junk.
+  const preflight =
+    event.httpMethod === 'OPTIONS' &&
+    corsOrigin !== undefined &&
+    headerValues(event, 'access-control-request-method').length > 0;
+  const usageIdentifierKey = usageId ?? (preflight ? keyless.preflight : keyless.anonymous);
   return {
     principalId: principal.authenticated ? principal.keyId : 'anonymous',
     policyDocument: {
@@ -150,7 +156,7 @@ function allowWith(
       Statement: [{ Action: 'execute-api:Invoke', Effect: 'Allow', Resource: event.methodArn }],
     },
     context: {
-      ...toAuthorizerContext(principal, corsOrigin, principal.authenticated ? undefined : preflightOf),
+      ...toAuthorizerContext(principal, corsOrigin),
       ...(viewerAddress === undefined ? {} : { viewerAddress }),
     },
     ...(usageIdentifierKey ? { usageIdentifierKey } : {}),

@@ -23,6 +23,8 @@ export const RUNTIME_ENV = {
   apiKeyCacheSeconds: 'API_KEY_CACHE_SECONDS',
   /** Usage identifier the authorizer returns for unauthenticated requests (the anonymous usage plan's key). */
   anonymousUsageId: 'ANONYMOUS_USAGE_ID',
+  /** Usage identifier the authorizer returns for a preflight from an allowed origin (the preflight usage plan's key). */
+  preflightUsageId: 'PREFLIGHT_USAGE_ID',
   /** Endpoint of a DynamoDB-compatible store (local mode only; unset in AWS). */
   dynamodbEndpoint: 'DYNAMODB_ENDPOINT',
   /** Name of the custom domains table (the console function). */

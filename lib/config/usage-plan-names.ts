@@ -8,11 +8,17 @@ import type { PlanName } from '../../lambda/domain/plans';
 /** The usage plan of every caller without a valid key (the service limits each address). */
 export const ANONYMOUS_PLAN = 'anonymous';
 
+/** The usage plan of every preflight from an origin a project allows (the service limits each address). */
+export const PREFLIGHT_PLAN = 'preflight';
+
+/** The usage plans that stand for keyless callers rather than a plan of the plan table. */
+export type KeylessPlan = typeof ANONYMOUS_PLAN | typeof PREFLIGHT_PLAN;
+
 /**
  * Name of the API Gateway usage plan of a plan in a stack, e.g. `AnimalStore-production-pro`
  * or `AnimalStore-production-anonymous`.
  */
-export function usagePlanName(stackName: string, plan: PlanName | typeof ANONYMOUS_PLAN): string {
+export function usagePlanName(stackName: string, plan: PlanName | KeylessPlan): string {
   return `${stackName}-${plan}`;
 }
 

@@ -10,7 +10,8 @@ import {
   planCapacity,
   planDefinition,
 } from '../../lambda/domain/plans';
-import { ANONYMOUS_PLAN, usagePlanName } from '../config/usage-plan-names';
+import { ANONYMOUS_PLAN, type KeylessPlan, PREFLIGHT_PLAN, usagePlanName } from '../config/usage-plan-names';
+import { floodLimitPerIp } from './edge-firewall';
 
 /** An API Gateway token bucket: `burstLimit` is its size, `rateLimit` its refill in requests per second. */
 export interface GatewayThrottle {
@@ -96,9 +97,9 @@ export function throttleProblems(
 
 /**
  * The anonymous plan's allowance. It is shared by ALL callers without a valid key together
- * (the per-address limit, ANONYMOUS_LIMITS, lives in the service), so it is not derived
- * from a per-caller plan: it bounds how much keyless traffic, which only ever earns a 401,
- * reaches Lambda and DynamoDB at all. 100 at once and 50 per second cover a few dozen
+ * but for preflights from allowed origins (the per-address limit, ANONYMOUS_LIMITS, lives in
+ * the service), so it is not derived from a per-caller plan: it bounds how much keyless
+ * traffic, which only ever earns a 401 or a refusal, reaches Lambda and DynamoDB at all. 100 at once and 50 per second cover a few dozen
  * misconfigured clients retrying; 100,000 per day is 500 addresses each using its full
  * daily allowance of 200.
  */
@@ -106,6 +107,21 @@ export const ANONYMOUS_GATEWAY_LIMITS: GatewayLimits = {
   burstLimit: 100,
   rateLimit: 50,
   quotaPerDay: 100_000,
+};
+
+/**
+ * The preflight plan's allowance: every browser's preflight from an origin a project allows,
+ * of every project, together (each address is limited by the service, PREFLIGHT_LIMITS).
+ * A preflight carries no key and anyone can forge its origin, so it is on no project's plan;
+ * it has a plan apart from the anonymous one, so that junk sent without a key cannot throttle
+ * the tenants' browsers. Its quota is more than one address can send in a day below the
+ * firewall's per-address flood rule (twice that), so no single address can use it up; its throttle carries
+ * a few hundred busy pages at once.
+ */
+export const PREFLIGHT_GATEWAY_LIMITS: GatewayLimits = {
+  burstLimit: 2_000,
+  rateLimit: 1_000,
+  quotaPerDay: 2 * floodLimitPerIp() * 1_440,
 };
 
 /** Properties of {@link UsagePlans}. */
@@ -127,8 +143,8 @@ export interface UsagePlansProps {
  * runtime by the projects tool, found by {@link usagePlanName}.
  */
 export class UsagePlans extends Construct {
-  /** Usage plan by plan name, `anonymous` included. */
-  public readonly plans: ReadonlyMap<PlanName | typeof ANONYMOUS_PLAN, UsagePlan>;
+  /** Usage plan by plan name, `anonymous` and `preflight` included. */
+  public readonly plans: ReadonlyMap<PlanName | KeylessPlan, UsagePlan>;
   /** The API key of the anonymous plan. */
   public readonly anonymousKey: ApiKey;
   /**
@@ -137,6 +153,8 @@ export class UsagePlans extends Construct {
    * authorizer chooses them), fixed per stack so deployments do not churn the key.
    */
   public readonly anonymousUsageId: string;
+  /** Value of the preflight plan's key, which the authorizer returns for a preflight from an allowed origin (not a secret). */
+  public readonly preflightUsageId: string;
 
   constructor(scope: Construct, id: string, props: UsagePlansProps) {
     super(scope, id);
@@ -148,7 +166,7 @@ export class UsagePlans extends Construct {
     }
 
     const { stackName } = Stack.of(this);
-    const plans = new Map<PlanName | typeof ANONYMOUS_PLAN, UsagePlan>();
+    const plans = new Map<PlanName | KeylessPlan, UsagePlan>();
     for (const [plan, limits] of customerPlans) {
       const definition = planDefinition(plan);
       plans.set(
@@ -169,11 +187,16 @@ export class UsagePlans extends Construct {
       'Every caller without a valid API key, together; the service limits each address',
     );
     plans.set(ANONYMOUS_PLAN, anonymous);
+    const preflight = this.usagePlan(
+      PREFLIGHT_PLAN,
+      PREFLIGHT_GATEWAY_LIMITS,
+      props.stage,
+      "Every preflight from an origin a project allows, together (never the project's plan); the service limits each address",
+    );
+    plans.set(PREFLIGHT_PLAN, preflight);
     this.plans = plans;
 
-    // API key values are unique per account and region: the stack name keeps the
-    // environments apart, and hex keeps the value to characters API Gateway accepts.
-    this.anonymousUsageId = `anonymous${createHash('sha256').update(`${stackName}/${ANONYMOUS_PLAN}`).digest('hex').slice(0, 32)}`;
+    this.anonymousUsageId = keylessUsageId(stackName, ANONYMOUS_PLAN);
     this.anonymousKey = new ApiKey(this, 'AnonymousKey', {
       apiKeyName: usagePlanName(stackName, ANONYMOUS_PLAN),
       description: 'Usage identifier of every caller without a valid API key (not a secret)',
@@ -181,10 +204,18 @@ export class UsagePlans extends Construct {
       enabled: true,
     });
     anonymous.addApiKey(this.anonymousKey);
+    this.preflightUsageId = keylessUsageId(stackName, PREFLIGHT_PLAN);
+    const preflightKey = new ApiKey(this, 'PreflightKey', {
+      apiKeyName: usagePlanName(stackName, PREFLIGHT_PLAN),
+      description: 'Usage identifier of every preflight from an allowed origin (not a secret)',
+      value: this.preflightUsageId,
+      enabled: true,
+    });
+    preflight.addApiKey(preflightKey);
   }
 
   private usagePlan(
-    plan: PlanName | typeof ANONYMOUS_PLAN,
+    plan: PlanName | KeylessPlan,
     limits: GatewayLimits,
     stage: Stage,
     description: string,
@@ -197,4 +228,13 @@ export class UsagePlans extends Construct {
       quota: { limit: limits.quotaPerDay, period: Period.DAY },
     });
   }
+}
+
+/**
+ * The fixed value of a keyless plan's key. API key values are unique per account and region:
+ * the stack name keeps the environments apart, and hex keeps the value to characters API
+ * Gateway accepts.
+ */
+function keylessUsageId(stackName: string, plan: KeylessPlan): string {
+  return `${plan}${createHash('sha256').update(`${stackName}/${plan}`).digest('hex').slice(0, 32)}`;
 }

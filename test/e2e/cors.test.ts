@@ -1,6 +1,6 @@
 import { CORS_EXPOSED_HEADERS } from '../../lambda/api/cors';
 import type { Pet } from '../../lambda/domain/pet';
-import { ANONYMOUS_LIMITS, PLANS } from '../../lambda/domain/plans';
+import { ANONYMOUS_LIMITS, PLANS, PREFLIGHT_LIMITS } from '../../lambda/domain/plans';
 import { fakeClock } from '../support/fake-clock';
 import { checkRawResponse, rawRequest, type RawResponse } from '../support/raw-http';
 import { expectError, startTestApi, type TestApi } from '../support/test-api';
@@ -108,26 +108,24 @@ describe('preflights', () => {
       'access-control-max-age': '7200',
     });
     expect(response.headers.vary).toBe('Origin');
-    // Counted on the project's plan: it is the project's traffic, though it carries no key.
-    expect(response.headers['x-ratelimit-limit']).toBe(String(PLANS.pro.limits.perMinute));
+    // Counted per client on the preflight allowance: it carries no key, so it is nobody's project traffic.
+    expect(response.headers['x-ratelimit-limit']).toBe(String(PREFLIGHT_LIMITS.perMinute));
     const second = await preflight('/pets/1', host, OTHER_APP, 'GET');
     expect([second.status, second.headers['access-control-allow-methods']]).toEqual([204, 'GET']);
   });
 
-  it("counts preflights from an allowed origin on the project's allowance, and other ones per IP", async () => {
+  it("counts preflights from an allowed origin per client on their own allowance, never on the project's", async () => {
     const { host, apiKey } = await projectAllowing(APP);
-    // More preflights than the anonymous allowance, all answered, all counted on the project.
+    // More preflights than the anonymous allowance, all answered, none on the project.
     for (let i = 0; i <= ANONYMOUS_LIMITS.perMinute; i++) {
       const response = await preflight(`/pets/${i + 1}`, host, APP, 'GET');
       expect([response.status, response.headers['x-ratelimit-remaining']]).toEqual([
         204,
-        String(PLANS.pro.limits.perMinute - i - 1),
+        String(PREFLIGHT_LIMITS.perMinute - i - 1),
       ]);
     }
     const read = await call('/pets', { host, apiKey, headers: { Origin: APP } });
-    expect(read.headers['x-ratelimit-remaining']).toBe(
-      String(PLANS.pro.limits.perMinute - ANONYMOUS_LIMITS.perMinute - 2),
-    );
+    expect(read.headers['x-ratelimit-remaining']).toBe(String(PLANS.pro.limits.perMinute - 1));
     // A refused preflight is anonymous traffic.
     const refused = await preflight('/pets', host, 'https://evil.example', 'GET');
     expect([refused.status, refused.headers['x-ratelimit-limit']]).toEqual([
@@ -254,7 +252,7 @@ describe('actual requests', () => {
     expect([refused.status, errorOf(refused).code]).toEqual([429, 'rate_limited']);
     expect(accessControl(refused)).toEqual(allowedFor(APP));
     expect(refused.headers['retry-after']).toBeDefined();
-    // A preflight from the allowed origin is the project's traffic, not the spent per-IP allowance.
+    // A preflight from the allowed origin has its own per-client allowance, apart from the spent anonymous one.
     const allowed = await preflight('/pets', host, APP, 'GET');
     expect(allowed.status).toBe(204);
   });

@@ -16,6 +16,7 @@ export function handlerEnvironment(endpoint: string): Record<string, string> {
     [RUNTIME_ENV.platformDomain]: TEST_PLATFORM_DOMAIN,
     [RUNTIME_ENV.cursorKey]: 'handler-test',
     [RUNTIME_ENV.anonymousUsageId]: 'anonymous-usage-identifier-000',
+    [RUNTIME_ENV.preflightUsageId]: 'preflight-usage-identifier-000',
   };
 }
 

@@ -13,6 +13,8 @@ export interface RawRequest {
   /** Header lines in order; a name may repeat. `Host` is added unless given. */
   readonly headers?: readonly (readonly [string, string])[];
   readonly body?: Buffer | string;
+  /** The loopback address to send from (e.g. `127.0.0.2`), to stand for another client. @default the system's choice */
+  readonly localAddress?: string;
 }
 
 export interface RawResponse {
@@ -46,6 +48,7 @@ export function rawRequest(origin: string, request: RawRequest): Promise<RawResp
       // The flat [name, value, name, value, …] form keeps repeated headers and their order.
       headers: lines as unknown as Record<string, string>,
       setHost: false,
+      ...(request.localAddress === undefined ? {} : { localAddress: request.localAddress }),
     });
     outgoing.on('response', (incoming) => {
       const chunks: Buffer[] = [];

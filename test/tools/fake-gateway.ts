@@ -17,7 +17,7 @@ import {
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { mockClient } from 'aws-sdk-client-mock';
 import { PLAN_NAMES, type PlanName } from '../../lambda/domain/plans';
-import { ANONYMOUS_PLAN, usagePlanName } from '../../lib/config/usage-plan-names';
+import { ANONYMOUS_PLAN, PREFLIGHT_PLAN, usagePlanName } from '../../lib/config/usage-plan-names';
 
 /**
  * API Gateway's key and usage-plan state, as the mocked commands change it, for tests of
@@ -53,6 +53,7 @@ export class FakeGateway {
     return [
       ...PLAN_NAMES.map((plan) => usagePlanName(stackName, plan)),
       usagePlanName(stackName, ANONYMOUS_PLAN),
+      usagePlanName(stackName, PREFLIGHT_PLAN),
     ];
   }
 

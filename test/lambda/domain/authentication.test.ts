@@ -215,8 +215,6 @@ describe("the address project's allowed origins", () => {
     expect(result).toEqual({
       principal: { authenticated: false, failure: 'service_unavailable' },
       allowedOrigins: allowed,
-      // The address's project, for counting a preflight to it on its plan.
-      address: { project: 'webapp', plan: 'pro', limits: PLANS.pro.limits, usageId: expect.any(String) },
     });
   });
 });

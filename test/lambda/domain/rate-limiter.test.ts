@@ -182,6 +182,48 @@ describe('RateLimiter on the embedded store', () => {
     expect((await new RateLimiter(counters, clock).admit(identity, limits)).admitted).toBe(true);
   });
 
+  it("bans only the subject that kept calling, on every instance, while the caller's counts refuse all its subjects", async () => {
+    const limiter = new RateLimiter(counters, clock);
+    const project = nextCaller();
+    const limits = PLANS.free.limits;
+    await admitMany(limiter, project, limits.perMinute, limits);
+    // Refusals are counted per subject: 17 between two keys earn no ban.
+    for (let index = 1; index < BAN_THRESHOLD; index++) {
+      expect(await limiter.admit(project, limits, 'key:a')).toMatchObject({ reason: 'minute' });
+      if (index > 1)
+        expect(await limiter.admit(project, limits, 'key:b')).toMatchObject({ reason: 'minute' });
+    }
+    expect(await limiter.admit(project, limits, 'key:a')).toMatchObject({
+      reason: 'banned',
+      retryAtMs: now + banDuration(1),
+    });
+    expect(await limiter.admit(project, limits, 'key:b')).toMatchObject({ reason: 'minute' });
+
+    // Next minute, on an instance without this one's memory: the ban holds for its key alone,
+    // and the admitted key's counts are the caller's.
+    now += 60_000;
+    const other = new RateLimiter(counters, clock);
+    expect(await other.admit(project, limits, 'key:a')).toMatchObject({ admitted: false, reason: 'banned' });
+    expect(await other.admit(project, limits, 'key:b')).toMatchObject({
+      admitted: true,
+      state: { minuteCount: 1, dayCount: limits.perMinute + 1 },
+    });
+    expect(await other.admit(project, limits)).toMatchObject({ admitted: true, state: { minuteCount: 2 } });
+  });
+
+  it("carries a subject's ban past midnight into its caller's next counter", async () => {
+    now = Date.UTC(2026, 10, 22, 23, 59, 0);
+    const limiter = new RateLimiter(counters, clock);
+    const caller = nextCaller();
+    const limits = ANONYMOUS_LIMITS;
+    await admitMany(limiter, caller, limits.perMinute, limits);
+    for (let index = 0; index < BAN_THRESHOLD; index++) await limiter.admit(caller, limits, 'key:late');
+    now = Date.UTC(2026, 10, 23, 0, 1, 0);
+    const fresh = new RateLimiter(counters, clock);
+    expect(await fresh.admit(caller, limits, 'key:late')).toMatchObject({ reason: 'banned' });
+    expect((await fresh.admit(caller, limits, 'key:other')).admitted).toBe(true);
+  });
+
   it('counts a request from an instance whose clock lags a minute boundary into the later minute', async () => {
     const identity = nextCaller();
     now = START + 60_000; // instance A is already in the next minute

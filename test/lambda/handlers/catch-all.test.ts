@@ -1,5 +1,5 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { ANONYMOUS_LIMITS, PLANS } from '../../../lambda/domain/plans';
+import { ANONYMOUS_LIMITS, PLANS, PREFLIGHT_LIMITS } from '../../../lambda/domain/plans';
 import type { Principal } from '../../../lambda/api/principal';
 import { API_VERSION_PREFIX, CATCH_ALL, catchAllPaths, methodsByPath } from '../../../lambda/api/routes';
 import { LOCAL_TABLE_NAMES } from '../../../local/local-tables';
@@ -130,7 +130,8 @@ describe('catch-all handler', () => {
       Vary: 'Origin',
     });
     expect(result.headers).not.toHaveProperty('Access-Control-Allow-Credentials');
-    expect(result.headers?.['X-RateLimit-Limit']).toBe(String(ANONYMOUS_LIMITS.perMinute));
+    // Counted per client on the preflight allowance, and says so.
+    expect(result.headers?.['X-RateLimit-Limit']).toBe(String(PREFLIGHT_LIMITS.perMinute));
   });
 
   it.each([

@@ -178,25 +178,34 @@ describe('authorizer handler', () => {
     expect((await handler(repeated)).context).not.toHaveProperty('corsOrigin');
   });
 
-  it("counts a preflight from an allowed origin on the address's project's usage plan, not the anonymous one", async () => {
-    await projectWithKey('cors-plan', 'pro');
+  it("never puts a keyless request on the address's project's usage plan, a preflight from an allowed origin included", async () => {
+    const { apiKey } = await projectWithKey('cors-plan', 'pro');
     await new ProjectRepository(store.documents, LOCAL_TABLE_NAMES.projects).setAllowedOrigins('cors-plan', [
       'https://shop.example.com',
     ]);
     const handler = loadHandler<Authorizer>('authorizer', store.store.endpoint);
-    const request = (method: string, origin: string) => {
-      const event = authorizerEvent({ Origin: origin }, 'cors-plan.animalstore.example');
+    const request = (method: string, headers: Record<string, string>) => {
+      const event = authorizerEvent(headers, 'cors-plan.animalstore.example');
       event.httpMethod = method;
       return handler(event);
     };
-    expect((await request('OPTIONS', 'https://shop.example.com')).usageIdentifierKey).toBe('usage-cors-plan');
-    // Any other keyless request, or a preflight from an origin the project does not allow, is anonymous.
-    expect((await request('GET', 'https://shop.example.com')).usageIdentifierKey).toBe(
-      'anonymous-usage-identifier-000',
-    );
-    expect((await request('OPTIONS', 'https://other.example')).usageIdentifierKey).toBe(
-      'anonymous-usage-identifier-000',
-    );
+    // Anyone can send the allowed Origin: such a preflight would spend the project's gateway
+    // quota. It is on the preflight plan, any other keyless request on the anonymous one.
+    const preflight = { 'Access-Control-Request-Method': 'GET' };
+    for (const [method, headers, usageId] of [
+      ['OPTIONS', { Origin: 'https://shop.example.com', ...preflight }, 'preflight-usage-identifier-000'],
+      ['OPTIONS', { Origin: 'https://shop.example.com' }, 'anonymous-usage-identifier-000'],
+      ['GET', { Origin: 'https://shop.example.com' }, 'anonymous-usage-identifier-000'],
+      ['OPTIONS', { Origin: 'https://other.example', ...preflight }, 'anonymous-usage-identifier-000'],
+    ] as const) {
+      expect((await request(method, headers)).usageIdentifierKey).toBe(usageId);
+    }
+    // Only the project's own key spends it.
+    const keyed = await request('GET', {
+      Origin: 'https://shop.example.com',
+      Authorization: `Bearer ${apiKey}`,
+    });
+    expect(keyed.usageIdentifierKey).toBe('usage-cors-plan');
   });
 
   it('lets an unauthenticated request through as anonymous so the operation answers 401 itself', async () => {

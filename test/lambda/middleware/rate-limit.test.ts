@@ -17,7 +17,7 @@ function gatedStore(state: CounterState | undefined) {
     countInSameMinute: async () => (await gate, state ? { counted: true, state } : { counted: false }),
     countInNewMinute: async () => (await gate, state ? { counted: true, state } : { counted: false }),
     read: async () => ({ minute: MINUTE, minuteCount: 60, dayCount: 60 }),
-    ban: async () => 1,
+    ban: async () => undefined,
   };
   return { store, release };
 }
@@ -105,7 +105,7 @@ describe('rate-limit middleware', () => {
         throw new Error('down');
       },
       read: async () => undefined,
-      ban: async () => 1,
+      ban: async () => undefined,
     };
     const errors = jest.spyOn(console, 'error').mockImplementation(() => undefined);
     try {

@@ -51,7 +51,7 @@ describe('each log line names its own request', () => {
       countInSameMinute: async () => ({ counted: true, state: { minute: 0, minuteCount: 1, dayCount: 1 } }),
       countInNewMinute: async () => ({ counted: true, state: { minute: 0, minuteCount: 1, dayCount: 1 } }),
       read: async () => ({ minute: 0, minuteCount: 1, dayCount: 1 }),
-      ban: async () => 1,
+      ban: async () => undefined,
     };
     const limiter = new RateLimiter(admits, () => NOW);
 

@@ -17,7 +17,7 @@ function limiterWith(count: number): RateLimiter {
     countInSameMinute: admitsUnderLimit,
     countInNewMinute: admitsUnderLimit,
     read: async () => state,
-    ban: async () => 1,
+    ban: async () => undefined,
   };
   return new RateLimiter(store, () => NOW);
 }

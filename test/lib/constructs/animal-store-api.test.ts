@@ -370,12 +370,13 @@ describe('environment variables', () => {
     expect(key(production)).not.toBe(key(template));
   });
 
-  test('the authorizer learns the API keys and projects tables, its cache duration and the anonymous usage id, nothing else', () => {
+  test('the authorizer learns the API keys and projects tables, its cache duration and the keyless usage ids, nothing else', () => {
     expect(environmentOf(template, authorizerFunctionId(template))).toEqual({
       [RUNTIME_ENV.apiKeysTable]: { Ref: apiKeysTable },
       [RUNTIME_ENV.projectsTable]: { Ref: projectsTable },
       [RUNTIME_ENV.apiKeyCacheSeconds]: '30',
       [RUNTIME_ENV.anonymousUsageId]: expect.stringMatching(/^anonymous[0-9a-f]{32}$/),
+      [RUNTIME_ENV.preflightUsageId]: expect.stringMatching(/^preflight[0-9a-f]{32}$/),
       [ENVIRONMENT_VARIABLE]: 'staging',
     });
   });

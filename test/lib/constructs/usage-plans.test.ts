@@ -7,10 +7,17 @@ import {
   PLANS,
   type PlanLimits,
   planCapacity,
+  PREFLIGHT_LIMITS,
 } from '../../../lambda/domain/plans';
 import { RUNTIME_ENV } from '../../../lambda/shared/runtime-env';
 import { ENVIRONMENT_NAMES, environmentConfigs } from '../../../lib/config/environments';
-import { ANONYMOUS_PLAN, usagePlanName } from '../../../lib/config/usage-plan-names';
+import {
+  ANONYMOUS_PLAN,
+  type KeylessPlan,
+  PREFLIGHT_PLAN,
+  usagePlanName,
+} from '../../../lib/config/usage-plan-names';
+import { floodLimitPerIp } from '../../../lib/constructs/edge-firewall';
 import { UsagePlans, type UsagePlansProps } from '../../../lib/constructs/usage-plans';
 import { synthEnvironment, testApp } from '../../support/synth';
 import { authorizerFunctionId, type CfnResource, environmentOf, resourcesOfType } from '../template-queries';
@@ -40,12 +47,20 @@ function plansByName(template: Template): Map<string, { id: string; plan: CfnRes
   );
 }
 
-function anonymousKey(template: Template): { id: string; key: CfnResource } {
-  const keys = Object.entries(resourcesOfType(template, 'AWS::ApiGateway::ApiKey'));
-  if (keys.length !== 1) throw new Error(`Expected one API key, found ${keys.length}`);
+/** The stack's API key of a keyless plan, found by its name. */
+function keylessKey(
+  template: Template,
+  plan: KeylessPlan = ANONYMOUS_PLAN,
+): { id: string; key: CfnResource } {
+  const keys = Object.entries(resourcesOfType(template, 'AWS::ApiGateway::ApiKey')).filter(([, key]) =>
+    String(key.Properties.Name).endsWith(`-${plan}`),
+  );
+  if (keys.length !== 1) throw new Error(`Expected one ${plan} API key, found ${keys.length}`);
   const [id, key] = keys[0] as [string, CfnResource];
   return { id, key };
 }
+
+const anonymousKey = (template: Template) => keylessKey(template, ANONYMOUS_PLAN);
 
 /** UsagePlans on a bare REST API stage, for what the shipped configuration cannot show. */
 function plansStack(props: Partial<UsagePlansProps> = {}): Template {
@@ -64,9 +79,9 @@ describe.each(ENVIRONMENT_NAMES)('usage plans of %s', (name) => {
   const { stackName } = environmentConfigs({})[name];
   const plans = plansByName(template);
 
-  test('there is one usage plan per plan of the plan table, plus the anonymous one', () => {
+  test('there is one usage plan per plan of the plan table, plus the anonymous and the preflight ones', () => {
     const expected = PLAN_NAMES.map((plan) => usagePlanName(stackName, plan));
-    expected.push(usagePlanName(stackName, ANONYMOUS_PLAN));
+    expected.push(usagePlanName(stackName, ANONYMOUS_PLAN), usagePlanName(stackName, PREFLIGHT_PLAN));
     expect([...plans.keys()].sort()).toEqual(expected.sort());
   });
 
@@ -84,7 +99,9 @@ describe.each(ENVIRONMENT_NAMES)('usage plans of %s', (name) => {
 
   test('usage plans are named <stack>-<plan>: no per-agreement plans', () => {
     expect([...plans.keys()].sort()).toEqual(
-      ['anonymous', 'business', 'enterprise', 'free', 'pro'].map((plan) => `${stackName}-${plan}`),
+      ['anonymous', 'business', 'enterprise', 'free', 'preflight', 'pro'].map(
+        (plan) => `${stackName}-${plan}`,
+      ),
     );
   });
 
@@ -121,26 +138,43 @@ describe.each(ENVIRONMENT_NAMES)('usage plans of %s', (name) => {
     expect(Quota.Limit).toBeGreaterThanOrEqual(2 * ANONYMOUS_LIMITS.perDay);
   });
 
-  test('the only API key is the anonymous one, enabled, at least 20 characters', () => {
-    const { key } = anonymousKey(template);
-    expect(key.Properties).toMatchObject({ Name: usagePlanName(stackName, ANONYMOUS_PLAN), Enabled: true });
-    expect(key.Properties.Value).toMatch(/^[A-Za-z0-9]{20,128}$/);
+  test('the preflight plan carries one address sending its whole minute of preflights at once, and no address can use up its day', () => {
+    const { Throttle, Quota } = plans.get(usagePlanName(stackName, PREFLIGHT_PLAN))?.plan.Properties as {
+      Throttle: { BurstLimit: number; RateLimit: number };
+      Quota: { Limit: number };
+    };
+    expect(Throttle.BurstLimit).toBeGreaterThanOrEqual(2 * PREFLIGHT_LIMITS.perMinute);
+    // The firewall lets one address send floodLimitPerIp() a minute: a whole day of it fits.
+    expect(Quota.Limit).toBeGreaterThan(floodLimitPerIp() * 1_440);
+    expect(Throttle.RateLimit).toBeGreaterThan(floodLimitPerIp() / 60);
   });
 
-  test('the anonymous key is in the anonymous plan and no customer plan has a key', () => {
+  test('the only API keys are the anonymous and the preflight ones, enabled, at least 20 characters', () => {
+    expect(Object.keys(resourcesOfType(template, 'AWS::ApiGateway::ApiKey'))).toHaveLength(2);
+    for (const plan of [ANONYMOUS_PLAN, PREFLIGHT_PLAN] as const) {
+      const { key } = keylessKey(template, plan);
+      expect(key.Properties).toMatchObject({ Name: usagePlanName(stackName, plan), Enabled: true });
+      expect(key.Properties.Value).toMatch(/^[A-Za-z0-9]{20,128}$/);
+    }
+  });
+
+  test('each keyless key is in its own plan and no customer plan has a key', () => {
     const keyLinks = Object.values(resourcesOfType(template, 'AWS::ApiGateway::UsagePlanKey'));
-    expect(keyLinks.map((link) => link.Properties)).toEqual([
-      {
-        KeyId: { Ref: anonymousKey(template).id },
+    expect(keyLinks.map((link) => link.Properties)).toEqual(
+      ([ANONYMOUS_PLAN, PREFLIGHT_PLAN] as const).map((plan) => ({
+        KeyId: { Ref: keylessKey(template, plan).id },
         KeyType: 'API_KEY',
-        UsagePlanId: { Ref: plans.get(usagePlanName(stackName, ANONYMOUS_PLAN))?.id },
-      },
-    ]);
+        UsagePlanId: { Ref: plans.get(usagePlanName(stackName, plan))?.id },
+      })),
+    );
   });
 
-  test("the authorizer's ANONYMOUS_USAGE_ID is the anonymous key's value", () => {
-    const value = anonymousKey(template).key.Properties.Value;
-    expect(environmentOf(template, authorizerFunctionId(template))[RUNTIME_ENV.anonymousUsageId]).toBe(value);
+  test("the authorizer's ANONYMOUS_USAGE_ID and PREFLIGHT_USAGE_ID are the keyless keys' values", () => {
+    const environment = environmentOf(template, authorizerFunctionId(template));
+    expect(environment[RUNTIME_ENV.anonymousUsageId]).toBe(anonymousKey(template).key.Properties.Value);
+    expect(environment[RUNTIME_ENV.preflightUsageId]).toBe(
+      keylessKey(template, PREFLIGHT_PLAN).key.Properties.Value,
+    );
   });
 });
 
