@@ -5,7 +5,7 @@ import { StoreUnavailableError } from '../domain/errors';
 import type { PlanLimits } from '../domain/plans';
 import type { CounterState } from '../domain/rate-limit';
 import type { CountOutcome, CounterStore } from '../domain/rate-limiter';
-import { isConditionalCheckFailure, storeCall } from './dynamodb-client';
+import { isConditionalCheckFailure, storeCall, storeFailure } from './dynamodb-client';
 
 const NAMES = {
   '#minute': 'minute',
@@ -119,7 +119,7 @@ export class RateLimitStore implements CounterStore {
         new UpdateCommand({ ...input, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }),
       ));
     } catch (error) {
-      if (!isConditionalCheckFailure(error)) throw new StoreUnavailableError(error);
+      if (!isConditionalCheckFailure(error)) throw storeFailure(error);
       // The document client does not unmarshall an error's item.
       const found = (error as { Item?: Record<string, AttributeValue> }).Item;
       const current = found ? toState(unmarshall(found)) : undefined;
