@@ -11,7 +11,8 @@ import {
 } from '../api/console-routes';
 import { ApiError } from '../api/errors';
 import { jsonResponse } from '../api/http';
-import type { ApiKeyRecord } from '../domain/api-key';
+import { type ApiKeyRecord, KEY_ID_LENGTH } from '../domain/api-key';
+import { MAX_DOMAIN_NAME } from '../domain/custom-domain';
 import { SESSION_MAX_LIFETIME_MS, sessionView } from '../domain/console-session';
 import type { CustomDomains } from '../domain/custom-domains';
 import { KeyRefusal, KeyRotationFailed, type ProjectKeys } from '../domain/project-keys';
@@ -45,9 +46,33 @@ interface Reply {
 
 type Operation = (event: ConsoleEvent<unknown>) => Promise<Reply>;
 
-/** The `{name}` and `{keyId}` path parameters, as the router decoded them. */
-const nameOf = (event: ConsoleEvent<unknown>) => event.pathParameters?.name ?? '';
-const keyIdOf = (event: ConsoleEvent<unknown>) => event.pathParameters?.keyId ?? '';
+/**
+ * The `{name}` and `{keyId}` path parameters, as the router decoded them, length-checked before
+ * any lookup: one longer than any domain or key can be is the caller's mistake (400), never a
+ * lookup the store refuses. One of a possible length that does not exist is not found (404).
+ */
+function nameOf(event: ConsoleEvent<unknown>): string {
+  const name = event.pathParameters?.name ?? '';
+  // A trailing dot is allowed; an internationalized name only grows when made punycode.
+  if (name.length > MAX_DOMAIN_NAME + 1) {
+    throw new ApiError(
+      'invalid_domain',
+      `The domain name in the path is ${name.length} characters long: a domain name has at most ${MAX_DOMAIN_NAME}.`,
+    );
+  }
+  return name;
+}
+
+function keyIdOf(event: ConsoleEvent<unknown>): string {
+  const keyId = event.pathParameters?.keyId ?? '';
+  if (keyId.length > KEY_ID_LENGTH) {
+    throw new ApiError(
+      'invalid_parameter',
+      `The key id in the path is ${keyId.length} characters long: a key id has ${KEY_ID_LENGTH} (GET ${CONSOLE_API_PREFIX}/keys lists them).`,
+    );
+  }
+  return keyId;
+}
 
 function addRequest(body: unknown): { name: string; redirect?: boolean } {
   const { name, redirect } = body as { name: string; redirect?: unknown };
