@@ -6,11 +6,14 @@ import {
   CONSOLE_ROUTES,
   type ConsoleOperationId,
   type ConsoleRoute,
+  isConsoleHost,
   matchConsoleRoute,
   sessionCookie,
 } from '../api/console-routes';
+import { toErrorResponse } from '../api/error-response';
 import { ApiError } from '../api/errors';
-import { jsonResponse } from '../api/http';
+import { gatewayError } from '../api/gateway-errors';
+import { headerValue, jsonResponse } from '../api/http';
 import { type ApiKeyRecord, KEY_ID_LENGTH } from '../domain/api-key';
 import { MAX_DOMAIN_NAME } from '../domain/custom-domain';
 import { SESSION_MAX_LIFETIME_MS, sessionView } from '../domain/console-session';
@@ -36,6 +39,12 @@ export interface ConsoleDependencies extends ConsoleStackDependencies {
   readonly projectAddress: (project: string) => string;
   /** Epoch milliseconds (the usage windows). */
   readonly clock: () => number;
+  /**
+   * The hosts the console's API answers at: `console-api.<platform domain>` in AWS (the console
+   * distribution's origin), `localhost:<port>` and `127.0.0.1:<port>` in local mode. At any other
+   * host every console path is 404, as a path the API does not have.
+   */
+  readonly consoleHosts: readonly string[];
 }
 
 /** What an operation answers: a body for JSON (none for 204), and headers of its own. */
@@ -141,6 +150,7 @@ export function consoleApi({
   counters,
   projectAddress,
   clock,
+  consoleHosts,
   ...stack
 }: ConsoleDependencies): ApiLambdaHandler {
   const { sessions } = stack;
@@ -225,6 +235,11 @@ export function consoleApi({
     stack,
   );
   return async (event, context) => {
+    // Before anything is read or counted: elsewhere the console does not exist.
+    const host = event.requestContext?.domainName ?? headerValue(event.headers, 'host');
+    if (!isConsoleHost(host, consoleHosts)) {
+      return toErrorResponse(gatewayError('MISSING_AUTHENTICATION_TOKEN'));
+    }
     const match = matchConsoleRoute(event.httpMethod, event.path);
     if (match.kind !== 'route') return unmatched(event, context);
     const handler = handlers.get(match.route.operationId) ?? unmatched;
