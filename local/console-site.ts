@@ -48,13 +48,7 @@ function errorAnswer(
   extra: Record<string, string> = {},
 ): void {
   const body = Buffer.from(JSON.stringify({ code, message, status }));
-  answer(
-    response,
-    status,
-    { ...JSON_HEADERS, 'Cache-Control': 'no-store', ...extra },
-    body,
-    head,
-  );
+  answer(response, status, { ...JSON_HEADERS, 'Cache-Control': 'no-store', ...extra }, body, head);
 }
 
 /** The request handler of the built page (`buildConsole`'s output). */
