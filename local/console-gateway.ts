@@ -53,6 +53,11 @@ export function localConsoleOrigins(port: number): string[] {
   return [`http://localhost:${port}`, `http://127.0.0.1:${port}`];
 }
 
+/** The hosts of those origins (`localhost:<port>`, `127.0.0.1:<port>`): the console answers at these alone. */
+export function localConsoleHosts(port: number): string[] {
+  return localConsoleOrigins(port).map((origin) => new URL(origin).host);
+}
+
 /** What local mode gives its console function. */
 export interface LocalConsoleInput {
   readonly client: DynamoDBDocumentClient;
@@ -87,6 +92,7 @@ export function localConsoleApi({
       clock: sessionClock,
     }),
     consoleOrigins: localConsoleOrigins(port),
+    consoleHosts: localConsoleHosts(port),
     keys: new ProjectKeys({
       keys: new ApiKeyRepository(client, LOCAL_TABLE_NAMES.apiKeys),
       projects,

@@ -3,6 +3,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import path from 'node:path';
 import type { ConsoleBuild } from '../console/build';
 import { CONSOLE_SECURITY_HEADERS } from '../console/security-headers';
+import { JSON_HEADERS } from '../lambda/api/http';
 
 /**
  * Local mode's static server of the console page at `/console/`, as the console distribution
@@ -47,13 +48,7 @@ function errorAnswer(
   extra: Record<string, string> = {},
 ): void {
   const body = Buffer.from(JSON.stringify({ code, message, status }));
-  answer(
-    response,
-    status,
-    { 'Content-Type': 'application/json', 'Cache-Control': 'no-store', ...extra },
-    body,
-    head,
-  );
+  answer(response, status, { ...JSON_HEADERS, 'Cache-Control': 'no-store', ...extra }, body, head);
 }
 
 /** The request handler of the built page (`buildConsole`'s output). */

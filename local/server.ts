@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { isConsolePath } from '../lambda/api/console-routes';
+import { isConsoleHost, isConsolePath } from '../lambda/api/console-routes';
 import { MAX_API_KEY_CACHE_SECONDS } from '../lambda/api/limits';
 import { API_VERSION_PREFIX, type OperationId, ROUTES } from '../lambda/api/routes';
 import { EDGE_DOMAIN_CACHE_SECONDS, ORIGIN_SECRET_HEADER } from '../lambda/domain/edge-request';
@@ -22,10 +22,20 @@ import { PetRepository } from '../lambda/store/pet-repository';
 import { ProjectRepository } from '../lambda/store/project-repository';
 import { RateLimitStore } from '../lambda/store/rate-limit-store';
 import type { ConsoleBuild } from '../console/build';
-import { createConsoleListener, localConsoleApi } from './console-gateway';
+import {
+  createConsoleListener,
+  localConsoleApi,
+  localConsoleHosts,
+  SANDBOX_RECORDS_PATH,
+} from './console-gateway';
 import { consoleSite, isConsolePagePath } from './console-site';
 import { type EmbeddedDynamoDb, startEmbeddedDynamoDb } from './embedded-dynamodb';
-import { createGatewayListener, type LocalGatewayOptions, type OperationHandler } from './gateway';
+import {
+  createGatewayListener,
+  type LocalGatewayOptions,
+  type OperationHandler,
+  requestUrl,
+} from './gateway';
 import { startExpiredItemSweeper } from './expired-item-sweeper';
 import { type LocalDomains, type LocalDomainsOptions, startLocalDomains } from './local-domains';
 import { ensureLocalTablesAt, LOCAL_TABLE_NAMES, LOCAL_TABLES } from './local-tables';
@@ -177,6 +187,8 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     );
     let consoleListener: ReturnType<typeof createConsoleListener> | undefined;
     const site = options.consoleSite ? consoleSite(options.consoleSite) : undefined;
+    // Known once listening: the page is served at these hosts alone, as in AWS at console.<platform domain>.
+    let consoleHosts: readonly string[] = [];
     // Once closing, every answer closes its connection: server.close() only drops idle ones,
     // and a keep-alive client under load would otherwise hold the server open for ever.
     let closing = false;
@@ -188,10 +200,15 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
       response.once('close', () => inFlight.delete(response));
       // Each request is an invocation of its own, with its own log context, as in Lambda.
       const pathname = (request.url ?? '/').split('?')[0] ?? '/';
-      if (consoleListener && isConsolePath(pathname)) {
+      const atConsole = isConsoleHost(request.headers.host, consoleHosts);
+      // The console function refuses other hosts itself, as in AWS, where API Gateway routes
+      // its paths at every host; the sandbox DNS, local mode's alone, is refused here.
+      const sandboxRecords = requestUrl(request.url ?? '/')?.pathname === SANDBOX_RECORDS_PATH;
+      if (consoleListener && isConsolePath(pathname) && (atConsole || !sandboxRecords)) {
         asInvocation(() => consoleListener?.(request, response));
-      } else if (site && isConsolePagePath(pathname)) {
+      } else if (site && isConsolePagePath(pathname) && atConsole) {
         // The page is static files (S3 behind CloudFront in AWS): no function, no invocation.
+        // At a project's address (a custom domain arrives there too) it is a path the API lacks.
         site(request, response);
       } else {
         asInvocation(() => listener(request, response));
@@ -203,6 +220,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
       server.listen(options.port, host, () => resolve());
     });
     const port = (server.address() as AddressInfo).port;
+    consoleHosts = localConsoleHosts(port);
     let domains: LocalDomains | undefined;
     if (options.customDomains) {
       try {

@@ -42,7 +42,7 @@ const OPTIONS = {
   url: {
     type: 'string',
     value: 'URL',
-    description: `The console API's base, e.g. https://api.example.com${CONSOLE_API_PREFIX} (default: local mode's, http://127.0.0.1:<PORT>${CONSOLE_API_PREFIX}).`,
+    description: `The console API's base, e.g. https://console.example.com${CONSOLE_API_PREFIX} (default: local mode's, http://127.0.0.1:<PORT>${CONSOLE_API_PREFIX}).`,
   },
   redirect: { type: 'boolean', description: "add: a 301 redirect to the project's primary domain." },
   resolver: {
@@ -200,7 +200,7 @@ function consoleBase(io: DomainsCommandIo, url: string | undefined): string {
     parsed = new URL(url);
   } catch {
     throw new UsageError(
-      `--url ${url}: give the console API's base URL, e.g. https://api.example.com${CONSOLE_API_PREFIX}.`,
+      `--url ${url}: give the console API's base URL, e.g. https://console.example.com${CONSOLE_API_PREFIX}.`,
     );
   }
   if (parsed.protocol !== 'https:' && parsed.protocol !== 'http:') {

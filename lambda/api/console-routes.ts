@@ -9,8 +9,36 @@ import type { Schema } from './validate';
  * it at sign-in; every non-2xx is the Error body.
  */
 
-/** Every console path lives under this prefix, on the same host as the API. */
+/** Every console path lives under this prefix, answered only at the console's own hosts ({@link isConsoleHost}). */
 export const CONSOLE_API_PREFIX = '/console/api';
+
+/**
+ * The label of the console API's host, `console-api.<platform domain>`: the console
+ * distribution's origin for `/console/api/*`, answered by the platform's wildcard custom domain.
+ * A reserved project name (lib/config/platform.ts), so no project's address is this host.
+ */
+export const CONSOLE_API_HOST_LABEL = 'console-api';
+
+/** The console API's host in AWS, `console-api.<platform domain>`. */
+export function consoleApiHost(platformDomain: string): string {
+  return `${CONSOLE_API_HOST_LABEL}.${platformDomain.toLowerCase()}`;
+}
+
+/**
+ * Whether a request's host (`Host`, or the custom domain API Gateway names) is one the console
+ * answers at: `console-api.<platform domain>` in AWS, local mode's `localhost:<port>` and
+ * `127.0.0.1:<port>`. Anywhere else (a project's address, a tenant's custom domain through the
+ * edge, which arrives at its project's address) the console's paths do not exist, so a name a
+ * tenant controls never serves a page or an API that looks like the platform's.
+ */
+export function isConsoleHost(host: string | null | undefined, consoleHosts: readonly string[]): boolean {
+  if (!host) return false;
+  const name = host
+    .trim()
+    .toLowerCase()
+    .replace(/\.(?=:\d+$|$)/, '');
+  return consoleHosts.some((allowed) => allowed.toLowerCase() === name);
+}
 
 export type ConsoleOperationId =
   | 'createSession'

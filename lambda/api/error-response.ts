@@ -1,5 +1,6 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { logError } from '../shared/observability';
+import { DomainError } from '../domain/errors';
+import { log, logError } from '../shared/observability';
 import { ApiError, toApiError } from './errors';
 import { jsonResponse } from './http';
 
@@ -12,6 +13,10 @@ export function toErrorResponse(error: unknown): APIGatewayProxyResult {
   const apiError = toApiError(error);
   if (!(error instanceof ApiError) && apiError.status >= 500) {
     logError(apiError.code === 'service_unavailable' ? 'store unavailable' : 'unhandled error', error);
+  }
+  // The caller's mistake, answered 400; but it means an input check is missing, so it is seen.
+  if (error instanceof DomainError && error.kind === 'store_refused_input') {
+    log().warn('the store refused a value of the request', error);
   }
   return jsonResponse(apiError.status, apiError.toBody(), apiError.headers);
 }

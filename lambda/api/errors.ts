@@ -236,6 +236,12 @@ const FROM_DOMAIN: { readonly [K in DomainErrorKind]: (error: DomainError) => Ap
     new ApiError('service_unavailable', `${error.message}; retry after the Retry-After delay.`, {
       'Retry-After': String(STORE_RETRY_AFTER_SECONDS),
     }),
+  // The store's exception stays in the logs: the caller learns which kind of value, not why.
+  store_refused_input: () =>
+    new ApiError(
+      'invalid_parameter',
+      'A value of the request (an identifier in the path, a token or a host name) is too long or malformed to be one the service has.',
+    ),
   // The store's own message and cause stay in the logs.
   store_unavailable: () =>
     new ApiError(

@@ -4,8 +4,16 @@ import { headerValue } from './headers';
 
 export { type EventHeaders, headerCount, headerValue, headerValues } from './headers';
 
-/** Headers every JSON response carries. */
-export const JSON_HEADERS = { 'Content-Type': 'application/json; charset=utf-8' } as const;
+/**
+ * Headers every JSON answer carries, whoever makes it: the operations, the Error bodies, the
+ * console's API, local mode's gateway and edge, and API Gateway's own gateway responses
+ * (lib/constructs/gateway-responses.ts). `nosniff` keeps a browser from reading a JSON body
+ * that echoes a caller's text as HTML or script.
+ */
+export const JSON_HEADERS = {
+  'Content-Type': 'application/json; charset=utf-8',
+  'X-Content-Type-Options': 'nosniff',
+} as const;
 
 export function jsonResponse(
   statusCode: number,

@@ -8,7 +8,8 @@ import { hashSecret, newSecret, SECRET_PATTERN, secretMatches } from './secret';
  */
 
 const PREFIX = 'ask_';
-const KEY_ID_LENGTH = 16;
+/** Every key id's length: a longer one is no key's, and is never looked up. */
+export const KEY_ID_LENGTH = 16;
 const KEY_ID_PATTERN = /^[a-z2-7]{16}$/;
 const BASE32 = 'abcdefghijklmnopqrstuvwxyz234567';
 

@@ -1,6 +1,7 @@
 import { type ApiKeyRecord, keyMatches, parseApiKey } from './api-key';
 import type { PlanLimits, PlanName } from './plans';
-import { LEGACY_PROJECT, type ProjectRecord, projectLimits } from './project';
+import { StoreRefusedInputError } from './errors';
+import { couldNameProject, LEGACY_PROJECT, type ProjectRecord, projectLimits } from './project';
 
 /** `Bearer <token>`, the scheme matched case-insensitively (RFC 9110 §11.1). */
 const BEARER = /^bearer +([A-Za-z0-9._~+/-]+=*) *$/i;
@@ -71,6 +72,8 @@ export async function authenticate(
   });
   try {
     if (addressProject !== undefined) {
+      // A label no project can have (over 63 characters) is looked up nowhere.
+      if (!couldNameProject(addressProject)) return failed('unknown_address');
       address = await lookupProject(addressProject);
       if (!address) return failed('unknown_address');
     }
@@ -99,7 +102,11 @@ export async function authenticate(
       usageId: project.usageId,
       ...originsOf(address),
     };
-  } catch {
+  } catch (error) {
+    // A value the store refuses names nothing: the address no project, the key no key.
+    if (error instanceof StoreRefusedInputError) {
+      return failed(addressProject !== undefined && !address ? 'unknown_address' : 'invalid_api_key');
+    }
     return failed('service_unavailable');
   }
 }

@@ -32,7 +32,8 @@ export const CERTIFICATE_TROUBLESHOOTING = [
 ] as const;
 
 const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
-const MAX_NAME = 253;
+/** Longest domain name (RFC 1035), without the trailing dot. */
+export const MAX_DOMAIN_NAME = 253;
 
 function invalid(message: string): DomainError {
   return new DomainError('invalid_domain', message);
@@ -63,9 +64,9 @@ export function normalizeDomainName(input: string, platformDomain: string): stri
   // The WHATWG host parser: case folded, IDN to punycode, '' for what is not a host name.
   const name = domainToASCII(withoutDot.toLowerCase());
   const labels = name.split('.');
-  if (name === '' || name.length > MAX_NAME || !labels.every((label) => LABEL.test(label))) {
+  if (name === '' || name.length > MAX_DOMAIN_NAME || !labels.every((label) => LABEL.test(label))) {
     throw invalid(
-      `${shown} is not a domain name: use labels of letters, digits and hyphens separated by dots (at most ${MAX_NAME} characters), e.g. shop.example.com.`,
+      `${shown} is not a domain name: use labels of letters, digits and hyphens separated by dots (at most ${MAX_DOMAIN_NAME} characters), e.g. shop.example.com.`,
     );
   }
   // A numeric last label makes the host parser read an IPv4 address (`127.1`, `0x7f.1`).

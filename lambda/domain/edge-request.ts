@@ -55,6 +55,9 @@ export function parseViewerAddress(value: string): string | undefined {
   return family === 6 ? address.toLowerCase() : address;
 }
 
+/** Longest host name (RFC 1035): a longer one names no domain, and is never looked up. */
+const MAX_HOST_NAME = 253;
+
 /** A host header's name: without port, case or trailing dot; none if it is not a host name. */
 export function viewerHostName(value: string): string | undefined {
   const name = value
@@ -62,7 +65,7 @@ export function viewerHostName(value: string): string | undefined {
     .toLowerCase()
     .replace(/:\d{1,5}$/, '')
     .replace(/\.$/, '');
-  return /^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(name) ? name : undefined;
+  return name.length <= MAX_HOST_NAME && /^[a-z0-9-]+(\.[a-z0-9-]+)+$/.test(name) ? name : undefined;
 }
 
 /**

@@ -9,6 +9,8 @@ export type DomainErrorKind =
   | 'invalid_cursor'
   /** The store behind a repository cannot answer (unreachable, throttling, failing). */
   | 'store_unavailable'
+  /** The store refused a value of the request as input (a key too long to be one): the caller's fault, not an outage. */
+  | 'store_refused_input'
   /** An Idempotency-Key is not a quoted string or token of 1 to 255 printable characters. */
   | 'invalid_idempotency_key'
   /** Another request with the same Idempotency-Key is still in flight. */
@@ -51,5 +53,17 @@ export class StoreUnavailableError extends DomainError {
   constructor(cause: unknown) {
     super('store_unavailable', 'The data store is unavailable', { cause });
     this.name = 'StoreUnavailableError';
+  }
+}
+
+/**
+ * Thrown by a repository when the store refuses the request's own values (DynamoDB's
+ * ValidationException: a key over 2,048 bytes, an empty key). Every identifier is checked where
+ * it enters, so this means a check is missing; its message is for logs, never for callers.
+ */
+export class StoreRefusedInputError extends DomainError {
+  constructor(cause: unknown) {
+    super('store_refused_input', 'The data store refused a value of the request', { cause });
+    this.name = 'StoreRefusedInputError';
   }
 }

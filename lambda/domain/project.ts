@@ -70,6 +70,15 @@ export function projectNameProblem(name: string, reservedNames: readonly string[
   return undefined;
 }
 
+/**
+ * Whether some project could have this name: a DNS label, at most 63 characters. Every name that
+ * comes from a request (a host's label, a console token's) is checked with it before it is looked
+ * up, so nothing longer ever reaches the store (DynamoDB refuses keys over 2,048 bytes).
+ */
+export function couldNameProject(name: string): boolean {
+  return name.length <= MAX_LABEL && LABEL.test(name);
+}
+
 /** The requests per minute and per day a project may make. */
 export function projectLimits(project: Pick<Project, 'plan' | 'agreedLimits'>): PlanLimits {
   const limits = planLimits(project.plan, project.agreedLimits);
@@ -101,7 +110,7 @@ export function parseConsoleToken(token: string): ParsedConsoleToken | undefined
   if (split < 1) return undefined;
   const project = rest.slice(0, split);
   const secret = rest.slice(split + 1);
-  if (!LABEL.test(project) || !SECRET_PATTERN.test(secret)) return undefined;
+  if (!couldNameProject(project) || !SECRET_PATTERN.test(secret)) return undefined;
   return { project, secret };
 }
 

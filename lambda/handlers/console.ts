@@ -1,3 +1,4 @@
+import { consoleApiHost } from '../api/console-routes';
 import { ConsoleSessions } from '../domain/console-session';
 import { CustomDomains } from '../domain/custom-domains';
 import { ProjectKeys } from '../domain/project-keys';
@@ -19,7 +20,8 @@ import {
 /**
  * The console function (`/console/api/…`): sessions, usage, keys and the domains service over
  * their tables, CloudFront's tenants and the system's DNS resolver, built from the stack's
- * environment. Cookie requests that change state must come from CONSOLE_ORIGIN.
+ * environment. It answers only at `console-api.<platform domain>`, and cookie requests that change
+ * state must come from CONSOLE_ORIGIN.
  */
 const projects = projectRepositoryFromEnv();
 const counters = rateLimitStoreFromEnv();
@@ -31,6 +33,8 @@ export const handler = consoleApi({
   limiter: new RateLimiter(counters, now),
   sessions: new ConsoleSessions({ store: consoleSessionRepositoryFromEnv(), projects, clock: now }),
   consoleOrigins: [requireEnv(RUNTIME_ENV.consoleOrigin)],
+  // The console distribution sends its API here; a project's address or custom domain is 404.
+  consoleHosts: [consoleApiHost(platformDomain)],
   // Through the console's distribution, sign-ins are counted per viewer, not per edge address.
   ...(originSecrets ? { originSecrets } : {}),
   keys: new ProjectKeys({ keys: apiKeyRepositoryFromEnv(), projects, clock: () => new Date(now()) }),

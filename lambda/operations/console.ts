@@ -6,12 +6,16 @@ import {
   CONSOLE_ROUTES,
   type ConsoleOperationId,
   type ConsoleRoute,
+  isConsoleHost,
   matchConsoleRoute,
   sessionCookie,
 } from '../api/console-routes';
+import { toErrorResponse } from '../api/error-response';
 import { ApiError } from '../api/errors';
-import { jsonResponse } from '../api/http';
-import type { ApiKeyRecord } from '../domain/api-key';
+import { gatewayError } from '../api/gateway-errors';
+import { headerValue, jsonResponse } from '../api/http';
+import { type ApiKeyRecord, KEY_ID_LENGTH } from '../domain/api-key';
+import { MAX_DOMAIN_NAME } from '../domain/custom-domain';
 import { SESSION_MAX_LIFETIME_MS, sessionView } from '../domain/console-session';
 import type { CustomDomains } from '../domain/custom-domains';
 import { KeyRefusal, KeyRotationFailed, type ProjectKeys } from '../domain/project-keys';
@@ -35,6 +39,12 @@ export interface ConsoleDependencies extends ConsoleStackDependencies {
   readonly projectAddress: (project: string) => string;
   /** Epoch milliseconds (the usage windows). */
   readonly clock: () => number;
+  /**
+   * The hosts the console's API answers at: `console-api.<platform domain>` in AWS (the console
+   * distribution's origin), `localhost:<port>` and `127.0.0.1:<port>` in local mode. At any other
+   * host every console path is 404, as a path the API does not have.
+   */
+  readonly consoleHosts: readonly string[];
 }
 
 /** What an operation answers: a body for JSON (none for 204), and headers of its own. */
@@ -45,9 +55,33 @@ interface Reply {
 
 type Operation = (event: ConsoleEvent<unknown>) => Promise<Reply>;
 
-/** The `{name}` and `{keyId}` path parameters, as the router decoded them. */
-const nameOf = (event: ConsoleEvent<unknown>) => event.pathParameters?.name ?? '';
-const keyIdOf = (event: ConsoleEvent<unknown>) => event.pathParameters?.keyId ?? '';
+/**
+ * The `{name}` and `{keyId}` path parameters, as the router decoded them, length-checked before
+ * any lookup: one longer than any domain or key can be is the caller's mistake (400), never a
+ * lookup the store refuses. One of a possible length that does not exist is not found (404).
+ */
+function nameOf(event: ConsoleEvent<unknown>): string {
+  const name = event.pathParameters?.name ?? '';
+  // A trailing dot is allowed; an internationalized name only grows when made punycode.
+  if (name.length > MAX_DOMAIN_NAME + 1) {
+    throw new ApiError(
+      'invalid_domain',
+      `The domain name in the path is ${name.length} characters long: a domain name has at most ${MAX_DOMAIN_NAME}.`,
+    );
+  }
+  return name;
+}
+
+function keyIdOf(event: ConsoleEvent<unknown>): string {
+  const keyId = event.pathParameters?.keyId ?? '';
+  if (keyId.length > KEY_ID_LENGTH) {
+    throw new ApiError(
+      'invalid_parameter',
+      `The key id in the path is ${keyId.length} characters long: a key id has ${KEY_ID_LENGTH} (GET ${CONSOLE_API_PREFIX}/keys lists them).`,
+    );
+  }
+  return keyId;
+}
 
 function addRequest(body: unknown): { name: string; redirect?: boolean } {
   const { name, redirect } = body as { name: string; redirect?: unknown };
@@ -116,6 +150,7 @@ export function consoleApi({
   counters,
   projectAddress,
   clock,
+  consoleHosts,
   ...stack
 }: ConsoleDependencies): ApiLambdaHandler {
   const { sessions } = stack;
@@ -200,6 +235,11 @@ export function consoleApi({
     stack,
   );
   return async (event, context) => {
+    // Before anything is read or counted: elsewhere the console does not exist.
+    const host = event.requestContext?.domainName ?? headerValue(event.headers, 'host');
+    if (!isConsoleHost(host, consoleHosts)) {
+      return toErrorResponse(gatewayError('MISSING_AUTHENTICATION_TOKEN'));
+    }
     const match = matchConsoleRoute(event.httpMethod, event.path);
     if (match.kind !== 'route') return unmatched(event, context);
     const handler = handlers.get(match.route.operationId) ?? unmatched;

@@ -1,6 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { StoreUnavailableError } from '../domain/errors';
+import { type DomainError, StoreRefusedInputError, StoreUnavailableError } from '../domain/errors';
 import { optionalEnv, RUNTIME_ENV } from '../shared/runtime-env';
 import type { IndexDefinition } from './table-schema';
 
@@ -42,12 +42,25 @@ export function documentClient(): DynamoDBDocumentClient {
   return shared;
 }
 
-/** Runs a store call, turning any failure into {@link StoreUnavailableError} (callers handle expected conditions first). */
+/** DynamoDB refused the request's values (a key over 2,048 bytes, an empty key): not an outage. */
+export function isValidationFailure(error: unknown): boolean {
+  return error instanceof Error && error.name === 'ValidationException';
+}
+
+/**
+ * What a failed store call means to the domain: refused input ({@link StoreRefusedInputError},
+ * a 400) or the store's own failure ({@link StoreUnavailableError}, a 503).
+ */
+export function storeFailure(error: unknown): DomainError {
+  return isValidationFailure(error) ? new StoreRefusedInputError(error) : new StoreUnavailableError(error);
+}
+
+/** Runs a store call, turning any failure into {@link storeFailure}'s error (callers handle expected conditions first). */
 export async function storeCall<T>(call: () => Promise<T>): Promise<T> {
   try {
     return await call();
   } catch (error) {
-    throw new StoreUnavailableError(error);
+    throw storeFailure(error);
   }
 }
 
@@ -65,7 +78,7 @@ export async function conditionalWrite(write: () => Promise<unknown>): Promise<b
     return true;
   } catch (error) {
     if (isConditionalCheckFailure(error)) return false;
-    throw new StoreUnavailableError(error);
+    throw storeFailure(error);
   }
 }
 

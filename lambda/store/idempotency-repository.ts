@@ -27,7 +27,7 @@ import {
   type ReserveOutcome,
 } from '../domain/idempotency';
 import type { Pet } from '../domain/pet';
-import { conditionalWrite, isConditionalCheckFailure, storeCall } from './dynamodb-client';
+import { conditionalWrite, isConditionalCheckFailure, storeCall, storeFailure } from './dynamodb-client';
 import { IDEMPOTENCY_TABLE } from './table-schema';
 
 const KEY = IDEMPOTENCY_TABLE.partitionKey.name;
@@ -153,7 +153,7 @@ export class IdempotencyRepository implements IdempotencyStore {
       );
       return { reserved: true };
     } catch (error) {
-      if (!isConditionalCheckFailure(error)) throw new StoreUnavailableError(error);
+      if (!isConditionalCheckFailure(error)) throw storeFailure(error);
       // The document client does not unmarshall an error's item.
       const found = (error as { Item?: Record<string, AttributeValue> }).Item;
       return found ? { reserved: false, current: toRecord(unmarshall(found)) } : { reserved: false };

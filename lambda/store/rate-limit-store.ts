@@ -5,7 +5,7 @@ import { StoreUnavailableError } from '../domain/errors';
 import type { PlanLimits } from '../domain/plans';
 import type { CounterState } from '../domain/rate-limit';
 import { type CountOutcome, type CounterStore, WHOLE_CALLER } from '../domain/rate-limiter';
-import { conditionalWrite, isConditionalCheckFailure, storeCall } from './dynamodb-client';
+import { conditionalWrite, isConditionalCheckFailure, storeCall, storeFailure } from './dynamodb-client';
 
 /**
  * A counter item: `minute`, `minuteCount`, `dayCount`, `expiresAt`, and `bans`, a map from
@@ -159,7 +159,7 @@ export class RateLimitStore implements CounterStore {
         new UpdateCommand({ ...input, ReturnValuesOnConditionCheckFailure: 'ALL_OLD' }),
       ));
     } catch (error) {
-      if (!isConditionalCheckFailure(error)) throw new StoreUnavailableError(error);
+      if (!isConditionalCheckFailure(error)) throw storeFailure(error);
       // The document client does not unmarshall an error's item.
       const found = (error as { Item?: Record<string, AttributeValue> }).Item;
       const current = found ? toState(unmarshall(found), subject) : undefined;

@@ -71,7 +71,11 @@ export const CONSOLE_TIMEOUT = Duration.seconds(28);
 
 /** Properties of {@link ConsoleService}. */
 export interface ConsoleServiceProps {
-  /** The REST API whose `/console/api/…` the console answers (the same host as the API). */
+  /**
+   * The REST API whose `/console/api/…` the console answers. API Gateway routes those paths at
+   * every host of the stage (project addresses, custom domains through the edge, execute-api);
+   * the function answers only at `console-api.<platform domain>`, the console distribution's origin.
+   */
   readonly restApi: RestApi;
   /** The custom domains, projects, API keys, console sessions and rate-limit tables. */
   readonly tables: Pick<
@@ -134,6 +138,7 @@ export class ConsoleService extends Construct {
       logRemovalPolicy: props.logRemovalPolicy,
       environment: {
         [ENVIRONMENT_VARIABLE]: props.environmentName,
+        // Also its own host, `console-api.<platform domain>` (consoleApiHost): elsewhere it answers 404.
         [RUNTIME_ENV.platformDomain]: props.platformDomain,
         // The console page's origin: the only one a browser may change anything from with the session cookie.
         [RUNTIME_ENV.consoleOrigin]: consoleSiteOrigin(props.platformDomain),

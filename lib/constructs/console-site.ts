@@ -33,7 +33,7 @@ import type { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import type { ConsoleFile } from '../../console/build';
 import { CONSOLE_SECURITY_HEADERS } from '../../console/security-headers';
-import { CONSOLE_API_PREFIX } from '../../lambda/api/console-routes';
+import { CONSOLE_API_HOST_LABEL, CONSOLE_API_PREFIX, consoleApiHost } from '../../lambda/api/console-routes';
 import type { PlatformAddressConfig } from '../config/platform';
 import { functionLogGroup } from './api-function';
 import { nagName } from './nag-names';
@@ -50,9 +50,10 @@ export const CONSOLE_SITE_LABEL = 'console';
 /**
  * The label of the console API's origin, `console-api.<platform domain>`: a name the platform's
  * wildcard custom domain answers, so CloudFront reaches the production REST API through its
- * wildcard certificate, with no name that exists only after production's deploy.
+ * wildcard certificate, with no name that exists only after production's deploy. The console
+ * function answers at that host alone (lambda/api/console-routes.ts).
  */
-export const CONSOLE_API_ORIGIN_LABEL = 'console-api';
+export const CONSOLE_API_ORIGIN_LABEL = CONSOLE_API_HOST_LABEL;
 
 /** The console's host, `console.<platform domain>`. */
 export function consoleSiteHost(platformDomain: string): string {
@@ -212,7 +213,8 @@ export interface ConsoleSiteProps {
  *   CloudFront-Viewer-Address), every method, HTTPS only. Its origin is
  *   `console-api.<platform domain>`: production's wildcard custom domain (`*.<platform
  *   domain>`, lib/constructs/project-addresses.ts) answers it with the REST API, whose console
- *   routes do not depend on the host. That name follows from the configuration alone, so
+ *   function answers at that host alone (a project's address, or a custom domain arriving there,
+ *   gets 404). That name follows from the configuration alone, so
  *   synth stays offline and the edge stack, deployed before production, needs nothing from
  *   it (the execute-api host would have to be handed back across regions after production's
  *   deploy). Requests carry the origin secret header.
@@ -285,7 +287,7 @@ export class ConsoleSite extends Construct {
       autoPublish: true,
     });
     const secret = props.originSecret.originCustomHeader();
-    const apiOrigin = new HttpOrigin(`${CONSOLE_API_ORIGIN_LABEL}.${domain}`, {
+    const apiOrigin = new HttpOrigin(consoleApiHost(domain), {
       protocolPolicy: OriginProtocolPolicy.HTTPS_ONLY,
       originSslProtocols: [OriginSslPolicy.TLS_V1_2],
       readTimeout: Duration.seconds(ORIGIN_READ_TIMEOUT_SECONDS),

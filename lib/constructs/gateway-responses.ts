@@ -8,6 +8,7 @@ import {
   gatewayErrorTemplate,
   statusOf,
 } from '../../lambda/api/gateway-errors';
+import { JSON_HEADERS } from '../../lambda/api/http';
 
 /** Properties of {@link GatewayErrorResponses}. */
 export interface GatewayErrorResponsesProps {
@@ -30,7 +31,8 @@ export class GatewayErrorResponses extends Construct {
     const errors = props.errors ?? GATEWAY_ERRORS;
     for (const type of GATEWAY_RESPONSE_TYPES) {
       const error = errors[type];
-      const headers: Record<string, string> = { 'Content-Type': 'application/json', ...error.headers };
+      // The service's own JSON headers, so a refusal by the gateway reads as one by the service.
+      const headers: Record<string, string> = { ...JSON_HEADERS, ...error.headers };
       new GatewayResponse(this, type, {
         restApi: props.restApi,
         type: ResponseType.of(type),

@@ -5,6 +5,7 @@ import {
   CfnDistribution,
   type IFunction,
   OriginRequestPolicy,
+  ResponseHeadersPolicy,
 } from 'aws-cdk-lib/aws-cloudfront';
 import type { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
@@ -56,6 +57,11 @@ export class TenantDistribution extends Construct {
   public readonly distribution: CfnDistribution;
   /** Its ARN (CfnDistribution has no Arn attribute). */
   public readonly distributionArn: string;
+  /**
+   * `X-Content-Type-Options: nosniff` on every answer, the JSON error pages CloudFront makes
+   * itself included; the service's own answers carry it already (JSON_HEADERS).
+   */
+  public readonly responseHeaders: ResponseHeadersPolicy;
 
   constructor(scope: Construct, id: string, props: TenantDistributionProps) {
     super(scope, id);
@@ -63,6 +69,11 @@ export class TenantDistribution extends Construct {
     const functionAssociations = [
       { eventType: 'viewer-request', functionArn: props.viewerRequestFunction.functionArn },
     ];
+    this.responseHeaders = new ResponseHeadersPolicy(this, 'ResponseHeaders', {
+      comment: 'Animal Store custom domains: nosniff on every answer, the edge error pages included',
+      securityHeadersBehavior: { contentTypeOptions: { override: true } },
+    });
+    const responseHeadersPolicyId = this.responseHeaders.responseHeadersPolicyId;
     this.distribution = new CfnDistribution(this, 'Distribution', {
       distributionConfig: {
         comment: 'Animal Store custom domains: one tenant per domain, origin <project>.<platform domain>',
@@ -116,6 +127,7 @@ export class TenantDistribution extends Construct {
           originRequestPolicyId: OriginRequestPolicy.ALL_VIEWER_EXCEPT_HOST_HEADER.originRequestPolicyId,
           compress: false,
           functionAssociations,
+          responseHeadersPolicyId,
         },
         cacheBehaviors: [
           {
@@ -129,6 +141,7 @@ export class TenantDistribution extends Construct {
             compress: true,
             // A redirect domain redirects every path, this one too.
             functionAssociations,
+            responseHeadersPolicyId,
           },
         ],
         customErrorResponses: errorPages.customErrorResponses(),

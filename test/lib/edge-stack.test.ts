@@ -173,6 +173,17 @@ describe('edge stack (AnimalStore-edge)', () => {
       expect(config.CacheBehaviors.map((behavior) => behavior.FunctionAssociations)).toEqual([association]);
     });
 
+    test('sends X-Content-Type-Options: nosniff on every answer, its own JSON error pages included', () => {
+      const [policyId, policy] = only('AWS::CloudFront::ResponseHeadersPolicy');
+      expect(policy.Properties).toMatchObject({
+        ResponseHeadersPolicyConfig: { SecurityHeadersConfig: { ContentTypeOptions: { Override: true } } },
+      });
+      const behaviors = [config.DefaultCacheBehavior, ...config.CacheBehaviors];
+      expect(behaviors.map((behavior) => behavior.ResponseHeadersPolicyId)).toEqual(
+        behaviors.map(() => ({ Ref: policyId })),
+      );
+    });
+
     test('its web ACL is the CLOUDFRONT-scope one, by ARN (WAFv2)', () => {
       const [webAclId] = only('AWS::WAFv2::WebACL');
       expect(config.WebACLId).toEqual({ 'Fn::GetAtt': [webAclId, 'Arn'] });

@@ -5,6 +5,7 @@ import {
   parseApiKey,
 } from '../../../lambda/domain/api-key';
 import { authenticate } from '../../../lambda/domain/authentication';
+import { StoreRefusedInputError } from '../../../lambda/domain/errors';
 import { PLANS } from '../../../lambda/domain/plans';
 import type { ProjectRecord } from '../../../lambda/domain/project';
 
@@ -108,6 +109,35 @@ describe('authenticate', () => {
         failure: 'unknown_address',
       });
     }
+  });
+
+  it('reports an address whose label no project can have without looking it up', async () => {
+    const looked: string[] = [];
+    const recording = async (name: string) => {
+      looked.push(name);
+      return projects.get(name);
+    };
+    for (const label of ['a'.repeat(64), 'a'.repeat(3_000), 'under_score']) {
+      const result = await authenticate(
+        { authorization: [`Bearer ${issued.apiKey}`], addressProject: label },
+        lookupKey,
+        recording,
+      );
+      expect(result.principal).toEqual({ authenticated: false, failure: 'unknown_address' });
+    }
+    expect(looked).toEqual([]);
+  });
+
+  it('takes a value the store refuses (StoreRefusedInputError) as naming nothing, not as an outage', async () => {
+    const refusing = async () => {
+      throw new StoreRefusedInputError(new Error('key too long'));
+    };
+    expect(
+      (await authenticate({ authorization: [], addressProject: 'acme' }, lookupKey, refusing)).principal,
+    ).toEqual({ authenticated: false, failure: 'unknown_address' });
+    expect(
+      (await authenticate({ authorization: [`Bearer ${issued.apiKey}`] }, refusing, lookupProject)).principal,
+    ).toEqual({ authenticated: false, failure: 'invalid_api_key' });
   });
 
   it('refuses a key whose project is gone', async () => {

@@ -46,6 +46,14 @@ describe('edge request rules', () => {
     expect(viewerHostName('a b.example')).toBeUndefined();
   });
 
+  test('a viewer host over 253 characters names no domain, so it is never looked up', () => {
+    const longest = `${'a.'.repeat(125)}com`;
+    expect(longest).toHaveLength(253);
+    expect(viewerHostName(longest)).toBe(longest);
+    expect(viewerHostName(`a${longest}`)).toBeUndefined();
+    expect(viewerHostName(`${'a'.repeat(3_000)}.example.com`)).toBeUndefined();
+  });
+
   test('a domain serves its own project only while active or redirecting', () => {
     expect(domainServesProject({ project: 'acme', state: 'active' }, 'acme')).toBe(true);
     expect(domainServesProject({ project: 'acme', state: 'redirect' }, 'acme')).toBe(true);

@@ -86,6 +86,8 @@ describe('console tokens', () => {
     'pct__' + 'a'.repeat(43),
     'ask_acme_' + 'a'.repeat(43),
     `pct_acme_${'a'.repeat(42)}`,
+    // A project name is a label: one over 63 characters names no project, and is never looked up.
+    `pct_${'a'.repeat(64)}_${'a'.repeat(43)}`,
   ])('refuse %j', (token) => {
     expect(parseConsoleToken(token)).toBeUndefined();
   });

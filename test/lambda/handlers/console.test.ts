@@ -6,6 +6,7 @@ import { RUNTIME_ENV } from '../../../lambda/shared/runtime-env';
 import { ProjectRepository } from '../../../lambda/store/project-repository';
 import { LOCAL_TABLE_NAMES } from '../../../local/local-tables';
 import { startTestStore, type TestStore } from '../../support/embedded-store';
+import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { lambdaContext, proxyEvent } from '../../support/events';
 import { loadHandlers, TEST_PLATFORM_DOMAIN } from '../../support/handlers';
 import type { ApiLambdaHandler as ProxyHandler } from '../../../lambda/middleware/api-handler';
@@ -65,23 +66,46 @@ afterAll(async () => {
 beforeEach(() => cloudfront.reset());
 afterAll(() => cloudfront.restore());
 
+/** The console API's host, where the console's distribution sends it (its origin). */
+const CONSOLE_API_HOST = `console-api.${TEST_PLATFORM_DOMAIN}`;
+
+/** An event as it arrives through the platform's wildcard custom domain at `host` (API Gateway names it in the context). */
+function atHost(host: string, event: APIGatewayProxyEvent): APIGatewayProxyEvent {
+  return {
+    ...event,
+    headers: { ...event.headers, Host: host },
+    requestContext: { ...event.requestContext, domainName: host },
+  };
+}
+
 /** A request through `ANY /console/api/{proxy+}` of the REST API, as its proxy integration passes it. */
-const request = (method: string, path: string, body?: unknown, authorization = `Bearer ${token}`) =>
+const requestAt = (
+  host: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  authorization = `Bearer ${token}`,
+) =>
   handler!(
-    proxyEvent({
-      httpMethod: method,
-      path,
-      resource: '/console/api/{proxy+}',
-      principal: null,
-      headers: {
-        Host: 'abc123.execute-api.eu-west-1.amazonaws.com',
-        ...(authorization ? { Authorization: authorization } : {}),
-        ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
-      },
-      body: body === undefined ? null : JSON.stringify(body),
-    }),
+    atHost(
+      host,
+      proxyEvent({
+        httpMethod: method,
+        path,
+        resource: '/console/api/{proxy+}',
+        principal: null,
+        headers: {
+          ...(authorization ? { Authorization: authorization } : {}),
+          ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
+        },
+        body: body === undefined ? null : JSON.stringify(body),
+      }),
+    ),
     lambdaContext,
   );
+
+const request = (method: string, path: string, body?: unknown, authorization = `Bearer ${token}`) =>
+  requestAt(CONSOLE_API_HOST, method, path, body, authorization);
 
 describe('the console function, composed for AWS', () => {
   it("lists the project's domains from the custom domains table", async () => {
@@ -130,14 +154,17 @@ describe('the console function, composed for AWS', () => {
   it('signs in only from CONSOLE_ORIGIN, with the __Host- session cookie, and lists keys with it', async () => {
     const signIn = (origin: string) =>
       handler!(
-        proxyEvent({
-          httpMethod: 'POST',
-          path: '/console/api/session',
-          resource: '/console/api/{proxy+}',
-          principal: null,
-          headers: { Origin: origin, 'Content-Type': 'application/json' },
-          body: JSON.stringify({ token }),
-        }),
+        atHost(
+          CONSOLE_API_HOST,
+          proxyEvent({
+            httpMethod: 'POST',
+            path: '/console/api/session',
+            resource: '/console/api/{proxy+}',
+            principal: null,
+            headers: { Origin: origin, 'Content-Type': 'application/json' },
+            body: JSON.stringify({ token }),
+          }),
+        ),
         lambdaContext,
       );
     expect((await signIn('https://dev.animalstore.example')).statusCode).toBe(403);
@@ -146,16 +173,40 @@ describe('the console function, composed for AWS', () => {
     const cookie = String(signedIn.headers?.['Set-Cookie']).split(';')[0] ?? '';
     expect(cookie).toMatch(/^__Host-animal-store-session=/);
     const keys = await handler!(
-      proxyEvent({
-        httpMethod: 'GET',
-        path: '/console/api/keys',
-        resource: '/console/api/{proxy+}',
-        principal: null,
-        headers: { Cookie: cookie },
-      }),
+      atHost(
+        CONSOLE_API_HOST,
+        proxyEvent({
+          httpMethod: 'GET',
+          path: '/console/api/keys',
+          resource: '/console/api/{proxy+}',
+          principal: null,
+          headers: { Cookie: cookie },
+        }),
+      ),
       lambdaContext,
     );
     expect(keys.statusCode).toBe(200);
     expect(JSON.parse(keys.body)).toEqual({ keys: [] });
+  });
+
+  it.each([
+    ['a project address', `dev.${TEST_PLATFORM_DOMAIN}`],
+    ["a custom domain's request, which arrives at its project's address", `shop.${TEST_PLATFORM_DOMAIN}`],
+    ['the execute-api address', 'abc123.execute-api.eu-west-1.amazonaws.com'],
+  ])('answers only at console-api.<platform domain>: at %s every console path is 404', async (_, host) => {
+    for (const [method, path] of [
+      ['GET', '/console/api/domains'],
+      ['POST', '/console/api/session'],
+      ['GET', '/console/api/no-such-path'],
+    ] as const) {
+      const result = await requestAt(host, method, path);
+      expect({ status: result.statusCode, body: JSON.parse(result.body) }).toEqual({
+        status: 404,
+        body: { code: 'not_found', message: expect.stringContaining('/v1'), status: 404 },
+      });
+      expect(result.headers?.['X-Content-Type-Options']).toBe('nosniff');
+    }
+    // The same token, at the console's own host.
+    expect((await request('GET', '/console/api/domains')).statusCode).toBe(200);
   });
 });

@@ -76,10 +76,10 @@ describe('gateway responses', () => {
     expect(ERROR_CATALOGUE[code as keyof typeof ERROR_CATALOGUE].status).toBe(status);
   });
 
-  test.each(ALL_RESPONSE_TYPES)('%s is sent as application/json', (type) => {
-    expect(responses.get(type)?.ResponseParameters['gatewayresponse.header.Content-Type']).toBe(
-      "'application/json'",
-    );
+  test.each(ALL_RESPONSE_TYPES)('%s is sent as UTF-8 JSON that a browser may not sniff', (type) => {
+    const parameters = responses.get(type)?.ResponseParameters ?? {};
+    expect(parameters['gatewayresponse.header.Content-Type']).toBe("'application/json; charset=utf-8'");
+    expect(parameters['gatewayresponse.header.X-Content-Type-Options']).toBe("'nosniff'");
     expect(Object.keys(responses.get(type)?.ResponseTemplates ?? {})).toEqual(['application/json']);
   });
 
