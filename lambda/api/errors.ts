@@ -124,7 +124,17 @@ export const CONSOLE_ERROR_CATALOGUE = {
   },
   key_revoked: {
     status: 409,
-    description: 'The API key is revoked: it cannot be rotated; create a new key.',
+    description:
+      'The API key is revoked (perhaps by another rotation of it at the same moment, whose new key is then its only replacement): it cannot be rotated; create a new key.',
+  },
+  too_many_keys: {
+    status: 409,
+    description: 'The project has 100 active API keys, the most a project may have: revoke one first.',
+  },
+  too_many_sessions: {
+    status: 409,
+    description:
+      'The project has 50 live console sessions, the most a project may have: sign out elsewhere, wait for idle ones to end (30 minutes), or rotate the console token, which ends them all.',
   },
   invalid_domain: {
     status: 400,
