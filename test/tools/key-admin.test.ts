@@ -1,7 +1,7 @@
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { issueConsoleToken, newUsageId } from '../../lambda/domain/project';
-import type { Revocation } from '../../lambda/domain/project-keys';
+import { MAX_ACTIVE_KEYS_PER_PROJECT, type Revocation } from '../../lambda/domain/project-keys';
 import { ApiKeyRepository } from '../../lambda/store/api-key-repository';
 import { ProjectRepository } from '../../lambda/store/project-repository';
 import { API_KEYS_TABLE, PETS_TABLE, PROJECTS_TABLE } from '../../lambda/store/table-schema';
@@ -115,6 +115,42 @@ describe('KeyAdmin', () => {
     await expect(admin.move(record.keyId, 'globex')).rejects.toThrow(/was revoked at .*it cannot be moved/);
     await expect(admin.rotate(record.keyId)).rejects.toThrow(/was revoked at .*cannot be rotated/);
     expect((await keys.get(record.keyId))?.project).toBe('acme');
+  });
+
+  it('rotate, 6 at once: one new key; the others are refused naming it and leave no key behind', async () => {
+    await createProject('rotor');
+    const old = await admin.create('rotor', 'raced');
+    const results = await Promise.allSettled(Array.from({ length: 6 }, () => admin.rotate(old.record.keyId)));
+
+    const won = results.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+    expect(won).toHaveLength(1);
+    const replacement = won[0]?.record.keyId ?? '';
+    for (const result of results.filter((one) => one.status === 'rejected')) {
+      expect(result.reason).toBeInstanceOf(UsageError);
+      expect(String(result.reason)).toContain(`was replaced by key ${replacement} (rotated)`);
+    }
+    const listed = await admin.list('rotor');
+    expect(listed).toHaveLength(2);
+    expect(listed.filter((key) => !key.revokedAt).map((key) => key.keyId)).toEqual([replacement]);
+    expect(listed.find((key) => key.keyId === old.record.keyId)?.replacedBy).toBe(replacement);
+  });
+
+  it('create and move refuse a project with 100 active keys; a revocation frees a place', async () => {
+    await createProject('crowded');
+    const made = [];
+    for (let index = 0; index < MAX_ACTIVE_KEYS_PER_PROJECT; index++) {
+      made.push(await admin.create('crowded', `key ${index}`));
+    }
+    const full = /^Project crowded has 100 active keys, the most a project may have: revoke one first/;
+    await expect(admin.create('crowded', 'one more')).rejects.toThrow(full);
+    const outsider = await admin.create('acme', 'moving in');
+    await expect(admin.move(outsider.record.keyId, 'crowded')).rejects.toThrow(full);
+    expect((await keys.get(outsider.record.keyId))?.project).toBe('acme');
+
+    await admin.revoke(made[0]?.record.keyId ?? '');
+    expect(await admin.move(outsider.record.keyId, 'crowded')).toMatchObject({ from: 'acme', to: 'crowded' });
+    await expect(admin.create('crowded', 'one more')).rejects.toThrow(full);
+    expect((await projects.get('crowded'))?.activeKeys).toBe(100);
   });
 
   it("list: every key, or one project's", async () => {
