@@ -38,7 +38,9 @@ export class ApiKeyRepository implements ApiKeyStore, ProjectKeyStore {
   /** The key; `consistent` reads it as of the last write (after a refused conditional write). */
   async get(keyId: string, consistent = false): Promise<ApiKeyRecord | undefined> {
     const { Item } = await storeCall(() =>
-      this.client.send(new GetCommand({ TableName: this.tableName, Key: { keyId }, ConsistentRead: consistent })),
+      this.client.send(
+        new GetCommand({ TableName: this.tableName, Key: { keyId }, ConsistentRead: consistent }),
+      ),
     );
     return Item as ApiKeyRecord | undefined;
   }

@@ -221,7 +221,9 @@ describe('the cap of 100 active keys', () => {
     // Keys stored before the cap existed: the project has no count yet, and is counted once.
     for (let index = 0; index < 90; index++) await t.issueKey(owner.name);
 
-    const answers = await Promise.all(Array.from({ length: 20 }, (_, index) => create(own, `batch ${index}`)));
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, index) => create(own, `batch ${index}`)),
+    );
 
     expect(answers.filter((answer) => answer.status === 201)).toHaveLength(10);
     const refused = answers.filter((answer) => answer.status !== 201);

@@ -3,7 +3,11 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { CONSOLE_API_PREFIX } from '../../../lambda/api/console-routes';
 import { ENVIRONMENT_VARIABLE } from '../../../lambda/shared/observability';
 import { RUNTIME_ENV } from '../../../lambda/shared/runtime-env';
-import { API_KEYS_TABLE, CONSOLE_SESSIONS_TABLE, CUSTOM_DOMAINS_TABLE } from '../../../lambda/store/table-schema';
+import {
+  API_KEYS_TABLE,
+  CONSOLE_SESSIONS_TABLE,
+  CUSTOM_DOMAINS_TABLE,
+} from '../../../lambda/store/table-schema';
 import { addAnimalStoreStacks } from '../../../lib/animal-store-app';
 import { environmentConfigs } from '../../../lib/config/environments';
 import {
