@@ -153,6 +153,30 @@ describe('KeyAdmin', () => {
     expect((await projects.get('crowded'))?.activeKeys).toBe(100);
   });
 
+  it('the count stays the number of active keys through rotations, revocations and creates at once', async () => {
+    await createProject('busy');
+    const activeNow = async () => (await admin.list('busy')).filter((key) => !key.revokedAt).length;
+    for (let round = 0; round < 5; round++) {
+      const [a, b, c] = [
+        await admin.create('busy', 'a'),
+        await admin.create('busy', 'b'),
+        await admin.create('busy', 'c'),
+      ];
+      const ids = [a, b, c].map((issued) => issued.record.keyId);
+      await Promise.allSettled([
+        admin.rotate(ids[0] ?? ''),
+        admin.rotate(ids[0] ?? ''),
+        admin.revoke(ids[0] ?? ''),
+        admin.revoke(ids[1] ?? ''),
+        admin.revoke(ids[1] ?? ''),
+        admin.rotate(ids[2] ?? ''),
+        admin.revoke(ids[2] ?? ''),
+        admin.create('busy', 'd'),
+      ]);
+      expect((await projects.get('busy'))?.activeKeys).toBe(await activeNow());
+    }
+  });
+
   it("list: every key, or one project's", async () => {
     const { record } = await admin.create('globex', 'listed');
     expect((await admin.list('globex')).map((key) => key.keyId)).toContain(record.keyId);
