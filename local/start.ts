@@ -1,7 +1,7 @@
 import path from 'node:path';
-import { issueApiKey } from '../lambda/domain/api-key';
 import { isAgreedPlan, isPlanName, PLAN_NAMES, type PlanName, PLANS } from '../lambda/domain/plans';
 import { issueConsoleToken, newUsageId } from '../lambda/domain/project';
+import { ProjectKeys } from '../lambda/domain/project-keys';
 import { ApiKeyRepository } from '../lambda/store/api-key-repository';
 import { createDocumentClient } from '../lambda/store/dynamodb-client';
 import { PetRepository } from '../lambda/store/pet-repository';
@@ -67,11 +67,15 @@ async function prepareDevelopmentProject(endpoint: string): Promise<DevelopmentA
       await projects.setPlan(DEV_PROJECT, plan);
       await projects.setConsoleToken(DEV_PROJECT, hash, now);
     }
-    for (const record of await keys.listByProject(DEV_PROJECT)) {
-      if (record.name === DEV_KEY_NAME && !record.revokedAt) await keys.revoke(record.keyId, now);
-    }
-    const { apiKey, record } = issueApiKey(DEV_PROJECT, DEV_KEY_NAME, now);
-    await keys.put(record);
+    // Through the key rules, so the project's count of active keys stays right.
+    const rules = new ProjectKeys({ keys, projects, clock: () => now });
+    const [previous, ...others] = (await keys.listByProject(DEV_PROJECT)).filter(
+      (record) => record.name === DEV_KEY_NAME && !record.revokedAt,
+    );
+    for (const other of others) await rules.revoke(other.keyId);
+    const { apiKey } = previous
+      ? await rules.rotate(previous.keyId)
+      : await rules.create(DEV_PROJECT, DEV_KEY_NAME);
     return { apiKey, consoleToken, plan, ...(migration ? { migration } : {}) };
   } finally {
     documents.destroy();

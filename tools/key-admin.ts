@@ -3,6 +3,7 @@ import {
   type IssuedKey,
   KeyRefusal,
   KeyRotationFailed,
+  MAX_ACTIVE_KEYS_PER_PROJECT,
   type MovedKey,
   ProjectKeys,
   type RotatedKey,
@@ -36,10 +37,16 @@ function usageErrorOf(refusal: KeyRefusal, consequence: string): UsageError {
     case 'key_not_found':
       return new UsageError(`No key has id ${refusal.subject}.`);
     case 'key_revoked':
-      return new UsageError(`Key ${refusal.subject} was revoked at ${refusal.revokedAt}: ${consequence}.`);
+      return new UsageError(
+        `Key ${refusal.subject} was ${refusal.replacedBy ? `replaced by key ${refusal.replacedBy} (rotated)` : 'revoked'} at ${refusal.revokedAt}: ${consequence}.`,
+      );
     case 'key_without_project':
       return new UsageError(
         `Key ${refusal.subject} belongs to no project yet: run npm run projects -- migrate first.`,
+      );
+    case 'too_many_keys':
+      return new UsageError(
+        `Project ${refusal.subject} has ${MAX_ACTIVE_KEYS_PER_PROJECT} active keys, the most a project may have: revoke one first (npm run keys -- list --project ${refusal.subject}).`,
       );
   }
 }

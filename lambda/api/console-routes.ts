@@ -124,7 +124,7 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
     access: 'sign-in',
     queryParameters: [],
     requestBody: CREATE_SESSION_BODY,
-    errors: ['invalid_console_token', 'csrf_origin_refused'],
+    errors: ['invalid_console_token', 'csrf_origin_refused', 'too_many_sessions'],
   },
   {
     operationId: 'getSession',
@@ -173,7 +173,7 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
     successStatus: 201,
     queryParameters: [],
     requestBody: CREATE_KEY_BODY,
-    errors: [],
+    errors: ['too_many_keys'],
   },
   {
     operationId: 'rotateKey',

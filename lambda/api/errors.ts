@@ -1,5 +1,7 @@
+import { MAX_LIVE_SESSIONS_PER_PROJECT, SESSION_IDLE_TIMEOUT_MS } from '../domain/console-session';
 import { DomainError, type DomainErrorKind } from '../domain/errors';
 import type { IdempotencyKeyInUseError } from '../domain/idempotency';
+import { MAX_ACTIVE_KEYS_PER_PROJECT } from '../domain/project-keys';
 
 /**
  * The catalogue of machine-readable error codes. Every non-2xx response the service
@@ -125,7 +127,16 @@ export const CONSOLE_ERROR_CATALOGUE = {
   },
   key_revoked: {
     status: 409,
-    description: 'The API key is revoked: it cannot be rotated; create a new key.',
+    description:
+      'The API key is revoked (perhaps by another rotation of it at the same moment, whose new key is then its only replacement): it cannot be rotated; create a new key.',
+  },
+  too_many_keys: {
+    status: 409,
+    description: `The project has ${MAX_ACTIVE_KEYS_PER_PROJECT} active API keys, the most a project may have: revoke one first.`,
+  },
+  too_many_sessions: {
+    status: 409,
+    description: `The project has ${MAX_LIVE_SESSIONS_PER_PROJECT} live console sessions, the most a project may have: sign out elsewhere, wait for idle ones to end (${SESSION_IDLE_TIMEOUT_MS / 60_000} minutes), or rotate the console token, which ends them all.`,
   },
   invalid_domain: {
     status: 400,

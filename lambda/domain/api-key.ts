@@ -28,6 +28,8 @@ export interface ApiKeyRecord {
   name: string;
   createdAt: string;
   revokedAt?: string;
+  /** The key that replaced it, when a rotation revoked it. */
+  replacedBy?: string;
 }
 
 /** What authentication needs of key storage (the store implements it; tools use more of it). */

@@ -20,6 +20,16 @@ export const SESSION_MAX_LIFETIME_MS = 12 * 60 * 60_000;
  * request), so a session may end up to this much before 30 minutes after its last request.
  */
 export const SESSION_TOUCH_INTERVAL_MS = 60_000;
+/**
+ * Most live sessions a project may have. A sign-in stores its session, then counts the
+ * project's live ones and withdraws its own past the cap: each sign-in's count includes every
+ * session stored before it, so sign-ins at the same time can refuse each other (the page says
+ * to try again) but never end up above the cap, as long as the count reads every earlier write
+ * (always in local mode; in AWS the index is eventually consistent, so two sign-ins within its
+ * lag, typically under a second, may both stay). Only the console token's holders can sign in,
+ * and sign-ins are rate limited per client, so that margin is not an attacker's to widen.
+ */
+export const MAX_LIVE_SESSIONS_PER_PROJECT = 50;
 
 /** The stored form of a session: never its secret, never its CSRF token. */
 export interface ConsoleSessionRecord {
@@ -43,6 +53,8 @@ export interface ConsoleSessionStore {
   /** Records a request: the new `lastSeenAt` and `expiresAt` (nothing when the session is gone). */
   touch(sessionHash: string, lastSeenAt: number, expiresAt: number): Promise<void>;
   delete(sessionHash: string): Promise<void>;
+  /** The project's sessions whose `expiresAt` is after `afterSeconds` (ended ones may be among them). */
+  listUnexpired(project: string, afterSeconds: number): Promise<ConsoleSessionRecord[]>;
 }
 
 /** What a signed-in page learns about its session (`POST`/`GET /session`). */
@@ -111,7 +123,7 @@ export function sessionView(record: ConsoleSessionRecord, sessionSecret: string)
 
 export type SignIn =
   | { readonly signedIn: true; readonly secret: string; readonly session: ConsoleSessionView }
-  | { readonly signedIn: false; readonly failure: 'invalid_console_token' };
+  | { readonly signedIn: false; readonly failure: 'invalid_console_token' | 'too_many_sessions' };
 
 export type Resumed =
   | {
@@ -150,7 +162,15 @@ export class ConsoleSessions {
       lastSeenAt: nowMs,
       expiresAt: Math.ceil(sessionEndsAt({ createdAt: nowMs, lastSeenAt: nowMs }) / 1000),
     };
-    await this.options.store.put(record);
+    const { store } = this.options;
+    await store.put(record);
+    // Counted after the put: see MAX_LIVE_SESSIONS_PER_PROJECT.
+    const unexpired = await store.listUnexpired(project.name, Math.floor(nowMs / 1000));
+    const live = unexpired.filter((session) => sessionEnd(session, project, nowMs) === undefined);
+    if (live.length > MAX_LIVE_SESSIONS_PER_PROJECT) {
+      await store.delete(record.sessionHash);
+      return { signedIn: false, failure: 'too_many_sessions' };
+    }
     return { signedIn: true, secret, session: sessionView(record, secret) };
   }
 

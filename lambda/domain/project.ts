@@ -31,6 +31,11 @@ export interface ProjectRecord extends Project {
    * the project (one gateway API key per project, never a secret).
    */
   readonly usageId: string;
+  /**
+   * How many of the project's keys are active, kept by the key rules with conditional writes
+   * (lambda/domain/project-keys.ts); absent until its first key change since the count began.
+   */
+  readonly activeKeys?: number;
 }
 
 /** What authentication needs of project storage (the store implements it; tools use more of it). */

@@ -16,9 +16,19 @@ import { gatewayError } from '../api/gateway-errors';
 import { headerValue, jsonResponse } from '../api/http';
 import { type ApiKeyRecord, KEY_ID_LENGTH } from '../domain/api-key';
 import { MAX_DOMAIN_NAME } from '../domain/custom-domain';
-import { SESSION_MAX_LIFETIME_MS, sessionView } from '../domain/console-session';
+import {
+  MAX_LIVE_SESSIONS_PER_PROJECT,
+  SESSION_IDLE_TIMEOUT_MS,
+  SESSION_MAX_LIFETIME_MS,
+  sessionView,
+} from '../domain/console-session';
 import type { CustomDomains } from '../domain/custom-domains';
-import { KeyRefusal, KeyRotationFailed, type ProjectKeys } from '../domain/project-keys';
+import {
+  KeyRefusal,
+  KeyRotationFailed,
+  MAX_ACTIVE_KEYS_PER_PROJECT,
+  type ProjectKeys,
+} from '../domain/project-keys';
 import type { CounterStore } from '../domain/rate-limiter';
 import { projectOverview } from '../domain/usage';
 import type { ApiLambdaHandler } from '../middleware/api-handler';
@@ -106,7 +116,14 @@ async function keyCall<T>(call: () => Promise<T>): Promise<T> {
         case 'key_revoked':
           throw new ApiError(
             'key_revoked',
-            `Key ${error.subject} was revoked at ${error.revokedAt}: it cannot be rotated; create a new key.`,
+            error.replacedBy
+              ? `Key ${error.subject} was rotated at ${error.revokedAt}: key ${error.replacedBy} replaced it, so it cannot be rotated again.`
+              : `Key ${error.subject} was revoked at ${error.revokedAt}: it cannot be rotated; create a new key.`,
+          );
+        case 'too_many_keys':
+          throw new ApiError(
+            'too_many_keys',
+            `The project has ${MAX_ACTIVE_KEYS_PER_PROJECT} active keys, the most a project may have: revoke one first.`,
           );
         case 'key_not_found':
         case 'key_without_project':
@@ -158,6 +175,12 @@ export function consoleApi({
   const operations: Record<ConsoleOperationId, Operation> = {
     createSession: async (event) => {
       const signIn = await sessions.signIn((event.jsonBody as { token: string }).token);
+      if (!signIn.signedIn && signIn.failure === 'too_many_sessions') {
+        throw new ApiError(
+          'too_many_sessions',
+          `The project has ${MAX_LIVE_SESSIONS_PER_PROJECT} live console sessions, the most it may have: sign out in another browser, wait for an idle one to end (${SESSION_IDLE_TIMEOUT_MS / 60_000} minutes), or rotate the console token to end them all.`,
+        );
+      }
       if (!signIn.signedIn) {
         throw new ApiError('invalid_console_token', 'The console token is not valid.');
       }

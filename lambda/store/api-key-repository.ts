@@ -1,4 +1,5 @@
 import {
+  DeleteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
@@ -6,7 +7,15 @@ import {
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { ApiKeyRecord, ApiKeyStore } from '../domain/api-key';
-import { allInIndexPartition, allPages, conditionalWrite, storeCall } from './dynamodb-client';
+import type { ProjectKeyStore, Revocation } from '../domain/project-keys';
+import {
+  allInIndexPartition,
+  allPages,
+  conditionalWrite,
+  isConditionalCheckFailure,
+  storeCall,
+} from './dynamodb-client';
+import { StoreUnavailableError } from '../domain/errors';
 import { API_KEYS_TABLE } from './table-schema';
 
 const [PROJECT_INDEX] = API_KEYS_TABLE.globalIndexes;
@@ -20,15 +29,18 @@ export interface UnassignedKey {
 }
 
 /** The only code that knows how API keys are stored. Records hold a hash of the secret, never the secret. */
-export class ApiKeyRepository implements ApiKeyStore {
+export class ApiKeyRepository implements ApiKeyStore, ProjectKeyStore {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
   ) {}
 
-  async get(keyId: string): Promise<ApiKeyRecord | undefined> {
+  /** The key; `consistent` reads it as of the last write (after a refused conditional write). */
+  async get(keyId: string, consistent = false): Promise<ApiKeyRecord | undefined> {
     const { Item } = await storeCall(() =>
-      this.client.send(new GetCommand({ TableName: this.tableName, Key: { keyId } })),
+      this.client.send(
+        new GetCommand({ TableName: this.tableName, Key: { keyId }, ConsistentRead: consistent }),
+      ),
     );
     return Item as ApiKeyRecord | undefined;
   }
@@ -53,11 +65,35 @@ export class ApiKeyRepository implements ApiKeyStore {
     return records.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
-  /** Marks a key revoked; false when no such key exists. */
-  async revoke(keyId: string, revokedAt: Date): Promise<boolean> {
-    return this.update(keyId, 'SET revokedAt = if_not_exists(revokedAt, :at)', {
-      ':at': revokedAt.toISOString(),
-    });
+  /**
+   * Revokes the key if it is active (noting its replacement): a conditional write, so of
+   * calls at the same time exactly one is told `revoked`; the others get the key as it is.
+   */
+  async revoke(keyId: string, revokedAt: Date, replacedBy?: string): Promise<Revocation> {
+    try {
+      const { Attributes } = await this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { keyId },
+          UpdateExpression: `SET revokedAt = :at${replacedBy ? ', replacedBy = :by' : ''}`,
+          ConditionExpression: 'attribute_exists(keyId) AND attribute_not_exists(revokedAt)',
+          ExpressionAttributeValues: {
+            ':at': revokedAt.toISOString(),
+            ...(replacedBy ? { ':by': replacedBy } : {}),
+          },
+          ReturnValues: 'ALL_NEW',
+        }),
+      );
+      return { revoked: true, record: Attributes as ApiKeyRecord };
+    } catch (error) {
+      if (!isConditionalCheckFailure(error)) throw new StoreUnavailableError(error);
+    }
+    const record = await this.get(keyId, true);
+    return record ? { revoked: false, record } : { revoked: false };
+  }
+
+  async discard(keyId: string): Promise<void> {
+    await storeCall(() => this.client.send(new DeleteCommand({ TableName: this.tableName, Key: { keyId } })));
   }
 
   /** A project's keys, oldest first (a Query on the project index: it reads only that project's keys). */
@@ -71,9 +107,22 @@ export class ApiKeyRepository implements ApiKeyStore {
     return records.sort((a, b) => a.createdAt.localeCompare(b.createdAt));
   }
 
-  /** Moves a key to another project; false when no such key exists. */
-  async move(keyId: string, project: string): Promise<boolean> {
-    return this.update(keyId, 'SET #project = :project', { ':project': project }, { '#project': 'project' });
+  /** Moves the key if it is active and in project `from` (none: a key from before projects). */
+  async move(keyId: string, from: string | undefined, to: string): Promise<boolean> {
+    return conditionalWrite(() =>
+      this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { keyId },
+          UpdateExpression: 'SET #project = :to',
+          ConditionExpression: `attribute_exists(keyId) AND attribute_not_exists(revokedAt) AND ${
+            from === undefined ? 'attribute_not_exists(#project)' : '#project = :from'
+          }`,
+          ExpressionAttributeNames: { '#project': 'project' },
+          ExpressionAttributeValues: { ':to': to, ...(from === undefined ? {} : { ':from': from }) },
+        }),
+      ),
+    );
   }
 
   /** Keys written before projects (no project), for the upgrade. */
@@ -106,26 +155,6 @@ export class ApiKeyRepository implements ApiKeyStore {
           ConditionExpression: 'attribute_exists(keyId) AND attribute_not_exists(#project)',
           ExpressionAttributeNames: { '#project': 'project', '#plan': 'plan' },
           ExpressionAttributeValues: { ':project': project },
-        }),
-      ),
-    );
-  }
-
-  private async update(
-    keyId: string,
-    expression: string,
-    values: Record<string, unknown>,
-    names?: Record<string, string>,
-  ): Promise<boolean> {
-    return conditionalWrite(() =>
-      this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: { keyId },
-          UpdateExpression: expression,
-          ConditionExpression: 'attribute_exists(keyId)',
-          ExpressionAttributeValues: values,
-          ...(names ? { ExpressionAttributeNames: names } : {}),
         }),
       ),
     );

@@ -3,10 +3,14 @@ import {
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
+  QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
 import type { ConsoleSessionRecord, ConsoleSessionStore } from '../domain/console-session';
-import { conditionalWrite, storeCall } from './dynamodb-client';
+import { allPages, conditionalWrite, storeCall } from './dynamodb-client';
+import { CONSOLE_SESSIONS_TABLE } from './table-schema';
+
+const [PROJECT_INDEX] = CONSOLE_SESSIONS_TABLE.globalIndexes;
 
 /**
  * The only code that knows how console sessions are stored: one item per session, keyed by the
@@ -51,6 +55,23 @@ export class ConsoleSessionRepository implements ConsoleSessionStore {
         }),
       ),
     );
+  }
+
+  /** The project's sessions that expire after `afterSeconds` (a Query on the project index). */
+  async listUnexpired(project: string, afterSeconds: number): Promise<ConsoleSessionRecord[]> {
+    const items = await allPages((startKey) =>
+      this.client.send(
+        new QueryCommand({
+          TableName: this.tableName,
+          IndexName: PROJECT_INDEX.indexName,
+          KeyConditionExpression: '#project = :project AND expiresAt > :after',
+          ExpressionAttributeNames: { '#project': 'project' },
+          ExpressionAttributeValues: { ':project': project, ':after': afterSeconds },
+          ExclusiveStartKey: startKey,
+        }),
+      ),
+    );
+    return items as unknown as ConsoleSessionRecord[];
   }
 
   async delete(sessionHash: string): Promise<void> {

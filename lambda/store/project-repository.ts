@@ -8,10 +8,11 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { PlanLimits, PlanName } from '../domain/plans';
 import type { ProjectRecord, ProjectStore } from '../domain/project';
+import type { ProjectKeyCountStore } from '../domain/project-keys';
 import { allPages, conditionalWrite, storeCall } from './dynamodb-client';
 
 /** The only code that knows how projects are stored. */
-export class ProjectRepository implements ProjectStore {
+export class ProjectRepository implements ProjectStore, ProjectKeyCountStore {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
@@ -92,6 +93,50 @@ export class ProjectRepository implements ProjectStore {
           Key: { name },
           ConditionExpression: 'attribute_exists(#name)',
           ExpressionAttributeNames: { '#name': 'name' },
+        }),
+      ),
+    );
+  }
+
+  /** Starts the count of the project's active keys at `count`; false when it has one, or no project. */
+  async startKeyCount(name: string, count: number): Promise<boolean> {
+    return this.countUpdate(name, 'SET activeKeys = :count', 'attribute_not_exists(activeKeys)', {
+      ':count': count,
+    });
+  }
+
+  /** Adds one to a started count of active keys below `cap`; false otherwise. */
+  async addKey(name: string, cap: number): Promise<boolean> {
+    return this.countUpdate(name, 'SET activeKeys = activeKeys + :one', 'activeKeys < :cap', {
+      ':one': 1,
+      ':cap': cap,
+    });
+  }
+
+  /** Takes one from a started count of active keys above zero (nothing otherwise). */
+  async removeKey(name: string): Promise<void> {
+    await this.countUpdate(name, 'SET activeKeys = activeKeys - :one', 'activeKeys > :zero', {
+      ':one': 1,
+      ':zero': 0,
+    });
+  }
+
+  /** A conditional write of `activeKeys` alone (the console function may write no other attribute). */
+  private async countUpdate(
+    name: string,
+    expression: string,
+    condition: string,
+    values: Record<string, number>,
+  ): Promise<boolean> {
+    return conditionalWrite(() =>
+      this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { name },
+          UpdateExpression: expression,
+          ConditionExpression: `attribute_exists(#name) AND ${condition}`,
+          ExpressionAttributeNames: { '#name': 'name' },
+          ExpressionAttributeValues: values,
         }),
       ),
     );

@@ -143,6 +143,12 @@ export const PROJECTS_TABLE = {
 } as const satisfies TableDefinition;
 
 /**
+ * The attributes a write of a project's count of active keys names (the key and the count):
+ * the console function may update these and no other (its policy says so).
+ */
+export const PROJECT_KEY_COUNT_ATTRIBUTES = ['name', 'activeKeys'] as const;
+
+/**
  * Rate-limit counters: one item per caller (API key or client IP) per UTC day,
  * holding the day's count and the current minute's count. DynamoDB's TTL deletes
  * items a day after their day ends.
@@ -188,11 +194,18 @@ export const CUSTOM_DOMAINS_TABLE = {
  * Console sessions: one item per signed-in browser, keyed by the SHA-256 of its session secret
  * (the secret itself is never stored). DynamoDB's TTL deletes an item after `expiresAt`, the end
  * of its idle timeout or lifetime; lambda/domain/console-session.ts treats it as ended from then on.
+ * An index lists a project's sessions by `expiresAt`, so a sign-in counts the unexpired ones.
  */
 export const CONSOLE_SESSIONS_TABLE = {
   logicalName: 'ConsoleSessions',
   partitionKey: { name: 'sessionHash', type: 'S' },
-  globalIndexes: [],
+  globalIndexes: [
+    {
+      indexName: 'project-expires-index',
+      partitionKey: { name: 'project', type: 'S' },
+      sortKey: { name: 'expiresAt', type: 'N' },
+    },
+  ],
   timeToLiveAttribute: 'expiresAt',
 } as const satisfies TableDefinition;
 

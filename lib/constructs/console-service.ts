@@ -6,7 +6,12 @@ import { Construct } from 'constructs';
 import { CONSOLE_API_PREFIX } from '../../lambda/api/console-routes';
 import { ENVIRONMENT_VARIABLE } from '../../lambda/shared/observability';
 import { RUNTIME_ENV } from '../../lambda/shared/runtime-env';
-import { API_KEYS_TABLE, CUSTOM_DOMAINS_TABLE } from '../../lambda/store/table-schema';
+import {
+  API_KEYS_TABLE,
+  CONSOLE_SESSIONS_TABLE,
+  CUSTOM_DOMAINS_TABLE,
+  PROJECT_KEY_COUNT_ATTRIBUTES,
+} from '../../lambda/store/table-schema';
 import { bindRateLimits } from './animal-store-api';
 import { ApiFunction } from './api-function';
 import { EDGE_REGION } from '../edge-stack';
@@ -169,6 +174,17 @@ export class ConsoleService extends Construct {
       actions: ['dynamodb:GetItem'],
       target: 'table',
     });
+    // ...and its count of active keys (the key cap): conditional updates of that attribute alone.
+    fn.addToRolePolicy(
+      new PolicyStatement({
+        actions: ['dynamodb:UpdateItem'],
+        resources: [tables.projects.tableArn],
+        conditions: {
+          'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...PROJECT_KEY_COUNT_ATTRIBUTES] },
+          StringEqualsIfExists: { 'dynamodb:ReturnValues': ['NONE'] },
+        },
+      }),
+    );
     // Sessions: made by a conditional put, read, touched (a conditional update), deleted at sign-out.
     fn.bindTable({
       table: tables.consoleSessions,
@@ -176,11 +192,19 @@ export class ConsoleService extends Construct {
       actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
       target: 'table',
     });
-    // A project's keys: read one, issue one (a conditional put), revoke one (a conditional update).
+    // ...and a project's unexpired ones counted at sign-in: a Query on the project index.
+    fn.bindTable({
+      table: tables.consoleSessions,
+      environmentVariable: RUNTIME_ENV.consoleSessionsTable,
+      actions: ['dynamodb:Query'],
+      target: { indexes: CONSOLE_SESSIONS_TABLE.globalIndexes.map((index) => index.indexName) },
+    });
+    // A project's keys: read one, issue one (a conditional put), revoke one (a conditional
+    // update), delete a rotation's new key that lost a race to another rotation.
     fn.bindTable({
       table: tables.apiKeys,
       environmentVariable: RUNTIME_ENV.apiKeysTable,
-      actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+      actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
       target: 'table',
     });
     // ...and list them: a Query on the project index.

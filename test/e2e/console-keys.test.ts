@@ -171,3 +171,102 @@ describe('the overview', () => {
     });
   });
 });
+
+describe('at the same moment', () => {
+  it('6 rotations of one key leave one replacement: one 201, five 409 key_revoked naming it, no other key', async () => {
+    const owner = await t.createProject('pro');
+    const own = await t.signIn(owner.consoleToken);
+    const { keyId } = await t.issueKey(owner.name);
+
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, () =>
+        t.call(`/keys/${keyId}/rotate`, {
+          method: 'POST',
+          cookie: own.cookie,
+          origin: t.consoleOrigin,
+          csrfToken: own.csrfToken,
+        }),
+      ),
+    );
+
+    const won = answers.filter((answer) => answer.status === 201);
+    expect(won).toHaveLength(1);
+    const replacement = (won[0]?.body.key as { keyId: string }).keyId;
+    for (const lost of answers.filter((answer) => answer.status !== 201)) {
+      expectError(lost, 409, 'key_revoked');
+      expect(lost.body.message).toContain(`key ${replacement} replaced it`);
+    }
+    const stored = await t.keys.listByProject(owner.name);
+    expect(stored.filter((key) => !key.revokedAt).map((key) => key.keyId)).toEqual([replacement]);
+    expect(stored).toHaveLength(2);
+    expect(await t.keys.get(keyId)).toMatchObject({ revokedAt: expect.any(String), replacedBy: replacement });
+  });
+});
+
+describe('the cap of 100 active keys', () => {
+  const create = (who: { cookie: string; csrfToken: string }, name: string) =>
+    t.call('/keys', {
+      method: 'POST',
+      cookie: who.cookie,
+      origin: t.consoleOrigin,
+      csrfToken: who.csrfToken,
+      body: { name },
+    });
+  const active = async (project: string) =>
+    (await t.keys.listByProject(project)).filter((key) => !key.revokedAt).length;
+
+  it('holds under 20 creates at once from 90 keys: 10 made, 10 refused 409 too_many_keys, 100 active', async () => {
+    const owner = await t.createProject('pro');
+    const own = await t.signIn(owner.consoleToken);
+    // Keys stored before the cap existed: the project has no count yet, and is counted once.
+    for (let index = 0; index < 90; index++) await t.issueKey(owner.name);
+
+    const answers = await Promise.all(
+      Array.from({ length: 20 }, (_, index) => create(own, `batch ${index}`)),
+    );
+
+    expect(answers.filter((answer) => answer.status === 201)).toHaveLength(10);
+    const refused = answers.filter((answer) => answer.status !== 201);
+    expect(refused).toHaveLength(10);
+    for (const answer of refused) {
+      expectError(answer, 409, 'too_many_keys');
+      expect(answer.body.message).toMatch(/100 active keys.*revoke one first/);
+    }
+    expect(await active(owner.name)).toBe(100);
+  });
+
+  it('refuses the 101st; a revocation frees a place; a rotation at the cap keeps its place', async () => {
+    const owner = await t.createProject('pro');
+    const own = await t.signIn(owner.consoleToken);
+    for (let index = 0; index < 100; index++) expect((await create(own, `key ${index}`)).status).toBe(201);
+    expectError(await create(own, 'one too many'), 409, 'too_many_keys');
+
+    const [first, second] = await t.keys.listByProject(owner.name);
+    const rotated = await t.call(`/keys/${first?.keyId}/rotate`, {
+      method: 'POST',
+      cookie: own.cookie,
+      origin: t.consoleOrigin,
+      csrfToken: own.csrfToken,
+    });
+    expect(rotated.status).toBe(201);
+    expectError(await create(own, 'still too many'), 409, 'too_many_keys');
+
+    const revoked = await t.call(`/keys/${second?.keyId}`, {
+      method: 'DELETE',
+      cookie: own.cookie,
+      origin: t.consoleOrigin,
+      csrfToken: own.csrfToken,
+    });
+    expect(revoked.status).toBe(200);
+    // Revoking again gives no second place.
+    await t.call(`/keys/${second?.keyId}`, {
+      method: 'DELETE',
+      cookie: own.cookie,
+      origin: t.consoleOrigin,
+      csrfToken: own.csrfToken,
+    });
+    expect((await create(own, 'in its place')).status).toBe(201);
+    expectError(await create(own, 'past it again'), 409, 'too_many_keys');
+    expect(await active(owner.name)).toBe(100);
+  });
+});

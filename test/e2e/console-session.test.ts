@@ -245,3 +245,79 @@ describe('wrong tokens at sign-in', () => {
     );
   });
 });
+
+describe('the cap of 50 live sessions per project', () => {
+  // Sign-ins are counted per client IP against the anonymous allowance: a new minute when it is spent.
+  let spentThisMinute = 0;
+  const pace = (count = 1) => {
+    if (spentThisMinute + count > ANONYMOUS_LIMITS.perMinute) {
+      t.advance(MINUTE);
+      spentThisMinute = 0;
+    }
+    spentThisMinute += count;
+  };
+  const signIn = (consoleToken: string) => {
+    pace();
+    return t.call('/session', { method: 'POST', origin: t.consoleOrigin, body: { token: consoleToken } });
+  };
+  const signInMany = async (consoleToken: string, count: number) => {
+    for (let index = 0; index < count; index++) expect((await signIn(consoleToken)).status).toBe(201);
+  };
+
+  beforeAll(() => {
+    // A new UTC day: earlier tests spent this client's allowance.
+    t.advance(24 * 60 * MINUTE);
+  });
+
+  it('refuses the 51st with 409 too_many_sessions and no cookie; a sign-out or idle sessions free places', async () => {
+    const owner = await t.createProject('pro');
+    await signInMany(owner.consoleToken, 49);
+    pace();
+    const last = await t.signIn(owner.consoleToken);
+
+    const refused = await signIn(owner.consoleToken);
+    expectError(refused, 409, 'too_many_sessions');
+    expect(refused.body.message).toMatch(/50 live console sessions.*sign out/);
+    expect(refused.headers.getSetCookie()).toEqual([]);
+    // Another project's sessions are its own.
+    expect((await signIn(acme.consoleToken)).status).toBe(201);
+
+    const signedOut = await t.call('/session', {
+      method: 'DELETE',
+      cookie: last.cookie,
+      origin: t.consoleOrigin,
+      csrfToken: last.csrfToken,
+    });
+    expect(signedOut.status).toBe(204);
+    expect((await signIn(owner.consoleToken)).status).toBe(201);
+    expectError(await signIn(owner.consoleToken), 409, 'too_many_sessions');
+
+    // 31 minutes without a request: every one of them has ended, and none counts.
+    t.advance(31 * MINUTE);
+    spentThisMinute = 0;
+    expect((await signIn(owner.consoleToken)).status).toBe(201);
+  });
+
+  it('holds under sign-ins at once near the cap: never more than 50 live', async () => {
+    const owner = await t.createProject('pro');
+    const burst = Math.min(20, ANONYMOUS_LIMITS.perMinute);
+    const before = 50 - burst / 2;
+    await signInMany(owner.consoleToken, before);
+
+    pace(burst);
+    const answers = await Promise.all(
+      Array.from({ length: burst }, () =>
+        t.call('/session', { method: 'POST', origin: t.consoleOrigin, body: { token: owner.consoleToken } }),
+      ),
+    );
+    const made = answers.filter((answer) => answer.status === 201).length;
+    for (const answer of answers.filter((one) => one.status !== 201)) {
+      expectError(answer, 409, 'too_many_sessions');
+    }
+    expect(made).toBeLessThanOrEqual(burst / 2);
+    // Sign-ins at once may refuse each other, never exceed the cap: one by one, the rest fill it exactly.
+    let more = 0;
+    while ((await signIn(owner.consoleToken)).status === 201) more += 1;
+    expect(before + made + more).toBe(50);
+  });
+});

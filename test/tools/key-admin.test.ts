@@ -1,6 +1,7 @@
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { issueConsoleToken, newUsageId } from '../../lambda/domain/project';
+import { MAX_ACTIVE_KEYS_PER_PROJECT, type Revocation } from '../../lambda/domain/project-keys';
 import { ApiKeyRepository } from '../../lambda/store/api-key-repository';
 import { ProjectRepository } from '../../lambda/store/project-repository';
 import { API_KEYS_TABLE, PETS_TABLE, PROJECTS_TABLE } from '../../lambda/store/table-schema';
@@ -91,19 +92,19 @@ describe('KeyAdmin', () => {
   it('rotate withdraws the new key when the old one cannot be revoked, so the old key keeps working alone', async () => {
     const old = await admin.create('acme', 'kept');
     const failing = new (class extends ApiKeyRepository {
-      override async revoke(keyId: string, revokedAt: Date): Promise<boolean> {
+      override async revoke(keyId: string, revokedAt: Date, replacedBy?: string): Promise<Revocation> {
         if (keyId === old.record.keyId) throw new Error('store timed out');
-        return super.revoke(keyId, revokedAt);
+        return super.revoke(keyId, revokedAt, replacedBy);
       }
     })(t.documents, DEPLOYED.apiKeys);
 
     await expect(new KeyAdmin({ keys: failing, projects }).rotate(old.record.keyId)).rejects.toThrow(
       /^Could not revoke key [a-z2-7]{16}: store timed out\. The new key [a-z2-7]{16} was withdrawn\. Key [a-z2-7]{16} still works\.$/,
     );
-    const withdrawn = (await keys.list()).find(
-      (record) => record.name === 'kept' && record.keyId !== old.record.keyId,
-    );
-    expect(withdrawn?.revokedAt).toEqual(expect.any(String));
+    // The new key was never shown: it is gone, and the old one is the project's only 'kept' key.
+    expect((await keys.list()).filter((record) => record.name === 'kept')).toEqual([
+      expect.objectContaining({ keyId: old.record.keyId }),
+    ]);
     expect((await keys.get(old.record.keyId))?.revokedAt).toBeUndefined();
   });
 
@@ -114,6 +115,66 @@ describe('KeyAdmin', () => {
     await expect(admin.move(record.keyId, 'globex')).rejects.toThrow(/was revoked at .*it cannot be moved/);
     await expect(admin.rotate(record.keyId)).rejects.toThrow(/was revoked at .*cannot be rotated/);
     expect((await keys.get(record.keyId))?.project).toBe('acme');
+  });
+
+  it('rotate, 6 at once: one new key; the others are refused naming it and leave no key behind', async () => {
+    await createProject('rotor');
+    const old = await admin.create('rotor', 'raced');
+    const results = await Promise.allSettled(Array.from({ length: 6 }, () => admin.rotate(old.record.keyId)));
+
+    const won = results.flatMap((result) => (result.status === 'fulfilled' ? [result.value] : []));
+    expect(won).toHaveLength(1);
+    const replacement = won[0]?.record.keyId ?? '';
+    for (const result of results.filter((one) => one.status === 'rejected')) {
+      expect(result.reason).toBeInstanceOf(UsageError);
+      expect(String(result.reason)).toContain(`was replaced by key ${replacement} (rotated)`);
+    }
+    const listed = await admin.list('rotor');
+    expect(listed).toHaveLength(2);
+    expect(listed.filter((key) => !key.revokedAt).map((key) => key.keyId)).toEqual([replacement]);
+    expect(listed.find((key) => key.keyId === old.record.keyId)?.replacedBy).toBe(replacement);
+  });
+
+  it('create and move refuse a project with 100 active keys; a revocation frees a place', async () => {
+    await createProject('crowded');
+    const made = [];
+    for (let index = 0; index < MAX_ACTIVE_KEYS_PER_PROJECT; index++) {
+      made.push(await admin.create('crowded', `key ${index}`));
+    }
+    const full = /^Project crowded has 100 active keys, the most a project may have: revoke one first/;
+    await expect(admin.create('crowded', 'one more')).rejects.toThrow(full);
+    const outsider = await admin.create('acme', 'moving in');
+    await expect(admin.move(outsider.record.keyId, 'crowded')).rejects.toThrow(full);
+    expect((await keys.get(outsider.record.keyId))?.project).toBe('acme');
+
+    await admin.revoke(made[0]?.record.keyId ?? '');
+    expect(await admin.move(outsider.record.keyId, 'crowded')).toMatchObject({ from: 'acme', to: 'crowded' });
+    await expect(admin.create('crowded', 'one more')).rejects.toThrow(full);
+    expect((await projects.get('crowded'))?.activeKeys).toBe(100);
+  });
+
+  it('the count stays the number of active keys through rotations, revocations and creates at once', async () => {
+    await createProject('busy');
+    const activeNow = async () => (await admin.list('busy')).filter((key) => !key.revokedAt).length;
+    for (let round = 0; round < 5; round++) {
+      const [a, b, c] = [
+        await admin.create('busy', 'a'),
+        await admin.create('busy', 'b'),
+        await admin.create('busy', 'c'),
+      ];
+      const ids = [a, b, c].map((issued) => issued.record.keyId);
+      await Promise.allSettled([
+        admin.rotate(ids[0] ?? ''),
+        admin.rotate(ids[0] ?? ''),
+        admin.revoke(ids[0] ?? ''),
+        admin.revoke(ids[1] ?? ''),
+        admin.revoke(ids[1] ?? ''),
+        admin.rotate(ids[2] ?? ''),
+        admin.revoke(ids[2] ?? ''),
+        admin.create('busy', 'd'),
+      ]);
+      expect((await projects.get('busy'))?.activeKeys).toBe(await activeNow());
+    }
   });
 
   it("list: every key, or one project's", async () => {

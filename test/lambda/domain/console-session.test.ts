@@ -42,6 +42,8 @@ function setup() {
       writes.push('delete');
       items.delete(hash);
     },
+    listUnexpired: async (name, afterSeconds) =>
+      [...items.values()].filter((item) => item.project === name && item.expiresAt > afterSeconds),
   };
   const sessions = new ConsoleSessions({
     store,

@@ -3,7 +3,11 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { CONSOLE_API_PREFIX } from '../../../lambda/api/console-routes';
 import { ENVIRONMENT_VARIABLE } from '../../../lambda/shared/observability';
 import { RUNTIME_ENV } from '../../../lambda/shared/runtime-env';
-import { API_KEYS_TABLE, CUSTOM_DOMAINS_TABLE } from '../../../lambda/store/table-schema';
+import {
+  API_KEYS_TABLE,
+  CONSOLE_SESSIONS_TABLE,
+  CUSTOM_DOMAINS_TABLE,
+} from '../../../lambda/store/table-schema';
 import { addAnimalStoreStacks } from '../../../lib/animal-store-app';
 import { environmentConfigs } from '../../../lib/config/environments';
 import {
@@ -153,23 +157,43 @@ describe('least privilege', () => {
                 [tableArn(apiKeysTable), `/index/${API_KEYS_TABLE.globalIndexes[0]?.indexName}`],
               ],
             },
+            {
+              'Fn::Join': [
+                '',
+                [tableArn(sessionsTable), `/index/${CONSOLE_SESSIONS_TABLE.globalIndexes[0]?.indexName}`],
+              ],
+            },
           ]),
         },
         { actions: ['dynamodb:GetItem'], resource: tableArn(projectsTable) },
+        { actions: ['dynamodb:UpdateItem'], resource: tableArn(projectsTable) },
+        // Sessions and keys are each read, made, updated and deleted (one statement for both).
         {
           actions: ['dynamodb:DeleteItem', 'dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
-          resource: tableArn(sessionsTable),
-        },
-        {
-          actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
-          resource: tableArn(apiKeysTable),
+          resource: [tableArn(apiKeysTable), tableArn(sessionsTable)],
         },
         { actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'], resource: tableArn(rateLimitsTable) },
       ]),
     );
     expect(dynamodb).toHaveLength(6);
     const query = dynamodb.find((grant) => grant.actions.includes('dynamodb:Query'));
-    expect(query?.resource).toHaveLength(2);
+    expect(query?.resource).toHaveLength(3);
+  });
+
+  test("projects: it may update a project's count of active keys and no other attribute", () => {
+    const updates = statements.filter(
+      (statement) =>
+        actionsOf(statement).includes('dynamodb:UpdateItem') &&
+        JSON.stringify(statement.Resource) === JSON.stringify(tableArn(projectsTable)),
+    );
+    expect(updates).toEqual([
+      expect.objectContaining({
+        Condition: {
+          'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['name', 'activeKeys'] },
+          StringEqualsIfExists: { 'dynamodb:ReturnValues': ['NONE'] },
+        },
+      }),
+    ]);
   });
 
   test('CloudFront: exactly the actions the adapter calls, each on the narrowest resource IAM takes', () => {
