@@ -95,13 +95,12 @@ export type Verdict =
 /** Asks everything at once, so the apex's and the target's addresses come from the same moment. */
 export async function observe(lookup: DnsLookup, expectation: DnsExpectation): Promise<DnsObservation> {
   const { domain, target, migratedFrom } = expectation;
-  const [cname, a, aaaa, targetA, targetAaaa, ownAddresses, caa, migration] = await Promise.all([
+  const [cname, a, aaaa, targetA, targetAaaa, caa, migration] = await Promise.all([
     lookup.cname(domain),
     lookup.a(domain),
     lookup.aaaa(domain),
     lookup.a(target),
     lookup.aaaa(target),
-    expectation.apex ? undefined : lookup.ownAddresses?.(domain),
     closestCaa(lookup, expectation),
     migratedFrom === undefined
       ? undefined
@@ -109,6 +108,9 @@ export async function observe(lookup: DnsLookup, expectation: DnsExpectation): P
           ([oldTargetCname, targetCname]) => ({ oldTargetCname, targetCname }),
         ),
   ]);
+  // Only a CNAME's name can have records beside it.
+  const ownAddresses =
+    cname.length > 0 && !expectation.apex ? await lookup.ownAddresses?.(domain) : undefined;
   return {
     cname,
     a,

@@ -1,7 +1,7 @@
 import { Resolver } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import dns2 from 'dns2';
 import type { CaaRecord, DnsLookup } from '../domain/dns-verdict';
+import { ownAddresses } from './dns-own-addresses';
 
 /**
  * The node:dns side of the DNS verdicts: a {@link DnsLookup} on node:dns's Resolver, for the
@@ -10,9 +10,6 @@ import type { CaaRecord, DnsLookup } from '../domain/dns-verdict';
 
 /** Answers that mean "no such record" rather than "the lookup failed". */
 const NO_ANSWER = new Set(['ENODATA', 'ENOTFOUND', 'NXDOMAIN']);
-/** DNS response codes (RFC 1035 §4.1.1) that answer the question: no error, no such name. */
-const RCODE_NOERROR = 0;
-const RCODE_NXDOMAIN = 3;
 
 /** A DNS server address that node:dns's Resolver cannot take; its message says what works. */
 export class InvalidResolverAddress extends Error {
@@ -37,13 +34,6 @@ export function parseResolverAddress(value: string): string {
   return value;
 }
 
-/** `127.0.0.1:5353`, `[::1]:53`, `::1` → the host and port a DNS client sends to. */
-function hostAndPort(server: string): { host: string; port: number } {
-  const match = /^\[([^\]]+)\](?::(\d+))?$/.exec(server) ?? /^([^:]+)(?::(\d+))?$/.exec(server);
-  if (!match) return { host: server, port: 53 };
-  return { host: match[1] ?? server, port: Number(match[2] ?? 53) };
-}
-
 /**
  * A node:dns CAA answer: `{critical, <tag>: value}`, the tag as the key (any tag, unknown ones
  * included: RFC 8659 §4.1 makes a critical unknown one forbid issuance), matched case-insensitively.
@@ -52,39 +42,6 @@ function caaRecordOf(answer: Record<string, unknown>): CaaRecord[] {
   const tag = Object.keys(answer).find((key) => key !== 'critical');
   if (tag === undefined) return [];
   return [{ critical: Number(answer.critical ?? 0), tag: tag.toLowerCase(), value: String(answer[tag]) }];
-}
-
-/**
- * The A and AAAA records a name owns, from whole answers (node:dns gives only addresses): a
- * recursive resolver answers a CNAME's name with the CNAME and its target's records, owned by
- * the target; a record owned by the name itself stands beside the CNAME.
- */
-async function ownAddresses(server: string, name: string, timeoutMs: number): Promise<string[]> {
-  const { host, port } = hostAndPort(server);
-  const ask = dns2.UDPClient({
-    dns: host,
-    port,
-    timeout: timeoutMs,
-    socketType: isIP(host) === 6 ? 'udp6' : 'udp4',
-  });
-  // Two tries, as node:dns's Resolver makes: one lost datagram is no DNS failure.
-  const query = (type: string) => ask(name, type).catch(() => ask(name, type));
-  const owned = (type: 'A' | 'AAAA') => async () => {
-    const response = await query(type);
-    const { rcode } = response.header as { rcode?: number };
-    if (rcode === RCODE_NXDOMAIN) return [];
-    if (rcode !== undefined && rcode !== RCODE_NOERROR) {
-      throw Object.assign(new Error(`response code ${rcode}`), { code: `RCODE${rcode}` });
-    }
-    return response.answers
-      .filter(
-        (answer) =>
-          answer.type === dns2.Packet.TYPE[type] &&
-          answer.name.toLowerCase().replace(/\.$/, '') === name.toLowerCase().replace(/\.$/, ''),
-      )
-      .map((answer) => String((answer as { address?: string }).address));
-  };
-  return (await Promise.all([owned('A')(), owned('AAAA')()])).flat();
 }
 
 /**
