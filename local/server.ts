@@ -22,7 +22,7 @@ import { PetRepository } from '../lambda/store/pet-repository';
 import { ProjectRepository } from '../lambda/store/project-repository';
 import { RateLimitStore } from '../lambda/store/rate-limit-store';
 import type { ConsoleBuild } from '../console/build';
-import { createConsoleListener, localConsoleApi } from './console-gateway';
+import { createConsoleListener, localConsoleApi, localSandboxRecordsApi } from './console-gateway';
 import { consoleSite, isConsolePagePath } from './console-site';
 import { type EmbeddedDynamoDb, startEmbeddedDynamoDb } from './embedded-dynamodb';
 import { createGatewayListener, type LocalGatewayOptions, type OperationHandler } from './gateway';
@@ -218,15 +218,15 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
         await new Promise<void>((resolve) => server.close(() => resolve()));
         throw error;
       }
+      const consoleInput = {
+        client,
+        limiter,
+        port,
+        ...(options.consoleSessionClock ? { sessionClock: options.consoleSessionClock } : {}),
+      };
       consoleListener = createConsoleListener(
-        localConsoleApi({
-          client,
-          domains: domains.service,
-          limiter,
-          port,
-          ...(options.consoleSessionClock ? { sessionClock: options.consoleSessionClock } : {}),
-        }),
-        domains.dns,
+        localConsoleApi({ ...consoleInput, domains: domains.service }),
+        localSandboxRecordsApi({ ...consoleInput, dns: domains.dns, platformDomain: LOCAL_PLATFORM_DOMAIN }),
       );
     }
     return {

@@ -161,6 +161,11 @@ export const CONSOLE_ERROR_CATALOGUE = {
     status: 409,
     description: 'The domain changed while the request ran; retry it.',
   },
+  sandbox_zone_taken: {
+    status: 409,
+    description:
+      "Local mode's sandbox DNS only: the name's zone holds another project's records, or it is under local mode's own domain; only their owner changes them.",
+  },
   dns_unavailable: {
     status: 503,
     description:
