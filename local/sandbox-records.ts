@@ -95,11 +95,15 @@ function refuseForeignZone(
 
 /** The records endpoint as a console function: GET lists, POST adds, DELETE removes the caller's records. */
 export function sandboxRecordsApi({ dns, platformDomain, stack }: SandboxRecordsInput): ApiLambdaHandler {
-  const recordCall = (call: () => APIGatewayProxyResult): APIGatewayProxyResult => {
+  /** A record the sandbox refuses is the request's fault: its body's, or its query's. */
+  const recordCall = (
+    from: 'invalid_body' | 'invalid_parameter',
+    call: () => APIGatewayProxyResult,
+  ): APIGatewayProxyResult => {
     try {
       return call();
     } catch (error) {
-      if (error instanceof InvalidSandboxRecord) throw new ApiError('invalid_body', error.message);
+      if (error instanceof InvalidSandboxRecord) throw new ApiError(from, error.message);
       throw error;
     }
   };
@@ -107,7 +111,7 @@ export function sandboxRecordsApi({ dns, platformDomain, stack }: SandboxRecords
     GET: consoleHandler(
       ROUTES.GET,
       async (event) =>
-        recordCall(() => {
+        recordCall('invalid_parameter', () => {
           const project = event.project.name;
           const name = event.query.name === undefined ? undefined : normalizeDnsName(event.query.name);
           const records = dns.records(name).filter((record) => record.owner === project);
@@ -118,7 +122,7 @@ export function sandboxRecordsApi({ dns, platformDomain, stack }: SandboxRecords
     POST: consoleHandler(
       ROUTES.POST,
       async (event: ConsoleEvent<{ name: string; type: string; value: string; ttl?: number }>) =>
-        recordCall(() => {
+        recordCall('invalid_body', () => {
           const { name, type, value, ttl } = event.jsonBody;
           const project = event.project.name;
           refuseForeignZone(dns, platformDomain, project, name);
@@ -136,7 +140,7 @@ export function sandboxRecordsApi({ dns, platformDomain, stack }: SandboxRecords
     DELETE: consoleHandler(
       ROUTES.DELETE,
       async (event) =>
-        recordCall(() => {
+        recordCall('invalid_parameter', () => {
           const { name, type, value } = event.query;
           if (!name || !type) {
             throw new ApiError('invalid_parameter', 'Give name and type (and value to remove one record).');

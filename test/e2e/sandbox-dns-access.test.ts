@@ -120,6 +120,11 @@ describe("each project's records", () => {
       ttl: 3600,
     });
     expect(other).toMatchObject({ status: 200, body: { records: [] } });
+    expectError(
+      await t.call(`${PATH}?name=not_a..name`, { bearer: globex.consoleToken }),
+      400,
+      'invalid_parameter',
+    );
     expect(await t.call(`${PATH}?name=shop.acme-zone.test`, { bearer: globex.consoleToken })).toMatchObject({
       body: { records: [] },
     });
