@@ -4,14 +4,13 @@ import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { CONSOLE_API_PREFIX } from '../lambda/api/console-routes';
 import { toErrorResponse } from '../lambda/api/error-response';
-import { ApiError } from '../lambda/api/errors';
 import { gatewayError } from '../lambda/api/gateway-errors';
-import { jsonResponse } from '../lambda/api/http';
 import { ConsoleSessions } from '../lambda/domain/console-session';
 import type { CustomDomains } from '../lambda/domain/custom-domains';
 import { ProjectKeys } from '../lambda/domain/project-keys';
 import type { RateLimiter } from '../lambda/domain/rate-limiter';
 import type { ApiLambdaHandler } from '../lambda/middleware/api-handler';
+import type { ConsoleStackDependencies } from '../lambda/middleware/console-handler';
 import { consoleApi } from '../lambda/operations/console';
 import { now } from '../lambda/shared/clock';
 import { ApiKeyRepository } from '../lambda/store/api-key-repository';
@@ -30,19 +29,21 @@ import {
   send,
 } from './gateway';
 import { LOCAL_TABLE_NAMES } from './local-tables';
-import { InvalidSandboxRecord, type SandboxDns, type SandboxRecordType } from './sandbox-dns';
+import type { SandboxDns } from './sandbox-dns';
+import { SANDBOX_RECORDS_PATH, sandboxRecordsApi } from './sandbox-records';
+
+export { SANDBOX_RECORDS_PATH };
 
 /**
  * Local mode's front of the console's API (`/console/api/…` on the API's port): the request as
  * a REST proxy event to the console function, as its integration would pass it in AWS. Local
  * mode alone also answers `/console/api/sandbox/records`: the sandbox DNS zone, where a tenant's
- * records are created (`npm run domains -- sandbox-record`).
+ * records are created (`npm run domains -- sandbox-record`), with the console's credentials
+ * (local/sandbox-records.ts).
  */
 
-/** The sandbox DNS's records over HTTP: local mode only, never deployed. */
-export const SANDBOX_RECORDS_PATH = `${CONSOLE_API_PREFIX}/sandbox/records`;
-
 const FUNCTION_NAME = 'console';
+const SANDBOX_FUNCTION_NAME = 'sandbox-records';
 
 /**
  * The console's origins in local mode: the page is served on the API's port, reached as
@@ -75,27 +76,15 @@ export interface LocalConsoleInput {
  * The console function composed as lambda/handlers/console.ts composes it in AWS, over the
  * local tables: projects are served at `http://<name>.localhost:<port>/v1`.
  */
-export function localConsoleApi({
-  client,
-  domains,
-  limiter,
-  port,
-  sessionClock = now,
-}: LocalConsoleInput): ApiLambdaHandler {
-  const projects = new ProjectRepository(client, LOCAL_TABLE_NAMES.projects);
+export function localConsoleApi(input: LocalConsoleInput): ApiLambdaHandler {
+  const { client, domains, port } = input;
+  const stack = localConsoleStack(input);
   return consoleApi({
-    projects,
-    limiter,
-    sessions: new ConsoleSessions({
-      store: new ConsoleSessionRepository(client, LOCAL_TABLE_NAMES.consoleSessions),
-      projects,
-      clock: sessionClock,
-    }),
-    consoleOrigins: localConsoleOrigins(port),
+    ...stack,
     consoleHosts: localConsoleHosts(port),
     keys: new ProjectKeys({
       keys: new ApiKeyRepository(client, LOCAL_TABLE_NAMES.apiKeys),
-      projects,
+      projects: stack.projects,
       clock: () => new Date(now()),
     }),
     counters: new RateLimitStore(client, LOCAL_TABLE_NAMES.rateLimits),
@@ -106,67 +95,44 @@ export function localConsoleApi({
   });
 }
 
-function sandboxRecords(dns: SandboxDns, method: string, url: URL, body: Buffer): APIGatewayProxyResult {
-  try {
-    switch (method) {
-      case 'GET':
-        return jsonResponse(200, { records: dns.records(url.searchParams.get('name') ?? undefined) });
-      case 'POST': {
-        let input: { name?: unknown; type?: unknown; value?: unknown; ttl?: unknown };
-        try {
-          input = JSON.parse(body.toString('utf8')) as typeof input;
-        } catch {
-          throw new ApiError('malformed_json', 'The request body is not valid JSON.');
-        }
-        if (typeof input !== 'object' || input === null) {
-          throw new ApiError('invalid_body', 'Send {"name", "type", "value", "ttl"?}.');
-        }
-        const { name, type, value, ttl } = input;
-        if (typeof name !== 'string' || typeof type !== 'string' || typeof value !== 'string') {
-          throw new ApiError(
-            'invalid_body',
-            'name, type and value are strings, e.g. {"name": "shop.example.test", "type": "CNAME", "value": "domains.localhost"}.',
-          );
-        }
-        if (ttl !== undefined && typeof ttl !== 'number')
-          throw new ApiError('invalid_body', 'ttl is a number of seconds.');
-        const record = dns.setRecord({
-          name,
-          type: type.toUpperCase() as SandboxRecordType,
-          value,
-          ...(ttl === undefined ? {} : { ttl }),
-        });
-        return jsonResponse(201, record);
-      }
-      case 'DELETE': {
-        const name = url.searchParams.get('name');
-        const type = url.searchParams.get('type');
-        if (!name || !type)
-          throw new ApiError('invalid_parameter', 'Give name and type (and value to remove one record).');
-        const value = url.searchParams.get('value');
-        const removed = dns.removeRecord({
-          name,
-          type: type.toUpperCase() as SandboxRecordType,
-          ...(value === null ? {} : { value }),
-        });
-        return jsonResponse(200, { removed });
-      }
-      default:
-        throw new ApiError('method_not_allowed', `${SANDBOX_RECORDS_PATH} takes GET, POST and DELETE.`, {
-          Allow: 'GET, POST, DELETE',
-        });
-    }
-  } catch (error) {
-    if (error instanceof InvalidSandboxRecord)
-      return toErrorResponse(new ApiError('invalid_body', error.message));
-    return toErrorResponse(error);
-  }
+/** What every console stack of local mode shares: the projects, the sessions, the console's origins, the limiter. */
+function localConsoleStack({
+  client,
+  limiter,
+  port,
+  sessionClock = now,
+}: Omit<LocalConsoleInput, 'domains'>): ConsoleStackDependencies & { projects: ProjectRepository } {
+  const projects = new ProjectRepository(client, LOCAL_TABLE_NAMES.projects);
+  return {
+    projects,
+    limiter,
+    sessions: new ConsoleSessions({
+      store: new ConsoleSessionRepository(client, LOCAL_TABLE_NAMES.consoleSessions),
+      projects,
+      clock: sessionClock,
+    }),
+    consoleOrigins: localConsoleOrigins(port),
+  };
+}
+
+/**
+ * The sandbox DNS's records endpoint, over the same stack as the console function: the same
+ * credentials, cross-site checks and counting.
+ */
+export function localSandboxRecordsApi(
+  input: Omit<LocalConsoleInput, 'domains'> & { readonly dns: SandboxDns; readonly platformDomain: string },
+): ApiLambdaHandler {
+  return sandboxRecordsApi({
+    dns: input.dns,
+    platformDomain: input.platformDomain,
+    stack: localConsoleStack(input),
+  });
 }
 
 /** The listener for every request under the console prefix. */
 export function createConsoleListener(
   consoleFunction: OperationHandler,
-  sandbox?: SandboxDns,
+  sandboxFunction?: OperationHandler,
 ): RequestListener {
   return async (request, response) => {
     const requestId = randomUUID();
@@ -184,10 +150,6 @@ export function createConsoleListener(
       const url = requestUrl(request.url ?? '/');
       if (!url) {
         reply(toErrorResponse(gatewayError('MISSING_AUTHENTICATION_TOKEN')));
-        return;
-      }
-      if (sandbox && url.pathname === SANDBOX_RECORDS_PATH) {
-        reply(sandboxRecords(sandbox, method, url, body.bytes));
         return;
       }
       const multiHeaders = multiValueHeaders(request);
@@ -218,7 +180,15 @@ export function createConsoleListener(
         body: binary ? bytes.toString('base64') : utf8,
         isBase64Encoded: binary,
       } as unknown as APIGatewayProxyEvent;
-      reply(await invokeProxy(consoleFunction, event, FUNCTION_NAME, requestId));
+      const sandbox = sandboxFunction && url.pathname === SANDBOX_RECORDS_PATH;
+      reply(
+        await invokeProxy(
+          sandbox ? sandboxFunction : consoleFunction,
+          event,
+          sandbox ? SANDBOX_FUNCTION_NAME : FUNCTION_NAME,
+          requestId,
+        ),
+      );
     } catch (error) {
       if (!response.headersSent) reply(toErrorResponse(error));
       else response.destroy();

@@ -28,6 +28,12 @@ export interface SandboxRecord {
   readonly value: string;
   /** Seconds. */
   readonly ttl: number;
+  /**
+   * The project that wrote it (`/console/api/sandbox/records`, with its console credentials);
+   * none for local mode's own records: the target's address, and records kept from a data
+   * folder written before records had owners.
+   */
+  readonly owner?: string;
 }
 
 /** What `setRecord` takes: the TTL defaults to the spec's 3600. */
@@ -111,7 +117,7 @@ function normalizeRecord(input: SandboxRecordInput): SandboxRecord {
         return input.value;
     }
   })();
-  return { name, type: input.type, value, ttl };
+  return { name, type: input.type, value, ttl, ...(input.owner ? { owner: input.owner } : {}) };
 }
 
 const sameRecord = (a: Pick<SandboxRecord, 'name' | 'type' | 'value'>, b: typeof a) =>

@@ -26,6 +26,7 @@ import {
   createConsoleListener,
   localConsoleApi,
   localConsoleHosts,
+  localSandboxRecordsApi,
   SANDBOX_RECORDS_PATH,
 } from './console-gateway';
 import { consoleSite, isConsolePagePath } from './console-site';
@@ -236,15 +237,15 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
         await new Promise<void>((resolve) => server.close(() => resolve()));
         throw error;
       }
+      const consoleInput = {
+        client,
+        limiter,
+        port,
+        ...(options.consoleSessionClock ? { sessionClock: options.consoleSessionClock } : {}),
+      };
       consoleListener = createConsoleListener(
-        localConsoleApi({
-          client,
-          domains: domains.service,
-          limiter,
-          port,
-          ...(options.consoleSessionClock ? { sessionClock: options.consoleSessionClock } : {}),
-        }),
-        domains.dns,
+        localConsoleApi({ ...consoleInput, domains: domains.service }),
+        localSandboxRecordsApi({ ...consoleInput, dns: domains.dns, platformDomain: LOCAL_PLATFORM_DOMAIN }),
       );
     }
     return {

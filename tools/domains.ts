@@ -132,6 +132,7 @@ export const DOMAINS_TOOL: ToolSpec<typeof OPTIONS> = {
         `Local mode: add a record to the sandbox DNS zone of npm start (types ${SANDBOX_RECORD_TYPES.join(', ')}),`,
         "e.g. sandbox-record shop.example.test CNAME domains.localhost; with --remove, remove the name's",
         'records of that type (only the one with that value when given). Its port is PORT, as npm start reads it.',
+        `As the project of ${CONSOLE_TOKEN_VARIABLE}, in zones no other project holds records in.`,
       ].join('\n'),
     },
     {
@@ -298,6 +299,17 @@ function domainPath(name: string, suffix = ''): string {
   return `/domains/${encodeURIComponent(name)}${suffix}`;
 }
 
+/** The project's console token, from the environment only. */
+function consoleTokenOf(io: DomainsCommandIo): string {
+  const token = (io.env ?? process.env)[CONSOLE_TOKEN_VARIABLE];
+  if (!token) {
+    throw new UsageError(
+      `Set ${CONSOLE_TOKEN_VARIABLE} to the project's console token (pct_…, printed by npm run projects -- create): the tool acts for that project. It is never an argument, which would land in shell history.`,
+    );
+  }
+  return token;
+}
+
 /** The tenant's commands: each one call (verify with --resolver: two) of the service. */
 async function tenantCommand(
   io: DomainsCommandIo,
@@ -306,12 +318,7 @@ async function tenantCommand(
   values: Values,
 ): Promise<number> {
   const base = consoleBase(io, values.url);
-  const token = (io.env ?? process.env)[CONSOLE_TOKEN_VARIABLE];
-  if (!token) {
-    throw new UsageError(
-      `Set ${CONSOLE_TOKEN_VARIABLE} to the project's console token (pct_…, printed by npm run projects -- create): the tool acts for that project. It is never an argument, which would land in shell history.`,
-    );
-  }
+  const token = consoleTokenOf(io);
   const [name = ''] = operands;
   const print = (json: unknown, lines: () => string[]) => {
     if (values.json) io.out(JSON.stringify(json));
@@ -478,17 +485,19 @@ async function sandboxRecord(
   if (ttl !== undefined && !(Number.isInteger(ttl) && ttl >= 0)) {
     throw new UsageError(`--ttl ${values.ttl}: give a whole number of seconds.`);
   }
+  const token = consoleTokenOf(io);
   const base = localBase(io);
   const url = new URL(SANDBOX_RECORDS_PATH, base);
+  const authorization = { Authorization: `Bearer ${token}` };
   let response: Response;
   try {
     if (values.remove) {
       url.search = new URLSearchParams({ name, type, ...(value === undefined ? {} : { value }) }).toString();
-      response = await fetch(url, { method: 'DELETE' });
+      response = await fetch(url, { method: 'DELETE', headers: authorization });
     } else {
       response = await fetch(url, {
         method: 'POST',
-        headers: { 'Content-Type': 'application/json' },
+        headers: { ...authorization, 'Content-Type': 'application/json' },
         body: JSON.stringify({ name, type, value, ...(ttl === undefined ? {} : { ttl }) }),
       });
     }
@@ -505,8 +514,13 @@ async function sandboxRecord(
     value?: string;
     ttl?: number;
   };
-  if (!response.ok)
-    throw new Refusal(body.message ?? `The sandbox DNS at ${base} answered ${response.status}.`);
+  if (!response.ok) {
+    const hint =
+      response.status === 401
+        ? ` Check ${CONSOLE_TOKEN_VARIABLE}: it holds the project's console token (pct_…).`
+        : '';
+    throw new Refusal(`${body.message ?? `The sandbox DNS at ${base} answered ${response.status}.`}${hint}`);
+  }
   io.out(
     values.remove
       ? `Sandbox DNS: removed ${body.removed ?? 0} ${type} record${body.removed === 1 ? '' : 's'} of ${name}.`

@@ -229,7 +229,7 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
       'Verifies (or re-verifies) the domain: the DNS verdict and its fix; verified, the certificate is requested (again, after a timeout).',
     successStatus: 200,
     queryParameters: [],
-    errors: ['domain_not_found', 'domain_taken', 'domain_busy'],
+    errors: ['domain_not_found', 'domain_taken', 'domain_busy', 'dns_unavailable'],
   },
   {
     operationId: 'setPrimaryDomain',

@@ -173,6 +173,16 @@ export const CONSOLE_ERROR_CATALOGUE = {
     status: 409,
     description: 'The domain changed while the request ran; retry it.',
   },
+  sandbox_zone_taken: {
+    status: 409,
+    description:
+      "Local mode's sandbox DNS only: the name's zone holds another project's records, or it is under local mode's own domain; only their owner changes them.",
+  },
+  dns_unavailable: {
+    status: 503,
+    description:
+      "DNS could not be asked about the domain (the service's resolver failed or timed out), so there is no verdict; retry after `Retry-After`.",
+  },
 } as const satisfies Record<string, { status: number; description: string }>;
 
 /** Any code the service answers with, the pets API's or the console's. */
@@ -244,7 +254,7 @@ const FROM_DOMAIN: { readonly [K in DomainErrorKind]: (error: DomainError) => Ap
       },
     ),
   dns_unavailable: (error) =>
-    new ApiError('service_unavailable', `${error.message}; retry after the Retry-After delay.`, {
+    new ApiError('dns_unavailable', `${error.message}; retry after the Retry-After delay.`, {
       'Retry-After': String(STORE_RETRY_AFTER_SECONDS),
     }),
   // The store's exception stays in the logs: the caller learns which kind of value, not why.

@@ -31,9 +31,17 @@ export const CERTIFICATE_TROUBLESHOOTING = [
   'Choose Re-verify.',
 ] as const;
 
-const LABEL = /^[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?$/;
+const LABEL = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
+/** RFC 1035 §2.3.4: a label is at most 63 octets, a name at most 253 characters in text. */
+const MAX_LABEL = 63;
 /** Longest domain name (RFC 1035), without the trailing dot. */
 export const MAX_DOMAIN_NAME = 253;
+/**
+ * The whole Public Suffix List, its private section included: `github.io` and
+ * `s3.amazonaws.com` are suffixes under which strangers hold names, as `co.uk` is, so none of
+ * them is a tenant's apex or zone.
+ */
+const PUBLIC_SUFFIX_LIST = { allowPrivateDomains: true } as const;
 
 function invalid(message: string): DomainError {
   return new DomainError('invalid_domain', message);
@@ -42,9 +50,10 @@ function invalid(message: string): DomainError {
 /**
  * The name a tenant typed, as the service keeps it: trimmed, lower case, without the trailing
  * dot, an internationalized name in its ASCII (`xn--`) form. Refuses IP addresses, wildcards,
- * URLs, names that are not host names (labels of letters, digits and hyphens, at least two,
- * at most 253 characters), public suffixes (`co.uk`), and the platform's own domain and names
- * under it (projects are served there already).
+ * URLs, names that are not host names (labels of letters, digits and hyphens, at least two),
+ * names too long (a label over 63 characters, a name over 253), public suffixes of either section
+ * of the list (`co.uk`, `github.io`), and the platform's own domain and names under it (projects
+ * are served there already).
  */
 export function normalizeDomainName(input: string, platformDomain: string): string {
   const shown = JSON.stringify(input);
@@ -64,9 +73,20 @@ export function normalizeDomainName(input: string, platformDomain: string): stri
   // The WHATWG host parser: case folded, IDN to punycode, '' for what is not a host name.
   const name = domainToASCII(withoutDot.toLowerCase());
   const labels = name.split('.');
-  if (name === '' || name.length > MAX_DOMAIN_NAME || !labels.every((label) => LABEL.test(label))) {
+  if (name === '' || !labels.every((label) => LABEL.test(label))) {
     throw invalid(
-      `${shown} is not a domain name: use labels of letters, digits and hyphens separated by dots (at most ${MAX_DOMAIN_NAME} characters), e.g. shop.example.com.`,
+      `${shown} is not a domain name: use labels of letters, digits and hyphens separated by dots, e.g. shop.example.com.`,
+    );
+  }
+  const long = labels.find((label) => label.length > MAX_LABEL);
+  if (long !== undefined) {
+    throw invalid(
+      `${shown} is too long: its label ${long.slice(0, 16)}… has ${long.length} characters, and a label has at most ${MAX_LABEL}.`,
+    );
+  }
+  if (name.length > MAX_DOMAIN_NAME) {
+    throw invalid(
+      `${shown} is too long: it has ${name.length} characters, and a domain name has at most ${MAX_DOMAIN_NAME}.`,
     );
   }
   // A numeric last label makes the host parser read an IPv4 address (`127.1`, `0x7f.1`).
@@ -82,7 +102,7 @@ export function normalizeDomainName(input: string, platformDomain: string): stri
       `${shown} is the platform's own domain (${platform}): every project is served at <project>.${platform} already; attach a domain of your own.`,
     );
   }
-  if (getDomain(name) === null) {
+  if (getDomain(name, PUBLIC_SUFFIX_LIST) === null) {
     throw invalid(
       `${shown} is a public suffix, under which anyone registers names: give a domain of your own, e.g. shop.${name}.`,
     );
@@ -92,7 +112,7 @@ export function normalizeDomainName(input: string, platformDomain: string): stri
 
 /** The registrable domain of a name (the zone a tenant controls): `example.co.uk` for `shop.example.co.uk`. */
 export function registrableDomain(name: string): string {
-  return getDomain(name) ?? name;
+  return getDomain(name, PUBLIC_SUFFIX_LIST) ?? name;
 }
 
 /** True for a registrable domain itself (`example.com`), where no CNAME may stand. */

@@ -10,6 +10,7 @@ export const TENANT_RECORD_TTL = 3600;
 
 /** A CAA record: `flags tag "value"`, e.g. `0 issue "amazon.com"`. */
 export interface CaaRecord {
+  /** The flags octet; its bit 128 is the Issuer Critical Flag (RFC 8659 §4.1). */
   readonly critical: number;
   readonly tag: string;
   readonly value: string;
@@ -21,6 +22,12 @@ export interface DnsLookup {
   a(name: string): Promise<string[]>;
   aaaa(name: string): Promise<string[]>;
   caa(name: string): Promise<CaaRecord[]>;
+  /**
+   * The A and AAAA records the name holds itself: answer records owned by the name, not by a
+   * CNAME's target. Only a lookup that reads whole answers has it (node:dns gives addresses
+   * alone); without it a record beside a CNAME is seen only when its address differs.
+   */
+  ownAddresses?(name: string): Promise<string[]>;
 }
 
 /** The certificate authority identities that let ACM (Amazon) issue, as CAA `issue` values. */
@@ -29,7 +36,7 @@ export const AMAZON_CAA_DOMAINS = ['amazon.com', 'amazontrust.com', 'awstrust.co
 /** What a domain should look like in DNS. */
 export interface DnsExpectation {
   readonly domain: string;
-  /** The zone's apex: the CAA search stops there. */
+  /** The zone's apex (the registrable domain, by the Public Suffix List). */
   readonly zone: string;
   readonly apex: boolean;
   /** The spec's `{platform_cname_target}` of this domain. */
@@ -49,7 +56,9 @@ export interface DnsObservation {
   readonly aaaa: readonly string[];
   readonly targetA: readonly string[];
   readonly targetAaaa: readonly string[];
-  /** The closest CAA record set (RFC 8659: the name, then its parents up to the zone); undefined when none. */
+  /** The A/AAAA records owned by the domain itself, when the lookup can tell ({@link DnsLookup.ownAddresses}). */
+  readonly ownAddresses?: readonly string[];
+  /** The closest CAA record set (RFC 8659 §3: the name, then its parents up to the TLD); undefined when none. */
   readonly caa?: { readonly owner: string; readonly records: readonly CaaRecord[] };
   /** For an imported domain: the CNAME of its old target, and the target's own CNAME. */
   readonly migration?: {
@@ -99,16 +108,29 @@ export async function observe(lookup: DnsLookup, expectation: DnsExpectation): P
           ([oldTargetCname, targetCname]) => ({ oldTargetCname, targetCname }),
         ),
   ]);
-  return { cname, a, aaaa, targetA, targetAaaa, caa, ...(migration ? { migration } : {}) };
+  // Only a CNAME's name can have records beside it.
+  const ownAddresses =
+    cname.length > 0 && !expectation.apex ? await lookup.ownAddresses?.(domain) : undefined;
+  return {
+    cname,
+    a,
+    aaaa,
+    targetA,
+    targetAaaa,
+    ...(ownAddresses ? { ownAddresses } : {}),
+    caa,
+    ...(migration ? { migration } : {}),
+  };
 }
 
-async function closestCaa(
-  lookup: DnsLookup,
-  { domain, zone }: DnsExpectation,
-): Promise<DnsObservation['caa']> {
+/**
+ * RFC 8659 §3: the relevant record set is the name's, else its parent's, climbing to but not
+ * including the root, so a CAA set on a suffix (`co.uk`, a TLD) binds too. A CNAME's target is
+ * followed by the resolver, as the RFC asks.
+ */
+async function closestCaa(lookup: DnsLookup, { domain }: DnsExpectation): Promise<DnsObservation['caa']> {
   const labels = domain.split('.');
-  const zoneDepth = zone.split('.').length;
-  for (let i = 0; labels.length - i >= zoneDepth; i += 1) {
+  for (let i = 0; i < labels.length; i += 1) {
     const owner = labels.slice(i).join('.');
     const records = await lookup.caa(owner);
     if (records.length > 0) return { owner, records };
@@ -116,19 +138,52 @@ async function closestCaa(
   return undefined;
 }
 
+const isIPv6 = (address: string) => address.includes(':');
 const normalize = (name: string) => name.toLowerCase().replace(/\.$/, '');
 const sorted = (values: readonly string[]) => [...new Set(values)].sort();
 const formatCaa = (record: CaaRecord) => `${record.critical} ${record.tag} "${record.value}"`;
 
-/** True when the CAA set lets Amazon issue a (non-wildcard) certificate. */
+/**
+ * The property tags a CA understands: RFC 8659's three, and the contact tags of the CA/Browser
+ * Forum's Baseline Requirements (Appendix A). Any other tag with the critical flag forbids issuance.
+ */
+const KNOWN_CAA_TAGS = new Set(['issue', 'issuewild', 'iodef', 'contactemail', 'contactphone']);
+const CAA_ISSUER_CRITICAL = 128;
+
+/**
+ * True when the CAA set lets Amazon issue a (non-wildcard) certificate, by RFC 8659: a
+ * property with the Issuer Critical Flag and a tag the CA does not know forbids issuance
+ * (§4.1); else the `issue` properties decide (tags match case-insensitively), none of them
+ * meaning no restriction (§4.2); an `issue` with an empty issuer (`0 issue ";"`) names no CA.
+ * `issuewild` binds wildcard certificates only, and the platform requests none.
+ */
 export function caaAllowsAmazon(records: readonly CaaRecord[]): boolean {
-  const issue = records.filter((record) => record.tag === 'issue');
-  // No `issue` property: the set does not restrict non-wildcard certificates (RFC 8659 §4.2).
+  const unknownCritical = records.some(
+    (record) =>
+      (record.critical & CAA_ISSUER_CRITICAL) !== 0 && !KNOWN_CAA_TAGS.has(record.tag.toLowerCase()),
+  );
+  if (unknownCritical) return false;
+  const issue = records.filter((record) => record.tag.toLowerCase() === 'issue');
   if (issue.length === 0) return true;
   return issue.some((record) => {
     const issuer = normalize(record.value.split(';')[0]?.trim() ?? '');
     return (AMAZON_CAA_DOMAINS as readonly string[]).includes(issuer);
   });
+}
+
+/**
+ * The A/AAAA records that stand beside a CNAME (RFC 1034 §3.6.2: a CNAME's name has no other
+ * data), whatever their addresses. Seen exactly when the lookup reports the records the name
+ * owns; else by address: through the CNAME a name answers its target's addresses, so an address
+ * family in which it answers none of the target's (an AAAA where the target has none, an A of
+ * its own) is another record answering instead.
+ */
+function addressesBesideCname(domain: string, seen: DnsObservation): string[] {
+  const record = (address: string) => `${domain} ${isIPv6(address) ? 'AAAA' : 'A'} ${address}`;
+  if (seen.ownAddresses) return sorted(seen.ownAddresses).map(record);
+  const foreign = (own: readonly string[], target: readonly string[]) =>
+    own.length > 0 && !own.some((address) => target.includes(address)) ? own : [];
+  return [...foreign(seen.a, seen.targetA), ...foreign(seen.aaaa, seen.targetAaaa)].map(record);
 }
 
 /** True when an old target is a CNAME to the target, or to what the target is a CNAME of (the routing endpoint). */
@@ -173,13 +228,8 @@ export function verdictOf(expectation: DnsExpectation, seen: DnsObservation): Ve
         ...(found ? { found: normalize(found) } : {}),
       };
     }
-    // Through the CNAME, the name answers the target's addresses. None of them: an A/AAAA
-    // record stands beside the CNAME and answers instead (a server that keeps both).
-    const own = [...seen.a, ...seen.aaaa];
-    const targets = new Set([...seen.targetA, ...seen.targetAaaa]);
-    if (own.length > 0 && !own.some((address) => targets.has(address))) {
-      return { kind: 'conflicting-record', records: conflicting, besideCname: true };
-    }
+    const beside = addressesBesideCname(expectation.domain, seen);
+    if (beside.length > 0) return { kind: 'conflicting-record', records: beside, besideCname: true };
     return caaVerdict() ?? { kind: 'verified', via: viaOldTarget ? 'old-target' : 'cname', caa: seen.caa };
   }
   if (conflicting.length > 0) return { kind: 'conflicting-record', records: conflicting };

@@ -3,7 +3,6 @@ import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import {
   clearedSessionCookie,
-  type ConsoleOperationId,
   type ConsoleRoute,
   CSRF_HEADER,
   sessionCookieValues,
@@ -67,6 +66,17 @@ export interface ConsoleStackDependencies {
    * not by the edge address many viewers share. None: every request is counted by its source.
    */
   readonly originSecrets?: () => Promise<readonly string[]>;
+}
+
+/**
+ * What a console stack reads of its route: a route of the console's table, or one of local
+ * mode's own (the sandbox DNS's records), which take the same credentials and checks.
+ */
+export interface ConsoleStackRoute extends Pick<
+  ConsoleRoute,
+  'method' | 'access' | 'queryParameters' | 'requestBody'
+> {
+  readonly operationId: LoggedOperation;
 }
 
 /** The name of the console's unmatched paths in the request log and metrics. */
@@ -197,12 +207,12 @@ function noStore(): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyRes
  * and measured like an API call, under its operation id.
  */
 export function consoleHandler<Body = unknown>(
-  route: ConsoleRoute | undefined,
+  route: ConsoleStackRoute | undefined,
   handle: (event: ConsoleEvent<Body>) => Promise<APIGatewayProxyResult>,
   { projects, limiter, sessions, consoleOrigins, originSecrets }: ConsoleStackDependencies,
 ): ApiLambdaHandler {
   const access = route?.access ?? 'signed-in';
-  const name: ConsoleOperationId | typeof CONSOLE_UNMATCHED = route?.operationId ?? CONSOLE_UNMATCHED;
+  const name: LoggedOperation = route?.operationId ?? CONSOLE_UNMATCHED;
   const stack = middy<APIGatewayProxyEvent, APIGatewayProxyResult>()
     // The event is never logged: it holds the console token or the session cookie.
     .use(injectLambdaContext(log(), { resetKeys: true, logEvent: false }))

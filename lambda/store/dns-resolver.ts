@@ -1,6 +1,7 @@
 import { Resolver } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import type { DnsLookup } from '../domain/dns-verdict';
+import type { CaaRecord, DnsLookup } from '../domain/dns-verdict';
+import { ownAddresses } from './dns-own-addresses';
 
 /**
  * The node:dns side of the DNS verdicts: a {@link DnsLookup} on node:dns's Resolver, for the
@@ -34,6 +35,16 @@ export function parseResolverAddress(value: string): string {
 }
 
 /**
+ * A node:dns CAA answer: `{critical, <tag>: value}`, the tag as the key (any tag, unknown ones
+ * included: RFC 8659 §4.1 makes a critical unknown one forbid issuance), matched case-insensitively.
+ */
+function caaRecordOf(answer: Record<string, unknown>): CaaRecord[] {
+  const tag = Object.keys(answer).find((key) => key !== 'critical');
+  if (tag === undefined) return [];
+  return [{ critical: Number(answer.critical ?? 0), tag: tag.toLowerCase(), value: String(answer[tag]) }];
+}
+
+/**
  * A {@link DnsLookup} on node:dns's Resolver: the system's resolvers, or `server`
  * (`host` or `host:port`, e.g. `127.0.0.1:5353`). A fresh resolver per lookup object,
  * so no answer is cached between two runs.
@@ -59,12 +70,14 @@ export function resolverLookup(server?: string, timeoutMs = 2_000): DnsLookup {
     aaaa: (name) => ask(name, 'AAAA', () => resolver.resolve6(name)),
     caa: (name) =>
       ask(name, 'CAA', async () =>
-        (await resolver.resolveCaa(name)).flatMap((record) => {
-          const tag = (['issue', 'issuewild', 'iodef', 'contactemail', 'contactphone'] as const).find(
-            (t) => t in record,
-          );
-          return tag ? [{ critical: record.critical, tag, value: String(record[tag]) }] : [];
-        }),
+        (await resolver.resolveCaa(name)).flatMap((record) =>
+          caaRecordOf(record as unknown as Record<string, unknown>),
+        ),
+      ),
+    // The same server node:dns asks (the system's first one by default), one try per family.
+    ownAddresses: (name) =>
+      ask(name, 'A/AAAA', () =>
+        ownAddresses(server ?? resolver.getServers()[0] ?? '127.0.0.1', name, timeoutMs),
       ),
   };
 }

@@ -48,11 +48,11 @@ async function createProject(plan: 'free' | 'pro', name: string): Promise<string
   return (await new ProjectAdmin(connection).create(name, plan)).consoleToken;
 }
 
-/** Creates a record in the sandbox DNS, as `npm run domains -- sandbox-record` does. */
-async function sandboxRecord(name: string, type: string, value: string): Promise<void> {
+/** Creates a record in the sandbox DNS as the token's project, as `npm run domains -- sandbox-record` does. */
+async function sandboxRecord(token: string, name: string, type: string, value: string): Promise<void> {
   const response = await fetch(`${origin}${SANDBOX_RECORDS_PATH}`, {
     method: 'POST',
-    headers: { 'Content-Type': 'application/json' },
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
     body: JSON.stringify({ name, type, value }),
   });
   if (response.status !== 201) throw new Error(`sandbox record: ${response.status} ${await response.text()}`);
@@ -186,7 +186,7 @@ describeInBrowser('the console browser tests')('the console page in Chromium', (
       ttl: await shop.locator('.record-ttl').textContent(),
     };
     expect(record).toEqual({ name: 'shop', type: 'CNAME', value: api.domains?.target, ttl: '3600' });
-    await sandboxRecord(`${record.name}.acme-pets.test`, record.type ?? '', record.value ?? '');
+    await sandboxRecord(acmeToken, `${record.name}.acme-pets.test`, record.type ?? '', record.value ?? '');
 
     await shop.getByRole('button', { name: 'Re-verify' }).click();
     await verdict.getByText(`Verified: ${SHOP} is a CNAME of ${record.value}.`).waitFor();
@@ -215,7 +215,7 @@ describeInBrowser('the console browser tests')('the console page in Chromium', (
     await page.getByRole('button', { name: 'Add domain' }).click();
     const domain = card(API_DOMAIN);
     await domain.waitFor();
-    await sandboxRecord(API_DOMAIN, 'CNAME', api.domains?.target ?? '');
+    await sandboxRecord(acmeToken, API_DOMAIN, 'CNAME', api.domains?.target ?? '');
     await domain.getByRole('button', { name: 'Verify' }).click();
     await domain.locator('.domain-state[data-state="active"]').waitFor();
 

@@ -63,6 +63,34 @@ describe('DNS verdicts', () => {
     });
   });
 
+  it.each([
+    ["the target's own address", 'same-address', [['A', '127.0.0.1']], ['A 127.0.0.1']],
+    ['an AAAA record', 'aaaa', [['AAAA', '::1']], ['AAAA ::1']],
+    [
+      'an extra A record (one of them with the target address)',
+      'extra-a',
+      [
+        ['A', '127.0.0.1'],
+        ['A', '192.0.2.8'],
+      ],
+      ['A 127.0.0.1', 'A 192.0.2.8'],
+    ],
+  ])(
+    'counts %s beside the CNAME as a conflicting record, whatever the address',
+    async (_, label, beside, listed) => {
+      const name = `${label}.beside.test`;
+      await t.record(name, 'CNAME', TARGET);
+      for (const [type, value] of beside) await t.record(name, type ?? '', value ?? '');
+
+      expect(await verify(name)).toMatchObject({
+        verified: false,
+        verdict: 'conflicting-record',
+        summary: `Not verified: a conflicting record exists for ${name} and blocks the CNAME: ${listed.map((record) => `${name} ${record}`).join(', ')}.`,
+        domain: { state: 'failed' },
+      });
+    },
+  );
+
   it('refuses an A record instead of the CNAME', async () => {
     await t.record('a-only.conflict.test', 'A', '198.51.100.7');
 
@@ -116,6 +144,36 @@ describe('DNS verdicts', () => {
 
     await t.record('caa.test', 'CAA', '0 issue "amazon.com"');
     expect(await verify('shop.caa.test')).toMatchObject({ verified: true, verdict: 'verified' });
+  });
+
+  it('refuses while a CAA record with the critical flag has a tag the authority does not know (RFC 8659 §4.1)', async () => {
+    await t.record('shop.critical-caa.test', 'CNAME', TARGET);
+    await t.record('critical-caa.test', 'CAA', '0 issue "amazon.com"');
+    await t.record('critical-caa.test', 'CAA', '128 tbs "x"');
+
+    expect(await verify('shop.critical-caa.test')).toMatchObject({
+      verified: false,
+      verdict: 'caa-blocks',
+      summary:
+        'Not verified: CAA records on critical-caa.test forbid the certificate authority: 0 issue "amazon.com", 128 tbs "x".',
+    });
+
+    // Without the critical flag an unknown tag is ignored.
+    await t.removeRecord('critical-caa.test', 'CAA');
+    await t.record('critical-caa.test', 'CAA', '0 tbs "x"');
+    expect(await verify('shop.critical-caa.test')).toMatchObject({ verified: true, verdict: 'verified' });
+  });
+
+  it('reads the CAA set of a parent above the zone, up to the top-level domain (RFC 8659 §3)', async () => {
+    await t.record('shop.example.caa-tld', 'CNAME', TARGET);
+    await t.record('caa-tld', 'CAA', '0 issue "letsencrypt.org"');
+
+    expect(await verify('shop.example.caa-tld')).toMatchObject({
+      verified: false,
+      verdict: 'caa-blocks',
+      summary:
+        'Not verified: CAA records on caa-tld forbid the certificate authority: 0 issue "letsencrypt.org".',
+    });
   });
 
   it("shows an apex an ALIAS/ANAME with its fallback, and verifies it on the target's addresses", async () => {
@@ -212,6 +270,14 @@ describe('names the service refuses', () => {
     ["the platform's own domain", 'shop.localhost', /is the platform's own domain \(localhost\)/],
     ["the platform's target", 'domains.localhost', /is the platform's own domain/],
     ['a public suffix', 'co.uk', /is a public suffix/],
+    ["a public suffix of the list's private section", 'github.io', /"github\.io" is a public suffix/],
+    ["another of the private section's", 's3.amazonaws.com', /"s3\.amazonaws\.com" is a public suffix/],
+    [
+      'a label over 63 characters',
+      `${'a'.repeat(64)}.example.test`,
+      /is too long: its label a+… has 64 characters, and a label has at most 63\./,
+    ],
+    ['a name over 253 characters', `${'abcdefghi.'.repeat(25)}test`, /is too long: it has 254 characters/],
     ['a single label', 'intranet', /is a single label/],
     ['a wildcard', '*.example.test', /is a wildcard/],
     ['a URL', 'https://shop.example.test/', /is not a bare domain name/],
@@ -221,6 +287,15 @@ describe('names the service refuses', () => {
 
     expect(refused).toMatchObject({ status: 400, body: { code: 'invalid_domain', status: 400 } });
     expect(refused.body.message).toMatch(message);
+  });
+
+  it('takes a name under a private suffix as a zone of its own: www.myshop.github.io is a CNAME in myshop.github.io', async () => {
+    const added = await t.console(token, 'POST', '/domains', { name: 'www.myshop.github.io' });
+
+    expect(added).toMatchObject({
+      status: 201,
+      body: { record: { name: 'www', zone: 'myshop.github.io', type: 'CNAME' } },
+    });
   });
 
   it('keeps an internationalized name in its ASCII form, and shows it as typed', async () => {

@@ -8,9 +8,10 @@ import { ApiKeyRepository } from '../../lambda/store/api-key-repository';
 import { createDocumentClient } from '../../lambda/store/dynamodb-client';
 import { ProjectRepository } from '../../lambda/store/project-repository';
 import { SANDBOX_RECORDS_PATH } from '../../local/console-gateway';
+import type { SandboxRecordType } from '../../local/sandbox-dns';
 import type { LocalDomains, LocalDomainsOptions } from '../../local/local-domains';
 import { LOCAL_TABLE_NAMES } from '../../local/local-tables';
-import { type LocalApi, startLocalApi } from '../../local/server';
+import { LOCAL_PLATFORM_DOMAIN, type LocalApi, startLocalApi } from '../../local/server';
 import { textOf } from './text-answer';
 
 /**
@@ -37,9 +38,15 @@ export interface DomainsTestApi {
     path: string,
     body?: unknown,
   ): Promise<{ status: number; headers: Headers; body: Record<string, unknown> }>;
-  /** Adds a record to the sandbox DNS as a tenant does (`npm run domains -- sandbox-record`). */
-  record(name: string, type: string, value: string): Promise<void>;
-  removeRecord(name: string, type: string): Promise<void>;
+  /**
+   * Adds a record to the sandbox DNS as a tenant does (`npm run domains -- sandbox-record`): with
+   * the console token of `token`, by default of one project of the test's own that holds every
+   * zone the test writes in. A name under the platform's domain (an imported domain's old target,
+   * `<domain>.tenants.localhost`) is local mode's own, which no project may write: it is set as
+   * local mode sets its target's record, in process.
+   */
+  record(name: string, type: string, value: string, token?: string): Promise<void>;
+  removeRecord(name: string, type: string, token?: string): Promise<void>;
   /** An HTTPS request through the edge to a custom domain, trusting only the local CA's root. */
   viaEdge(
     domain: string,
@@ -62,16 +69,45 @@ export async function startDomainsTestApi(options: LocalDomainsOptions = {}): Pr
   const projects = new ProjectRepository(documents, LOCAL_TABLE_NAMES.projects);
   const keys = new ApiKeyRepository(documents, LOCAL_TABLE_NAMES.apiKeys);
   const origin = api.baseUrl.replace(/\/v1$/, '');
-  const sandbox = async (method: string, init: { query?: Record<string, string>; body?: unknown }) => {
+  const createProject: DomainsTestApi['createProject'] = async (
+    plan,
+    name = `t-${randomBytes(5).toString('hex')}`,
+  ) => {
+    const { token, hash } = issueConsoleToken(name);
+    const now = new Date().toISOString();
+    const created = await projects.create({
+      name,
+      plan,
+      createdAt: now,
+      consoleTokenHash: hash,
+      consoleTokenIssuedAt: now,
+      usageId: newUsageId(),
+    });
+    if (!created) throw new Error(`project ${name} exists already`);
+    return { name, consoleToken: token };
+  };
+  let zoneHolder: Promise<string> | undefined;
+  const sandbox = async (
+    method: string,
+    init: { token: string | undefined; query?: Record<string, string>; body?: unknown },
+  ) => {
+    zoneHolder ??= createProject('business').then((project) => project.consoleToken);
+    const token = init.token ?? (await zoneHolder);
     const url = new URL(SANDBOX_RECORDS_PATH, origin);
     url.search = new URLSearchParams(init.query ?? {}).toString();
     const response = await fetch(url, {
       method,
-      ...(init.body === undefined
-        ? {}
-        : { headers: { 'Content-Type': 'application/json' }, body: JSON.stringify(init.body) }),
+      headers: {
+        Authorization: `Bearer ${token}`,
+        ...(init.body === undefined ? {} : { 'Content-Type': 'application/json' }),
+      },
+      ...(init.body === undefined ? {} : { body: JSON.stringify(init.body) }),
     });
     if (!response.ok) throw new Error(`sandbox ${method}: ${response.status} ${await response.text()}`);
+  };
+  const platformName = (name: string) => {
+    const normalized = name.toLowerCase().replace(/\.$/, '');
+    return normalized === LOCAL_PLATFORM_DOMAIN || normalized.endsWith(`.${LOCAL_PLATFORM_DOMAIN}`);
   };
   return {
     api,
@@ -80,20 +116,7 @@ export async function startDomainsTestApi(options: LocalDomainsOptions = {}): Pr
     advance: (ms) => {
       time += ms;
     },
-    createProject: async (plan, name = `t-${randomBytes(5).toString('hex')}`) => {
-      const { token, hash } = issueConsoleToken(name);
-      const now = new Date().toISOString();
-      const created = await projects.create({
-        name,
-        plan,
-        createdAt: now,
-        consoleTokenHash: hash,
-        consoleTokenIssuedAt: now,
-        usageId: newUsageId(),
-      });
-      if (!created) throw new Error(`project ${name} exists already`);
-      return { name, consoleToken: token };
-    },
+    createProject,
     issueKey: async (project) => {
       const { apiKey, record } = issueApiKey(project, 'test key', new Date());
       await keys.put(record);
@@ -115,8 +138,14 @@ export async function startDomainsTestApi(options: LocalDomainsOptions = {}): Pr
         body: (text ? JSON.parse(text) : {}) as Record<string, unknown>,
       };
     },
-    record: (name, type, value) => sandbox('POST', { body: { name, type, value } }),
-    removeRecord: (name, type) => sandbox('DELETE', { query: { name, type } }),
+    record: async (name, type, value, token) => {
+      if (platformName(name)) domains.dns.setRecord({ name, type: type as SandboxRecordType, value });
+      else await sandbox('POST', { token, body: { name, type, value } });
+    },
+    removeRecord: async (name, type, token) => {
+      if (platformName(name)) domains.dns.removeRecord({ name, type: type as SandboxRecordType });
+      else await sandbox('DELETE', { token, query: { name, type } });
+    },
     viaEdge: (domain, path, apiKey) =>
       textOf((done) =>
         httpsRequest(

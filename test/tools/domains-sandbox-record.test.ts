@@ -1,4 +1,4 @@
-import { runDomainsCommand } from '../../tools/domains';
+import { CONSOLE_TOKEN_VARIABLE, runDomainsCommand } from '../../tools/domains';
 import { Refusal, UsageError } from '../../tools/failures';
 import { type DomainsTestApi, startDomainsTestApi } from '../support/local-domains';
 
@@ -6,28 +6,38 @@ import { type DomainsTestApi, startDomainsTestApi } from '../support/local-domai
 
 let t: DomainsTestApi;
 let lines: string[];
+let consoleToken: string;
 
 beforeAll(async () => {
   t = await startDomainsTestApi();
+  ({ consoleToken } = await t.createProject('pro'));
 });
 
 afterAll(async () => {
   await t.close();
 });
 
-function run(...argv: string[]): Promise<number> {
+function runAs(token: string | undefined, ...argv: string[]): Promise<number> {
   lines = [];
   return runDomainsCommand(argv, {
     out: (line) => lines.push(line),
+    env: token === undefined ? {} : { [CONSOLE_TOKEN_VARIABLE]: token },
     localApiUrl: t.origin,
   });
 }
+
+const run = (...argv: string[]) => runAs(consoleToken, ...argv);
 
 it('adds a record the sandbox then answers, and removes it', async () => {
   expect(await run('sandbox-record', 'Shop.Example.TEST', 'cname', 'domains.localhost')).toBe(0);
   expect(lines).toEqual(['Sandbox DNS: shop.example.test CNAME domains.localhost (TTL 3600).']);
   expect(t.domains.dns.records('shop.example.test')).toEqual([
-    { name: 'shop.example.test', type: 'CNAME', value: 'domains.localhost', ttl: 3600 },
+    expect.objectContaining({
+      name: 'shop.example.test',
+      type: 'CNAME',
+      value: 'domains.localhost',
+      ttl: 3600,
+    }),
   ]);
 
   expect(await run('sandbox-record', 'shop.example.test', 'CNAME', '--remove')).toBe(0);
@@ -60,11 +70,30 @@ it.each([
   await expect(run(...argv)).rejects.toThrow(message);
 });
 
+it("acts as the project of the console token, and never in another project's zone", async () => {
+  await expect(runAs(undefined, 'sandbox-record', 'x.example.test', 'A', '127.0.0.1')).rejects.toThrow(
+    new UsageError(
+      `Set ${CONSOLE_TOKEN_VARIABLE} to the project's console token (pct_…, printed by npm run projects -- create): the tool acts for that project. It is never an argument, which would land in shell history.`,
+    ),
+  );
+  expect(await run('sandbox-record', 'shop.owned.test', 'CNAME', 'domains.localhost')).toBe(0);
+  const other = await t.createProject('pro');
+
+  await expect(
+    runAs(other.consoleToken, 'sandbox-record', 'www.owned.test', 'A', '192.0.2.1'),
+  ).rejects.toThrow(/^The zone owned\.test holds records that are not project t-[0-9a-f]+'s/);
+  expect(t.domains.dns.records('shop.owned.test')).toEqual([
+    expect.objectContaining({ value: 'domains.localhost' }),
+  ]);
+  expect(t.domains.dns.records('www.owned.test')).toEqual([]);
+});
+
 it('says how to start local mode when nothing answers', async () => {
   lines = [];
   await expect(
     runDomainsCommand(['sandbox-record', 'x.example.test', 'A', '127.0.0.1'], {
       out: (line) => lines.push(line),
+      env: { [CONSOLE_TOKEN_VARIABLE]: consoleToken },
       localApiUrl: 'http://127.0.0.1:1',
     }),
   ).rejects.toThrow(/No local mode answers at http:\/\/127\.0\.0\.1:1: start it with npm start/);

@@ -45,9 +45,9 @@ it('walks add → record → verify → certificate → active, and the domain s
     state: 'pending-dns',
   });
 
-  expect(await runAs(undefined, 'sandbox-record', 'shop.tool-flow.test', 'CNAME', 'domains.localhost')).toBe(
-    0,
-  );
+  expect(
+    await runAs(consoleToken, 'sandbox-record', 'shop.tool-flow.test', 'CNAME', 'domains.localhost'),
+  ).toBe(0);
   expect(await runAs(consoleToken, 'verify', 'shop.tool-flow.test')).toBe(0);
   expect(lines[0]).toBe('Verifying shop.tool-flow.test (primary).');
   expect(lines).toContainEqual(expect.stringMatching(/^State: certificate pending for /));
