@@ -14,8 +14,8 @@ import {
   conditionalWrite,
   isConditionalCheckFailure,
   storeCall,
+  storeFailure,
 } from './dynamodb-client';
-import { StoreUnavailableError } from '../domain/errors';
 import { API_KEYS_TABLE } from './table-schema';
 
 const [PROJECT_INDEX] = API_KEYS_TABLE.globalIndexes;
@@ -86,7 +86,7 @@ export class ApiKeyRepository implements ApiKeyStore, ProjectKeyStore {
       );
       return { revoked: true, record: Attributes as ApiKeyRecord };
     } catch (error) {
-      if (!isConditionalCheckFailure(error)) throw new StoreUnavailableError(error);
+      if (!isConditionalCheckFailure(error)) throw storeFailure(error);
     }
     const record = await this.get(keyId, true);
     return record ? { revoked: false, record } : { revoked: false };
