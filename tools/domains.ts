@@ -275,6 +275,15 @@ function recordLines(view: DomainView): string[] {
     `  Type   ${record.type === 'CNAME' ? 'CNAME' : 'ALIAS (or ANAME, whichever your provider offers)'}`,
     `  Value  ${record.value}`,
     `  TTL    ${record.ttl}`,
+    ...(view.ownershipRecord
+      ? [
+          "And beside it the record that proves the domain is this project's:",
+          `  Name   ${view.ownershipRecord.name}`,
+          `  Type   TXT`,
+          `  Value  ${view.ownershipRecord.value}`,
+          `  TTL    ${view.ownershipRecord.ttl}`,
+        ]
+      : []),
     ...(view.apexFallback ? [view.apexFallback] : []),
   ];
 }

@@ -144,10 +144,11 @@ export class ConsoleService extends Construct {
     });
     const fn = this.consoleFunction;
     // A domain is read, created and replaced by conditional puts, and deleted; never scanned.
+    // A project's domain count is one conditional UpdateItem (the cap under concurrency).
     fn.bindTable({
       table: tables.customDomains,
       environmentVariable: RUNTIME_ENV.customDomainsTable,
-      actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
+      actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
       target: 'table',
     });
     // A project's domains: a Query on the project index.
@@ -157,11 +158,12 @@ export class ConsoleService extends Construct {
       actions: ['dynamodb:Query'],
       target: { indexes: CUSTOM_DOMAINS_TABLE.globalIndexes.map((index) => index.indexName) },
     });
-    // The console token's project: one GetItem.
+    // The console token's project: one GetItem; a project made before per-project targets gets
+    // its target id once (a conditional UpdateItem).
     fn.bindTable({
       table: tables.projects,
       environmentVariable: RUNTIME_ENV.projectsTable,
-      actions: ['dynamodb:GetItem'],
+      actions: ['dynamodb:GetItem', 'dynamodb:UpdateItem'],
       target: 'table',
     });
     // Sessions: made by a conditional put, read, touched (a conditional update), deleted at sign-out.
