@@ -6,6 +6,7 @@ import { CONFIRM_PARAMETER, CONSOLE_API_PREFIX } from '../lambda/api/console-rou
 import type { CustomDomain, DomainView } from '../lambda/domain/custom-domain';
 import { CustomDomains, REMOVE_CONFIRMATION } from '../lambda/domain/custom-domains';
 import type { EdgeTenants } from '../lambda/domain/edge-tenants';
+import { newTargetId } from '../lambda/domain/project-target';
 import { AcmCertificates } from '../lambda/store/acm-certificates';
 import { CloudFrontEdgeTenants } from '../lambda/store/cloudfront-edge-tenants';
 import { CustomDomainRepository } from '../lambda/store/custom-domain-repository';
@@ -604,6 +605,7 @@ async function connectPlatform(io: DomainsCommandIo, stage: EnvironmentName | un
     // (RequestCertificate's rate is low) with backoff before the import reports it.
     const acm = make(clients.acm, () => new ACMClient({ region: 'us-east-1', maxAttempts: ACM_ATTEMPTS }));
     const domains = new CustomDomainRepository(documents, domainsTable);
+    const projects = new ProjectRepository(documents, projectsTable);
     const edge = new CloudFrontEdgeTenants({
       client,
       distributionId,
@@ -619,10 +621,11 @@ async function connectPlatform(io: DomainsCommandIo, stage: EnvironmentName | un
       clock: () => (io.now ?? (() => new Date()))().getTime(),
       target,
       platformDomain: target.slice(target.indexOf('.') + 1),
+      projects,
     });
     return {
       domains,
-      projects: new ProjectRepository(documents, projectsTable),
+      projects,
       edge,
       service,
       routingEndpoint,
@@ -645,7 +648,10 @@ async function importCommand(
     store: platform.domains,
     ...(platform.service ? { service: platform.service } : {}),
     dns: resolverLookup(values.resolver),
-    projectExists: async (name) => (await platform.projects.get(name)) !== undefined,
+    // A project of the file without a target id (made before per-project targets) gets one here.
+    projectExists: async (name) =>
+      (await platform.projects.get(name)) !== undefined &&
+      (await platform.projects.assignTargetId(name, newTargetId())) !== undefined,
     routingEndpoint: platform.routingEndpoint,
     clock: () => (io.now ?? (() => new Date()))().getTime(),
   });
