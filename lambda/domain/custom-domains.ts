@@ -3,16 +3,16 @@ import {
   type CustomDomain,
   describeDomain,
   type DomainView,
-  DNS_PROPAGATION_MS,
   isApexDomain,
   isServing,
   normalizeDomainName,
 } from './custom-domain';
-import { afterCertificate, refreshCertificate } from './custom-domain-certificates';
+import { refreshCertificate } from './custom-domain-certificates';
+import { verifyDomain } from './custom-domain-verification';
 import { REMOVE_CONFIRMATION, type Verification } from './custom-domain-record';
 import { type CustomDomainsOptions, edgeCall, now, recordOf, save } from './custom-domains-ports';
-import { isReleasable, release, releasedWords, reservePlace, takeName } from './domain-claims';
-import { judgeOwnership, ownershipDnsRecord } from './domain-ownership';
+import { isReleasable, release, releasedWords, reservePlace } from './domain-claims';
+import { ownershipDnsRecord } from './domain-ownership';
 import { type EdgeRoute, type StaleTenantSweep, sweepStaleTenants } from './edge-tenants';
 import { DomainError } from './errors';
 import { advanceImport, type ImportProgress, refreshImport } from './imported-domains';
@@ -25,9 +25,10 @@ import { newTargetId, ownershipToken, projectTarget } from './project-target';
  * The domains service's rules (the backend of the dashboard's Domains settings): a project
  * adds its domains, verifies them, picks the primary, makes redirects and removes them. It
  * acts over ports: the stored domains, the edge's tenants, DNS, and a clock
- * (custom-domains-ports.ts). Its parts live beside it: the primary claim (primary-claim.ts), the
- * certificate transitions (custom-domain-certificates.ts) and the imported-domain path
- * (imported-domains.ts).
+ * (custom-domains-ports.ts). Its parts live beside it: who owns a name (domain-ownership.ts,
+ * domain-claims.ts), the verification (custom-domain-verification.ts), the primary claim
+ * (primary-claim.ts), the certificate transitions (custom-domain-certificates.ts) and the
+ * imported-domain path (imported-domains.ts).
  */
 
 export { REMOVE_CONFIRMATION };
@@ -152,95 +153,15 @@ export class CustomDomains {
   }
 
   /**
-   * Checks the domain's DNS (and, where the edge has one, the edge's own check). Verified, a
-   * domain without a tenant gets one and its certificate is requested (certificate-pending); a
-   * certificate that timed out or failed is requested again. Not verified, it stays pending-dns
-   * within 48 hours of adding when nothing is there yet, else fails with the verdict's reason.
+   * Checks the domain's DNS against the project's proof and moves it on: a claim whose proof
+   * holds takes the name, a verified domain gets its tenant and certificate, and one that is not
+   * stays pending or fails ({@link verifyDomain} in custom-domain-verification.ts says how).
    */
   async verify(project: ProjectRef, requested: string): Promise<Verification> {
-    const { dns, edge, target: sharedTarget } = this.options;
     const proofs = await this.proofsOf(project);
-    let domain = await this.owned(project, requested);
-    let judged;
-    try {
-      judged = await judgeOwnership(dns, { domain, sharedTarget, ...proofs });
-    } catch (error) {
-      throw new DomainError('dns_unavailable', `DNS could not be asked about ${domain.name}`, {
-        cause: error,
-      });
-    }
-    let { summary, fix } = judged;
-    let kind = judged.kind;
-    if (kind === 'verified') {
-      const check = await edgeCall(() => edge.checkDns(domain.name));
-      if (check && !check.valid) {
-        kind = 'edge-dns-invalid';
-        summary = `Not verified: the edge does not see ${domain.name} pointing at ${proofs.target}${check.reason ? ` (${check.reason})` : ''}.`;
-        fix = `Keep the ${isApexDomain(domain.name) ? 'ALIAS/ANAME' : 'CNAME'} ${domain.name} → ${proofs.target} as the name's only record, wait for DNS to propagate, then re-verify.`;
-      }
-    }
-    if (domain.claim) {
-      const owner = await this.options.store.get(domain.name);
-      if (kind === 'verified') {
-        domain = await takeName(this.options, domain, owner);
-      } else if (owner) {
-        // Who owns it is never said: only that this project's proof is not there.
-        summary = `${domain.name} serves another project now, and its DNS does not show this project's proof. ${summary}`;
-      }
-    }
-    const proof = judged.proof === 'cname' || judged.proof === 'txt' ? { proof: judged.proof } : {};
-    const verified = kind === 'verified';
-    let after: CustomDomain;
-    if (domain.migratedFrom && !domain.attached) {
-      // Still served where it was (the old target): its tenant waits for its own certificate,
-      // whatever the DNS says; one that failed or timed out is requested again.
-      after = (await advanceImport(this.options, domain, { renew: true })).domain;
-    } else if (kind === 'migration-pending') {
-      after = domain;
-    } else if (!verified) {
-      const waiting =
-        kind === 'not-found' &&
-        !domain.servedAt &&
-        Date.parse(now(this.options)) - Date.parse(domain.addedAt) < DNS_PROPAGATION_MS;
-      after = waiting
-        ? await save(this.options, domain, { state: 'pending-dns' })
-        : await save(this.options, domain, {
-            state: 'failed',
-            reason: kind === 'not-found' ? `${summary} ${fix}` : summary,
-          });
-    } else if (!domain.attached) {
-      // At the edge, a tenant the name had already (another project's) is rerouted here.
-      const attaching = domain;
-      await edgeCall(async () => edge.attach(attaching.name, await routeOf(this.options, attaching)));
-      after = await save(this.options, domain, {
-        state: 'certificate-pending',
-        attached: true,
-        certificate: 'pending',
-        ...proof,
-      });
-    } else {
-      const certificate = await edgeCall(() => edge.certificate(domain.name));
-      if (certificate.state === 'issued' || certificate.state === 'pending') {
-        after = await save(this.options, domain, {
-          ...afterCertificate(this.options, domain, certificate),
-          ...proof,
-        });
-      } else {
-        // Timed out, failed or gone: a fresh request, and the 30 minutes start again.
-        await edgeCall(async () =>
-          certificate.state === 'none'
-            ? edge.attach(domain.name, await routeOf(this.options, domain))
-            : edge.renewCertificate(domain.name),
-        );
-        after = await save(
-          this.options,
-          domain,
-          { state: 'certificate-pending', certificate: 'pending', ...proof },
-          { restart: true },
-        );
-      }
-    }
-    return { domain: this.view(after, proofs), verified, verdict: kind, summary, fix };
+    const domain = await this.owned(project, requested);
+    const { after, ...outcome } = await verifyDomain(this.options, domain, proofs);
+    return { domain: this.view(after, proofs), ...outcome };
   }
 
   /**
