@@ -11,7 +11,7 @@ import { refreshCertificate } from './custom-domain-certificates';
 import { verifyDomain } from './custom-domain-verification';
 import { REMOVE_CONFIRMATION, type Verification } from './custom-domain-record';
 import { type CustomDomainsOptions, edgeCall, now, recordOf, save } from './custom-domains-ports';
-import { isReleasable, release, releasedWords, reservePlace } from './domain-claims';
+import { isReleasable, ownedElsewhereNotice, release, releasedWords, reservePlace } from './domain-claims';
 import { ownershipDnsRecord } from './domain-ownership';
 import { type EdgeRoute, type StaleTenantSweep, sweepStaleTenants } from './edge-tenants';
 import { DomainError } from './errors';
@@ -72,9 +72,14 @@ export class CustomDomains {
     const proofs = await this.proofsOf(project);
     const domains = await this.options.store.listByProject(project.name);
     const nowMs = this.options.clock();
+    // A pending claim on a name another project owns says so (never which project).
+    const elsewhere = new Set<string>();
     const current = await Promise.all(
       domains.map(async (domain) => {
         if (isReleasable(domain, nowMs)) return (await release(this.options, domain)) ? undefined : domain;
+        if (domain.claim && domain.state === 'pending-dns' && (await this.options.store.get(domain.name))) {
+          elsewhere.add(domain.name);
+        }
         if (domain.state !== 'certificate-pending') return domain;
         if (domain.attached) return refreshCertificate(this.options, domain);
         return domain.migratedFrom ? refreshImport(this.options, domain) : domain;
@@ -83,7 +88,12 @@ export class CustomDomains {
     return current
       .filter((domain): domain is CustomDomain => domain !== undefined)
       .sort(byRoleThenName)
-      .map((domain) => this.view(domain, proofs));
+      .map((domain) => {
+        const view = this.view(domain, proofs);
+        return elsewhere.has(domain.name)
+          ? { ...view, notices: [...view.notices, ownedElsewhereNotice(domain.name)] }
+          : view;
+      });
   }
 
   /**

@@ -66,6 +66,11 @@ export async function reservePlace(options: Writer, project: string): Promise<vo
   );
 }
 
+/** What a pending claim on a name another project owns shows (never which project). */
+export function ownedElsewhereNotice(name: string): string {
+  return `${name} serves another project now. It becomes this project's when its DNS shows this project's proof (the record above) and you verify it; an unverified claim is released after ${CLAIM_WINDOW_DAYS} days.`;
+}
+
 /** What the project that lost a name reads on its record (never who took it). */
 export function lostWords(name: string, at: string): string {
   const until = new Date(Date.parse(at) + CLAIM_WINDOW_MS).toISOString();

@@ -54,6 +54,12 @@ describe('a name pending in one project is no obstacle to its owner (squatting)'
     expect(added.body).toMatchObject({ state: 'pending-dns', record: { value: owner.target } });
     await makeActive(owner, VICTIM);
 
+    // The squatter's list says the name serves another project now, never which.
+    const [pending] = await domainsOf(squatter);
+    expect(pending).toMatchObject({ name: VICTIM, state: 'pending-dns' });
+    expect(pending?.notices).toContainEqual(expect.stringMatching(/serves another project now/));
+    expect(JSON.stringify(pending)).not.toContain(owner.name);
+
     const refused = await verify(squatter, VICTIM);
     expect(refused.status).toBe(200);
     expect(refused.body).toMatchObject({
