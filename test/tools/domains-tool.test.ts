@@ -64,6 +64,24 @@ it('walks add → record → verify → certificate → active, and the domain s
   expect((await t.viaEdge('shop.tool-flow.test', '/v1/pets', key)).status).toBeLessThan(500);
 });
 
+it("prints an apex's two records: the ALIAS/ANAME to the project's target and the TXT record that proves it", async () => {
+  const { consoleToken, target, token } = await t.createProject('pro');
+  expect(await runAs(consoleToken, 'add', 'tool-apex.test')).toBe(0);
+  expect(lines.slice(1, 12)).toEqual([
+    'Create this record at the DNS provider of tool-apex.test:',
+    '  Name   @',
+    '  Type   ALIAS (or ANAME, whichever your provider offers)',
+    `  Value  ${target}`,
+    '  TTL    3600',
+    "And beside it the record that proves the domain is this project's:",
+    '  Name   _animal-store',
+    '  Type   TXT',
+    `  Value  ${token}`,
+    '  TTL    3600',
+    expect.stringMatching(/^If your DNS provider has no ALIAS or ANAME record/),
+  ]);
+});
+
 it('makes a redirect and a new primary, and removes with --yes only once served', async () => {
   const { consoleToken, target } = await t.createProject('pro');
   for (const name of ['a.tool-roles.test', 'b.tool-roles.test']) {
