@@ -16,7 +16,7 @@ import type {
   OwnCertificate,
 } from '../../../lambda/domain/edge-tenants';
 import { DomainError } from '../../../lambda/domain/errors';
-import { newTargetId, projectTarget } from '../../../lambda/domain/project-target';
+import { newTargetId, ownershipToken, projectTarget } from '../../../lambda/domain/project-target';
 import { CustomDomainRepository } from '../../../lambda/store/custom-domain-repository';
 import { LOCAL_TABLE_NAMES } from '../../../local/local-tables';
 import { startTestStore, type TestStore } from '../../support/embedded-store';
@@ -495,4 +495,31 @@ it('advises as the next primary only a domain that can be primary, never a faile
   expect(await service.setPrimary(project, name('zeta'))).toContainEqual(
     expect.objectContaining({ name: name('zeta'), role: 'primary' }),
   );
+});
+
+it('leaves one owner when two projects whose proofs both hold verify at once, the other keeping its claim', async () => {
+  const other: ProjectRef = { name: `${project.name}-q`, plan: 'pro', targetId: newTargetId() };
+  const apex = `race-${counter}.example`;
+  const tokens = [project, other].map((p) => ownershipToken(p.targetId ?? ''));
+  // An apex with the edge's addresses and both projects' TXT proofs: each proof holds.
+  const both = new CustomDomains({
+    store: repository,
+    edge,
+    dns: { ...cnameToTarget, cname: async () => [], txt: async () => tokens },
+    clock: () => Date.parse('2025-01-01T00:00:00Z'),
+    target: TARGET,
+    platformDomain: 'platform.test',
+  });
+  await both.add(project, { name: apex });
+  await both.add(other, { name: apex });
+
+  const outcomes = await Promise.allSettled([both.verify(project, apex), both.verify(other, apex)]);
+
+  for (const outcome of outcomes) {
+    if (outcome.status === 'rejected') expect(outcome.reason).toMatchObject({ kind: 'domain_busy' });
+  }
+  const owner = await repository.get(apex);
+  expect([project.name, other.name]).toContain(owner?.project);
+  const loser = owner?.project === project.name ? other : project;
+  expect(await repository.getClaim(apex, loser.name)).toMatchObject({ claim: true, project: loser.name });
 });
