@@ -83,7 +83,7 @@ export interface LocalCertificateAuthorityOptions {
   readonly dataDir?: string;
   /** How the authority resolves names: the sandbox DNS in local mode. */
   readonly dns: DnsLookup;
-  /** The edge's `{platform_cname_target}`: a domain's CNAME chain must end there. */
+  /** The edge's shared target: a domain's CNAME chain must end there or at a project's target under it. */
   readonly target: string;
   /** Port the edge's plain HTTP listens on (80 in AWS). */
   readonly httpPort: number;
@@ -315,7 +315,8 @@ export async function createLocalCertificateAuthority(
   const validate = async (domain: string, token: ValidationToken): Promise<PendingReason | undefined> => {
     const [seen, edge] = await Promise.all([resolve(domain), resolve(target)]);
     const end = seen.chain[seen.chain.length - 1] ?? domain;
-    if (seen.chain.length > 1 && end !== target) {
+    // A project's own target (`<target id>.domains.localhost`) is a name under the shared one.
+    if (seen.chain.length > 1 && end !== target && !end.endsWith(`.${target}`)) {
       return {
         kind: 'dns-not-pointing',
         message: `The CNAME of ${domain} leads to ${end}, not to ${target}.`,

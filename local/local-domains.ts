@@ -2,8 +2,11 @@ import path from 'node:path';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { CustomDomains } from '../lambda/domain/custom-domains';
 import type { DnsLookup } from '../lambda/domain/dns-verdict';
+import type { TxtLookup } from '../lambda/domain/domain-ownership';
+import { newTargetId } from '../lambda/domain/project-target';
 import type { EdgeRoute } from '../lambda/domain/edge-tenants';
 import { CustomDomainRepository } from '../lambda/store/custom-domain-repository';
+import { ProjectRepository } from '../lambda/store/project-repository';
 import { platformCnameTarget } from '../lib/config/platform';
 import { resolverLookup } from '../tools/domains-dns';
 import { type HttpsEdge, startHttpsEdge } from './https-edge';
@@ -68,7 +71,7 @@ export interface StartLocalDomainsInput {
   readonly originHeaders?: Readonly<Record<string, string>>;
 }
 
-function lookupFor(resolver: string | undefined, sandbox: SandboxDns): DnsLookup {
+function lookupFor(resolver: string | undefined, sandbox: SandboxDns): DnsLookup & TxtLookup {
   if (resolver === SYSTEM_RESOLVER) return resolverLookup();
   return resolverLookup(resolver || sandbox.address);
 }
@@ -84,6 +87,20 @@ async function restoreTenants(repository: CustomDomainRepository, tenants: Local
         : { project: domain.project, role: 'serve' };
     await tenants.attach(domain.name, route);
   }
+}
+
+/**
+ * Moves a data folder to per-project targets: every project without a target id gets one. Its
+ * domains verified before keep serving (the authorizer reads only their records), and their CNAME
+ * to the shared target is accepted for them alone until they verify again (domain-ownership.ts).
+ */
+export async function giveProjectsTargets(projects: ProjectRepository): Promise<number> {
+  let given = 0;
+  for (const project of await projects.list()) {
+    if (project.targetId === undefined && (await projects.assignTargetId(project.name, newTargetId())))
+      given += 1;
+  }
+  return given;
 }
 
 /** Starts the sandbox DNS, the edge and the authority, and composes the domains service over them. */
@@ -114,8 +131,10 @@ export async function startLocalDomains({
       ...(options.edgeHttpPort === undefined ? {} : { httpPort: options.edgeHttpPort }),
     });
     closing.push(() => edge.close());
-    // The one target reaches the edge (`*.localhost` is loopback for browsers and curl, not for resolvers).
+    // The shared target and every project's target under it reach the edge (`*.localhost` is
+    // loopback for browsers and curl, not for resolvers).
     dns.setRecord({ name: target, type: 'A', value: edge.host });
+    dns.setRecord({ name: `*.${target}`, type: 'A', value: edge.host });
     const lookup = lookupFor(options.dnsResolver, dns);
     const authority = await createLocalCertificateAuthority({
       ...(dataDir ? { dataDir } : {}),
@@ -131,6 +150,8 @@ export async function startLocalDomains({
       ...(options.inUseElsewhere ? { inUseElsewhere: options.inUseElsewhere } : {}),
     });
     const repository = new CustomDomainRepository(client, LOCAL_TABLE_NAMES.customDomains);
+    const projects = new ProjectRepository(client, LOCAL_TABLE_NAMES.projects);
+    await giveProjectsTargets(projects);
     await restoreTenants(repository, tenants);
     const service = new CustomDomains({
       store: repository,
@@ -139,6 +160,7 @@ export async function startLocalDomains({
       clock,
       target,
       platformDomain,
+      projects,
     });
     if (options.attemptIntervalMs) {
       let running = false;

@@ -60,7 +60,9 @@ const LABEL = /^[a-z0-9_](?:[a-z0-9_-]{0,61}[a-z0-9_])?$/;
 export function normalizeDnsName(name: string): string {
   const normalized = name.trim().toLowerCase().replace(/\.$/, '');
   const labels = normalized.split('.');
-  if (normalized.length === 0 || normalized.length > 253 || !labels.every((label) => LABEL.test(label))) {
+  // A wildcard owner (RFC 4592) is `*` as the first label only: local mode's `*.domains.localhost`.
+  const named = labels[0] === '*' && labels.length > 2 ? labels.slice(1) : labels;
+  if (normalized.length === 0 || normalized.length > 253 || !named.every((label) => LABEL.test(label))) {
     throw new InvalidSandboxRecord(
       `${JSON.stringify(name)} is not a DNS name: use labels of letters, digits and hyphens separated by dots, e.g. shop.example.test.`,
     );
@@ -153,6 +155,18 @@ function toResource(owner: string, record: SandboxRecord): Resource {
 }
 
 /**
+ * The records of a name: its own, else, for a name that does not exist, those of the wildcard
+ * one label up (`*.domains.localhost` answers for `<target id>.domains.localhost`; RFC 4592's
+ * closest encloser, simplified to the parent).
+ */
+function recordsAt(records: readonly SandboxRecord[], name: string): SandboxRecord[] {
+  const own = records.filter((record) => record.name === name);
+  if (own.length > 0 || records.some((record) => record.name.endsWith(`.${name}`))) return own;
+  const wildcard = `*${name.slice(name.indexOf('.'))}`;
+  return name.includes('.') ? records.filter((record) => record.name === wildcard) : [];
+}
+
+/**
  * Answers a question as an authoritative server for every name: records of the type asked;
  * else the name's CNAME, followed (an A question for a CNAME name answers the CNAME and the
  * target's A); NXDOMAIN when the last name of the chain does not exist (RFC 6604), NODATA
@@ -166,7 +180,7 @@ function answerQuestion(records: readonly SandboxRecord[], questionName: string,
   const seen = new Set<string>();
   for (let hop = 0; hop <= MAX_CNAME_HOPS && !seen.has(current); hop += 1) {
     seen.add(current);
-    const here = records.filter((record) => record.name === current);
+    const here = recordsAt(records, current);
     const direct = here.filter((record) => qtype === Packet.TYPE.ANY || Packet.TYPE[record.type] === qtype);
     if (direct.length > 0) {
       answers.push(...direct.map((record) => toResource(owner, record)));

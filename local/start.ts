@@ -2,6 +2,7 @@ import path from 'node:path';
 import { isAgreedPlan, isPlanName, PLAN_NAMES, type PlanName, PLANS } from '../lambda/domain/plans';
 import { issueConsoleToken, newUsageId } from '../lambda/domain/project';
 import { ProjectKeys } from '../lambda/domain/project-keys';
+import { newTargetId } from '../lambda/domain/project-target';
 import { ApiKeyRepository } from '../lambda/store/api-key-repository';
 import { createDocumentClient } from '../lambda/store/dynamodb-client';
 import { PetRepository } from '../lambda/store/pet-repository';
@@ -62,6 +63,7 @@ async function prepareDevelopmentProject(endpoint: string): Promise<DevelopmentA
       consoleTokenHash: hash,
       consoleTokenIssuedAt: now.toISOString(),
       usageId: newUsageId(),
+      targetId: newTargetId(),
     });
     if (!created) {
       await projects.setPlan(DEV_PROJECT, plan);

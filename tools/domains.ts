@@ -6,6 +6,7 @@ import { CONFIRM_PARAMETER, CONSOLE_API_PREFIX } from '../lambda/api/console-rou
 import type { CustomDomain, DomainView } from '../lambda/domain/custom-domain';
 import { CustomDomains, REMOVE_CONFIRMATION } from '../lambda/domain/custom-domains';
 import type { EdgeTenants } from '../lambda/domain/edge-tenants';
+import { newTargetId } from '../lambda/domain/project-target';
 import { AcmCertificates } from '../lambda/store/acm-certificates';
 import { CloudFrontEdgeTenants } from '../lambda/store/cloudfront-edge-tenants';
 import { CustomDomainRepository } from '../lambda/store/custom-domain-repository';
@@ -276,6 +277,15 @@ function recordLines(view: DomainView): string[] {
     `  Type   ${record.type === 'CNAME' ? 'CNAME' : 'ALIAS (or ANAME, whichever your provider offers)'}`,
     `  Value  ${record.value}`,
     `  TTL    ${record.ttl}`,
+    ...(view.ownershipRecord
+      ? [
+          "And beside it the record that proves the domain is this project's:",
+          `  Name   ${view.ownershipRecord.name}`,
+          `  Type   TXT`,
+          `  Value  ${view.ownershipRecord.value}`,
+          `  TTL    ${view.ownershipRecord.ttl}`,
+        ]
+      : []),
     ...(view.apexFallback ? [view.apexFallback] : []),
   ];
 }
@@ -609,6 +619,7 @@ async function connectPlatform(io: DomainsCommandIo, stage: EnvironmentName | un
     // (RequestCertificate's rate is low) with backoff before the import reports it.
     const acm = make(clients.acm, () => new ACMClient({ region: 'us-east-1', maxAttempts: ACM_ATTEMPTS }));
     const domains = new CustomDomainRepository(documents, domainsTable);
+    const projects = new ProjectRepository(documents, projectsTable);
     const edge = new CloudFrontEdgeTenants({
       client,
       distributionId,
@@ -624,10 +635,11 @@ async function connectPlatform(io: DomainsCommandIo, stage: EnvironmentName | un
       clock: () => (io.now ?? (() => new Date()))().getTime(),
       target,
       platformDomain: target.slice(target.indexOf('.') + 1),
+      projects,
     });
     return {
       domains,
-      projects: new ProjectRepository(documents, projectsTable),
+      projects,
       edge,
       service,
       routingEndpoint,
@@ -650,7 +662,10 @@ async function importCommand(
     store: platform.domains,
     ...(platform.service ? { service: platform.service } : {}),
     dns: resolverLookup(values.resolver),
-    projectExists: async (name) => (await platform.projects.get(name)) !== undefined,
+    // A project of the file without a target id (made before per-project targets) gets one here.
+    projectExists: async (name) =>
+      (await platform.projects.get(name)) !== undefined &&
+      (await platform.projects.assignTargetId(name, newTargetId())) !== undefined,
     routingEndpoint: platform.routingEndpoint,
     clock: () => (io.now ?? (() => new Date()))().getTime(),
   });

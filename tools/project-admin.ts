@@ -13,6 +13,7 @@ import {
   type ProjectRecord,
   projectNameProblem,
 } from '../lambda/domain/project';
+import { newTargetId } from '../lambda/domain/project-target';
 import type { ApiKeyRepository } from '../lambda/store/api-key-repository';
 import type { ProjectRepository } from '../lambda/store/project-repository';
 import { RESERVED_PROJECT_NAMES } from '../lib/config/platform';
@@ -165,6 +166,7 @@ export class ProjectAdmin {
       consoleTokenHash: hash,
       consoleTokenIssuedAt: now,
       usageId: newUsageId(),
+      targetId: newTargetId(),
     };
     const { gateway } = this;
     if (gateway) {

@@ -26,14 +26,17 @@ interface DomainRefusal {
 }
 
 function RecordTable({ domain }: { domain: DomainView }) {
-  const { record } = domain;
+  const { record, ownershipRecord: proof } = domain;
   return (
     <div class="record">
       <p>
-        At your DNS provider, in the zone <strong>{record.zone}</strong>, create this record:
+        At your DNS provider, in the zone <strong>{record.zone}</strong>, create{' '}
+        {proof ? 'these records: the second proves the domain is this project’s' : 'this record'}:
       </p>
       <table>
-        <caption class="visually-hidden">DNS record for {shown(domain)}</caption>
+        <caption class="visually-hidden">
+          DNS {proof ? 'records' : 'record'} for {shown(domain)}
+        </caption>
         <thead>
           <tr>
             <th scope="col">Name</th>
@@ -59,6 +62,24 @@ function RecordTable({ domain }: { domain: DomainView }) {
               <code class="record-ttl">{record.ttl}</code>
             </td>
           </tr>
+          {proof ? (
+            <tr class="ownership-record">
+              <td>
+                <code class="record-name">{proof.name}</code>
+                <CopyButton text={proof.name} what={`the TXT record name of ${shown(domain)}`} />
+              </td>
+              <td>
+                <code class="record-type">{proof.type}</code>
+              </td>
+              <td>
+                <code class="record-value">{proof.value}</code>
+                <CopyButton text={proof.value} what={`the TXT record value of ${shown(domain)}`} />
+              </td>
+              <td>
+                <code class="record-ttl">{proof.ttl}</code>
+              </td>
+            </tr>
+          ) : null}
         </tbody>
       </table>
       {domain.apexFallback ? <p class="help">{domain.apexFallback}</p> : null}

@@ -153,7 +153,8 @@ export const CONSOLE_ERROR_CATALOGUE = {
   },
   domain_taken: {
     status: 409,
-    description: 'The domain is attached to a project already, or the edge reports it in use elsewhere.',
+    description:
+      'The project has this domain already, or the edge reports it in use outside the platform. (A name another project has can be claimed: the first project whose DNS proof holds owns it.)',
   },
   domain_role_conflict: {
     status: 409,

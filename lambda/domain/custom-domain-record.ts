@@ -60,6 +60,21 @@ export interface CustomDomain {
    * created with it once it is issued, before the old target moves to the edge.
    */
   readonly certificateArn?: string;
+  /**
+   * Stored as the project's claim (keyed by name and project): the project asks for the name but
+   * does not own it (not verified yet, or lost to a project whose DNS proof held later). Absent
+   * on the owner's record, the one item per name the authorizer reads.
+   */
+  readonly claim?: true;
+  /**
+   * How the owner proved the name is its: a CNAME to the project's target, or the TXT
+   * `_animal-store.<domain>` with its ownership token. Absent on a domain verified before
+   * per-project targets: its CNAME to the shared target is accepted for it alone until it
+   * verifies with a proof.
+   */
+  readonly proof?: 'cname' | 'txt';
+  /** When another project's proof took the name from this one (ISO 8601): its release window counts from here. */
+  readonly lostAt?: string;
   /** Bumped by every write: a write based on an older read is refused. */
   readonly version: number;
 }
@@ -84,7 +99,22 @@ export interface TenantDnsRecord {
   readonly zone: string;
   /** CNAME for a subdomain; for an apex an ALIAS or ANAME, whichever the provider offers. */
   readonly type: 'CNAME' | 'ALIAS/ANAME';
-  /** The spec's `{platform_cname_target}`. */
+  /** The project's target, `<target id>.domains.<platform domain>`. */
+  readonly value: string;
+  readonly ttl: number;
+}
+
+/**
+ * The second record of an apex (or of a name whose provider flattens CNAMEs): the TXT
+ * `_animal-store.<domain>` whose value is the project's ownership token. Addresses cannot say
+ * which project a name is for; this record does.
+ */
+export interface OwnershipDnsRecord {
+  /** The Name field under the zone: `_animal-store` for the apex, `_animal-store.shop` below it. */
+  readonly name: string;
+  readonly zone: string;
+  readonly type: 'TXT';
+  /** The project's ownership token (public, never a secret). */
   readonly value: string;
   readonly ttl: number;
 }
@@ -99,6 +129,8 @@ export interface DomainView {
   readonly reason?: string;
   /** The DNS record to create. */
   readonly record: TenantDnsRecord;
+  /** For an apex: the TXT record that proves the project owns it, created beside the ALIAS/ANAME. */
+  readonly ownershipRecord?: OwnershipDnsRecord;
   /** For an apex: what to do where the provider has no ALIAS/ANAME. */
   readonly apexFallback?: string;
   readonly certificate: EdgeCertificateState;

@@ -1,5 +1,6 @@
 import type { CustomDomain } from './custom-domain';
 import type { DnsLookup } from './dns-verdict';
+import type { TxtLookup } from './domain-ownership';
 import type { EdgeTenants } from './edge-tenants';
 import { DomainError } from './errors';
 
@@ -10,18 +11,40 @@ import { DomainError } from './errors';
  * transitions and the imported-domain path all share these.
  */
 
-/** What the service needs of storage: one record per name, whichever project holds it. */
+/**
+ * What the service needs of storage: the owner's record of a name (one per name, the item the
+ * authorizer reads), and each other project's claim on it (keyed by name and project).
+ */
 export interface CustomDomainStore {
-  /** The domain of that name (a strongly consistent read). */
+  /** The owner's record of that name (a strongly consistent read). */
   get(name: string): Promise<CustomDomain | undefined>;
-  /** A project's domains. */
+  /** The project's claim on that name, when it does not own it (a strongly consistent read). */
+  getClaim(name: string, project: string): Promise<CustomDomain | undefined>;
+  /** A project's domains: those it owns and its claims. */
   listByProject(project: string): Promise<CustomDomain[]>;
-  /** Stores a new domain; false when the name is attached already, to any project. */
+  /** Stores a new record (a claim, or an owner's record); false when that record exists already. */
   create(domain: CustomDomain): Promise<boolean>;
-  /** Replaces the domain; false unless the stored one is of the same project at `version - 1`. */
+  /** Replaces the record; false unless the stored one is of the same project at `version - 1`. */
   update(domain: CustomDomain): Promise<boolean>;
-  /** Deletes the project's domain; false when that project has no such domain. */
+  /**
+   * Makes `domain` the name's owner, only if the owner's record is still `previous` (undefined:
+   * only if there is none); false when another request moved it first.
+   */
+  takeName(domain: CustomDomain, previous: CustomDomain | undefined): Promise<boolean>;
+  /** Stores the record as the project's claim, replacing any (a former owner's record, kept for it). */
+  putClaim(domain: CustomDomain): Promise<void>;
+  /** Deletes the project's claim on the name (it owns it now, or it is released). */
+  deleteClaim(name: string, project: string): Promise<void>;
+  /** Deletes the project's record of the name (owned or claimed); false when it has none. */
   delete(name: string, project: string): Promise<boolean>;
+  /** How many domains the project holds (its counter); undefined before its first add since counters exist. */
+  domainCount(project: string): Promise<number | undefined>;
+  /** Starts the project's counter at `count`, unless another request started it first. */
+  startDomainCount(project: string, count: number): Promise<void>;
+  /** Counts one more domain, atomically, only while the count is under `max`; false when it is not. */
+  reserveDomain(project: string, max: number): Promise<boolean>;
+  /** Counts one domain fewer (a removal, a released claim). */
+  releaseDomain(project: string): Promise<void>;
   /**
    * The domain the project's primary claim names (a strongly consistent read; the project
    * index is not), undefined when none is claimed. The claim is what makes exactly one
@@ -40,20 +63,47 @@ export interface CustomDomainStore {
 export interface CustomDomainsOptions {
   readonly store: CustomDomainStore;
   readonly edge: EdgeTenants;
-  readonly dns: DnsLookup;
+  readonly dns: DnsLookup & TxtLookup;
   /** Milliseconds since the epoch. */
   readonly clock: () => number;
-  /** The spec's `{platform_cname_target}`: every custom domain is a CNAME (or ALIAS) to it. */
+  /**
+   * The shared target, `domains.<platform domain>`: each project's own target is a name under
+   * it (`<target id>.domains.<platform domain>`, project-target.ts).
+   */
   readonly target: string;
+  /** Gives a project made before per-project targets its target id (set once). */
+  readonly projects?: ProjectTargets;
   /** The platform's own domain: names under it are refused. */
   readonly platformDomain: string;
 }
 
+/** What the service needs of the projects' storage: a target id for a project that has none. */
+export interface ProjectTargets {
+  /** The project's target id, `candidate` if it had none; undefined when there is no such project. */
+  assignTargetId(project: string, candidate: string): Promise<string | undefined>;
+}
+
 /** What a write may change of a stored domain. */
-export type Changes = Partial<Omit<CustomDomain, 'name' | 'project' | 'version' | 'since' | 'addedAt'>>;
+export type Changes = Partial<
+  Omit<CustomDomain, 'name' | 'project' | 'version' | 'since' | 'addedAt' | 'claim'>
+>;
 
 /** What a write needs: the store and the clock. */
 export type Writer = Pick<CustomDomainsOptions, 'store' | 'clock'>;
+
+/**
+ * The project's record of a name: the owner's when the project owns it, else its claim;
+ * undefined when it has neither. Every operation on "a domain of the project" reads this.
+ */
+export async function recordOf(
+  { store }: Pick<CustomDomainsOptions, 'store'>,
+  name: string,
+  project: string,
+): Promise<CustomDomain | undefined> {
+  const owner = await store.get(name);
+  if (owner?.project === project) return owner;
+  return store.getClaim(name, project);
+}
 
 /** The clock's time as an ISO timestamp. */
 export function now({ clock }: Pick<CustomDomainsOptions, 'clock'>): string {
@@ -98,8 +148,7 @@ export async function moveOnForRead(
     return await move();
   } catch (error) {
     if (error instanceof DomainError && error.kind === 'domain_busy') {
-      const current = await store.get(domain.name);
-      return current?.project === domain.project ? current : undefined;
+      return recordOf({ store }, domain.name, domain.project);
     }
     throw error;
   }

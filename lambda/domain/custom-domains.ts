@@ -3,31 +3,32 @@ import {
   type CustomDomain,
   describeDomain,
   type DomainView,
-  DNS_PROPAGATION_MS,
   isApexDomain,
   isServing,
-  MAX_DOMAINS_PER_PROJECT,
   normalizeDomainName,
-  registrableDomain,
 } from './custom-domain';
-import { afterCertificate, refreshCertificate } from './custom-domain-certificates';
+import { refreshCertificate } from './custom-domain-certificates';
+import { verifyDomain } from './custom-domain-verification';
 import { REMOVE_CONFIRMATION, type Verification } from './custom-domain-record';
-import { type CustomDomainsOptions, edgeCall, now, save } from './custom-domains-ports';
-import { type DnsExpectation, explainVerdict, observe, verdictOf } from './dns-verdict';
+import { type CustomDomainsOptions, edgeCall, now, recordOf, save } from './custom-domains-ports';
+import { isReleasable, ownedElsewhereNotice, release, releasedWords, reservePlace } from './domain-claims';
+import { ownershipDnsRecord } from './domain-ownership';
 import { type EdgeRoute, type StaleTenantSweep, sweepStaleTenants } from './edge-tenants';
 import { DomainError } from './errors';
 import { advanceImport, type ImportProgress, refreshImport } from './imported-domains';
 import { PLAN_NAMES, PLANS } from './plans';
 import { claimFirst, primaryOf, promote, routeOf } from './primary-claim';
 import type { Project } from './project';
+import { newTargetId, ownershipToken, projectTarget } from './project-target';
 
 /**
  * The domains service's rules (the backend of the dashboard's Domains settings): a project
  * adds its domains, verifies them, picks the primary, makes redirects and removes them. It
  * acts over ports: the stored domains, the edge's tenants, DNS, and a clock
- * (custom-domains-ports.ts). Its parts live beside it: the primary claim (primary-claim.ts), the
- * certificate transitions (custom-domain-certificates.ts) and the imported-domain path
- * (imported-domains.ts).
+ * (custom-domains-ports.ts). Its parts live beside it: who owns a name (domain-ownership.ts,
+ * domain-claims.ts), the verification (custom-domain-verification.ts), the primary claim
+ * (primary-claim.ts), the certificate transitions (custom-domain-certificates.ts) and the
+ * imported-domain path (imported-domains.ts).
  */
 
 export { REMOVE_CONFIRMATION };
@@ -37,7 +38,13 @@ export type { CustomDomainsOptions, CustomDomainStore } from './custom-domains-p
 export type { ImportProgress } from './imported-domains';
 
 /** The project a request acts for. */
-export type ProjectRef = Pick<Project, 'name' | 'plan'>;
+export type ProjectRef = Pick<Project, 'name' | 'plan' | 'targetId'>;
+
+/** What a request shows and checks of the project: its own target and its ownership token. */
+interface Proofs {
+  readonly target: string;
+  readonly token: string;
+}
 
 export interface Removal {
   readonly name: string;
@@ -62,9 +69,17 @@ export class CustomDomains {
 
   /** The project's domains, primary first; certificates still pending are asked about at the edge. */
   async list(project: ProjectRef): Promise<DomainView[]> {
+    const proofs = await this.proofsOf(project);
     const domains = await this.options.store.listByProject(project.name);
+    const nowMs = this.options.clock();
+    // A pending claim on a name another project owns says so (never which project).
+    const elsewhere = new Set<string>();
     const current = await Promise.all(
-      domains.map((domain) => {
+      domains.map(async (domain) => {
+        if (isReleasable(domain, nowMs)) return (await release(this.options, domain)) ? undefined : domain;
+        if (domain.claim && domain.state === 'pending-dns' && (await this.options.store.get(domain.name))) {
+          elsewhere.add(domain.name);
+        }
         if (domain.state !== 'certificate-pending') return domain;
         if (domain.attached) return refreshCertificate(this.options, domain);
         return domain.migratedFrom ? refreshImport(this.options, domain) : domain;
@@ -73,16 +88,23 @@ export class CustomDomains {
     return current
       .filter((domain): domain is CustomDomain => domain !== undefined)
       .sort(byRoleThenName)
-      .map((domain) => this.view(domain));
+      .map((domain) => {
+        const view = this.view(domain, proofs);
+        return elsewhere.has(domain.name)
+          ? { ...view, notices: [...view.notices, ownedElsewhereNotice(domain.name)] }
+          : view;
+      });
   }
 
   /**
-   * Adds a domain in pending-dns: the first becomes the primary, `redirect` adds a 301 to the
-   * primary, others are additional. Refused on a plan without custom domains, for a name that is
-   * not a domain of one's own, for a name attached to any project or in use elsewhere at the edge.
+   * Adds a domain in pending-dns, as the project's claim: the first becomes the primary,
+   * `redirect` adds a 301 to the primary, others are additional. A name another project has,
+   * pending or verified, can be claimed too: the first project whose DNS proof holds at verify
+   * time owns it. Refused on a plan without custom domains, for a name that is not a domain of
+   * one's own, one the project has already, one in use elsewhere at the edge, and past the cap.
    */
   async add(project: ProjectRef, request: { name: string; redirect?: boolean }): Promise<DomainView> {
-    const { store, edge, platformDomain } = this.options;
+    const { edge, platformDomain } = this.options;
     const plan = PLANS[project.plan];
     if (!plan.customDomains) {
       const paid = PLAN_NAMES.filter((name) => PLANS[name].customDomains).map((name) => PLANS[name].title);
@@ -92,21 +114,13 @@ export class CustomDomains {
       );
     }
     const name = normalizeDomainName(request.name, platformDomain);
-    const existing = await store.get(name);
-    if (existing) {
-      throw new DomainError(
-        'domain_taken',
-        existing.project === project.name
-          ? `${name} is a domain of project ${project.name} already.`
-          : `${name} is attached to another project: a domain serves one project only. If it is yours, remove it there first.`,
-      );
-    }
-    const domains = await store.listByProject(project.name);
-    if (domains.length >= MAX_DOMAINS_PER_PROJECT) {
-      throw new DomainError(
-        'too_many_domains',
-        `Project ${project.name} has ${domains.length} custom domains, the most one project may have: remove one first.`,
-      );
+    const proofs = await this.proofsOf(project);
+    const existing = await recordOf(this.options, name, project.name);
+    if (
+      existing &&
+      !(isReleasable(existing, this.options.clock()) && (await release(this.options, existing)))
+    ) {
+      throw this.taken(project, name);
     }
     const primary = await primaryOf(this.options, project.name);
     if (request.redirect && primary === undefined) {
@@ -122,6 +136,7 @@ export class CustomDomains {
         `${name} is in use elsewhere (${elsewhere}): remove it there, then add it here.`,
       );
     }
+    await reservePlace(this.options, project.name);
     const addedAt = now(this.options);
     // Stored as additional, and promoted only once it holds the project's primary claim: two
     // first adds at once both store, and exactly one wins the claim.
@@ -134,97 +149,29 @@ export class CustomDomains {
       addedAt,
       attached: false,
       certificate: 'none',
+      claim: true,
       version: 1,
     };
-    if (!(await store.create(domain))) {
-      throw new DomainError('domain_taken', `${name} was attached to a project a moment ago.`);
+    if (!(await this.options.store.create(domain))) {
+      await this.options.store.releaseDomain(project.name);
+      throw this.taken(project, name);
     }
     if (request.redirect || primary !== undefined || !(await claimFirst(this.options, project.name, name))) {
-      return this.view(domain);
+      return this.view(domain, proofs);
     }
-    return this.view(await promote(this.options, domain));
+    return this.view(await promote(this.options, domain), proofs);
   }
 
   /**
-   * Checks the domain's DNS (and, where the edge has one, the edge's own check). Verified, a
-   * domain without a tenant gets one and its certificate is requested (certificate-pending); a
-   * certificate that timed out or failed is requested again. Not verified, it stays pending-dns
-   * within 48 hours of adding when nothing is there yet, else fails with the verdict's reason.
+   * Checks the domain's DNS against the project's proof and moves it on: a claim whose proof
+   * holds takes the name, a verified domain gets its tenant and certificate, and one that is not
+   * stays pending or fails ({@link verifyDomain} in custom-domain-verification.ts says how).
    */
   async verify(project: ProjectRef, requested: string): Promise<Verification> {
-    const { dns, edge, target } = this.options;
+    const proofs = await this.proofsOf(project);
     const domain = await this.owned(project, requested);
-    const expectation: DnsExpectation = {
-      domain: domain.name,
-      zone: registrableDomain(domain.name),
-      apex: isApexDomain(domain.name),
-      target,
-      ...(domain.migratedFrom ? { migratedFrom: domain.migratedFrom } : {}),
-    };
-    let verdict;
-    try {
-      verdict = verdictOf(expectation, await observe(dns, expectation));
-    } catch (error) {
-      throw new DomainError('dns_unavailable', `DNS could not be asked about ${domain.name}`, {
-        cause: error,
-      });
-    }
-    let { summary, fix } = explainVerdict(expectation, verdict);
-    let kind: string = verdict.kind;
-    if (verdict.kind === 'verified') {
-      const check = await edgeCall(() => edge.checkDns(domain.name));
-      if (check && !check.valid) {
-        kind = 'edge-dns-invalid';
-        summary = `Not verified: the edge does not see ${domain.name} pointing at ${target}${check.reason ? ` (${check.reason})` : ''}.`;
-        fix = `Keep the ${expectation.apex ? 'ALIAS/ANAME' : 'CNAME'} ${domain.name} → ${target} as the name's only record, wait for DNS to propagate, then re-verify.`;
-      }
-    }
-    const verified = kind === 'verified';
-    let after: CustomDomain;
-    if (domain.migratedFrom && !domain.attached) {
-      // Still served where it was (the old target): its tenant waits for its own certificate,
-      // whatever the DNS says; one that failed or timed out is requested again.
-      after = (await advanceImport(this.options, domain, { renew: true })).domain;
-    } else if (kind === 'migration-pending') {
-      after = domain;
-    } else if (!verified) {
-      const waiting =
-        kind === 'not-found' &&
-        !domain.servedAt &&
-        Date.parse(now(this.options)) - Date.parse(domain.addedAt) < DNS_PROPAGATION_MS;
-      after = waiting
-        ? await save(this.options, domain, { state: 'pending-dns' })
-        : await save(this.options, domain, {
-            state: 'failed',
-            reason: kind === 'not-found' ? `${summary} ${fix}` : summary,
-          });
-    } else if (!domain.attached) {
-      await edgeCall(async () => edge.attach(domain.name, await routeOf(this.options, domain)));
-      after = await save(this.options, domain, {
-        state: 'certificate-pending',
-        attached: true,
-        certificate: 'pending',
-      });
-    } else {
-      const certificate = await edgeCall(() => edge.certificate(domain.name));
-      if (certificate.state === 'issued' || certificate.state === 'pending') {
-        after = await save(this.options, domain, afterCertificate(this.options, domain, certificate));
-      } else {
-        // Timed out, failed or gone: a fresh request, and the 30 minutes start again.
-        await edgeCall(async () =>
-          certificate.state === 'none'
-            ? edge.attach(domain.name, await routeOf(this.options, domain))
-            : edge.renewCertificate(domain.name),
-        );
-        after = await save(
-          this.options,
-          domain,
-          { state: 'certificate-pending', certificate: 'pending' },
-          { restart: true },
-        );
-      }
-    }
-    return { domain: this.view(after), verified, verdict: kind, summary, fix };
+    const { after, ...outcome } = await verifyDomain(this.options, domain, proofs);
+    return { domain: this.view(after, proofs), ...outcome };
   }
 
   /**
@@ -247,11 +194,11 @@ export class CustomDomains {
     const others = (await store.listByProject(project.name)).filter((other) => other.name !== domain.name);
     // The claim names the primary even when the index does not show it yet.
     const claimed = await store.claimedPrimary(project.name);
-    const holder = claimed === undefined || claimed === domain.name ? undefined : await store.get(claimed);
-    const former =
-      holder?.project === project.name && holder.role === 'primary'
-        ? holder
-        : others.find((other) => other.role === 'primary');
+    const holder =
+      claimed === undefined || claimed === domain.name
+        ? undefined
+        : await recordOf(this.options, claimed, project.name);
+    const former = holder?.role === 'primary' ? holder : others.find((other) => other.role === 'primary');
     if (former && !isServing(domain)) {
       throw new DomainError(
         'domain_role_conflict',
@@ -283,8 +230,9 @@ export class CustomDomains {
 
   /** Makes a domain answer 301 to the primary, keeping path and query (never the primary itself). */
   async makeRedirect(project: ProjectRef, requested: string): Promise<DomainView> {
+    const proofs = await this.proofsOf(project);
     const domain = await this.owned(project, requested);
-    if (domain.role === 'redirect') return this.view(domain);
+    if (domain.role === 'redirect') return this.view(domain, proofs);
     if (domain.role === 'primary') {
       throw new DomainError(
         'domain_role_conflict',
@@ -297,7 +245,7 @@ export class CustomDomains {
       role: 'redirect',
       ...(domain.state === 'active' ? { state: 'redirect' as const } : {}),
     });
-    return this.view(after);
+    return this.view(after, proofs);
   }
 
   /**
@@ -312,9 +260,13 @@ export class CustomDomains {
     if (domain.role === 'primary') {
       const others = (await store.listByProject(project.name)).filter((other) => other.name !== domain.name);
       if (others.length > 0) {
+        // Only a serving domain can become the primary: advise one, or none.
+        const next = others.find((other) => isServing(other));
         throw new DomainError(
           'domain_role_conflict',
-          `${domain.name} is the primary domain of project ${project.name}: make another domain primary first (${others[0]?.name}), or remove the others.`,
+          next
+            ? `${domain.name} is the primary domain of project ${project.name}: make another domain primary first (${next.name}), or remove the others.`
+            : `${domain.name} is the primary domain of project ${project.name}, and none of its other domains serves yet to take its place: remove the others first, or verify one until it is active and make it the primary.`,
         );
       }
     }
@@ -325,6 +277,7 @@ export class CustomDomains {
       );
     }
     if (!(await store.delete(domain.name, project.name))) throw this.notFound(project, requested);
+    await store.releaseDomain(project.name);
     if (domain.role === 'primary') await store.releasePrimary(project.name, domain.name);
     if (!domain.attached) return { name: domain.name, tenant: 'deleted' };
     try {
@@ -346,8 +299,27 @@ export class CustomDomains {
     return edgeCall(() => sweepStaleTenants(edge, async (name) => (await store.get(name)) !== undefined));
   }
 
-  private view(domain: CustomDomain): DomainView {
-    return describeDomain(domain, this.options.target, this.options.clock());
+  /** The domain as the project sees it: the record names the project's own target; an apex shows its TXT proof too. */
+  private view(domain: CustomDomain, { target, token }: Proofs): DomainView {
+    const view = describeDomain(domain, target, this.options.clock());
+    if (!isApexDomain(domain.name)) return view;
+    const { apexFallback, ...rest } = view;
+    return {
+      ...rest,
+      ownershipRecord: ownershipDnsRecord(domain.name, token),
+      ...(apexFallback ? { apexFallback } : {}),
+    };
+  }
+
+  /**
+   * The project's target and ownership token. A project made before per-project targets gets
+   * its target id here, once (a conditional write: concurrent requests agree on one).
+   */
+  private async proofsOf(project: ProjectRef): Promise<Proofs> {
+    const targetId =
+      project.targetId ?? (await this.options.projects?.assignTargetId(project.name, newTargetId()));
+    if (targetId === undefined) throw new Error(`Project ${project.name} has no target id.`);
+    return { target: projectTarget(targetId, this.options.target), token: ownershipToken(targetId) };
   }
 
   private notFound(project: ProjectRef, requested: string): DomainError {
@@ -357,10 +329,20 @@ export class CustomDomains {
     );
   }
 
-  /** The project's domain of that name; another project's is not found either, so names never leak. */
+  private taken(project: ProjectRef, name: string): DomainError {
+    return new DomainError('domain_taken', `${name} is a domain of project ${project.name} already.`);
+  }
+
+  /**
+   * The project's record of that name (owned, or its claim); another project's is not found
+   * either, so names never leak. A claim whose window has passed is released here.
+   */
   private async owned(project: ProjectRef, requested: string): Promise<CustomDomain> {
-    const domain = await this.options.store.get(lookupName(requested));
-    if (!domain || domain.project !== project.name) throw this.notFound(project, requested);
+    const domain = await recordOf(this.options, lookupName(requested), project.name);
+    if (!domain) throw this.notFound(project, requested);
+    if (isReleasable(domain, this.options.clock()) && (await release(this.options, domain))) {
+      throw new DomainError('domain_not_found', releasedWords(domain.name));
+    }
     return domain;
   }
 }

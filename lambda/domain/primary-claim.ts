@@ -1,5 +1,5 @@
 import type { CustomDomain } from './custom-domain';
-import { type CustomDomainsOptions, save, type Writer } from './custom-domains-ports';
+import { type CustomDomainsOptions, recordOf, save, type Writer } from './custom-domains-ports';
 import type { EdgeRoute } from './edge-tenants';
 import { DomainError } from './errors';
 
@@ -20,7 +20,7 @@ export const CLAIM_ATTEMPTS = 3;
  */
 export async function primaryOf({ store }: Store, project: string): Promise<string | undefined> {
   const claimed = await store.claimedPrimary(project);
-  if (claimed !== undefined && (await store.get(claimed))?.project === project) return claimed;
+  if (claimed !== undefined && (await recordOf({ store }, claimed, project)) !== undefined) return claimed;
   return (await unclaimedPrimary({ store }, project, claimed))?.name;
 }
 
@@ -34,8 +34,8 @@ async function unclaimedPrimary(
     (other) => other.role === 'primary' && other.name !== claimed,
   );
   if (!listed) return undefined;
-  const current = await store.get(listed.name);
-  return current?.project === project && current.role === 'primary' ? current : undefined;
+  const current = await recordOf({ store }, listed.name, project);
+  return current?.role === 'primary' ? current : undefined;
 }
 
 /**
@@ -46,7 +46,7 @@ export async function claimFirst({ store }: Store, project: string, name: string
   for (let attempt = 1; attempt <= CLAIM_ATTEMPTS; attempt += 1) {
     const claimed = await store.claimedPrimary(project);
     if (claimed === name) return true;
-    if (claimed !== undefined && (await store.get(claimed))?.project === project) return false;
+    if (claimed !== undefined && (await recordOf({ store }, claimed, project)) !== undefined) return false;
     const older = await unclaimedPrimary({ store }, project, name);
     if (older) {
       // A primary stored before claims existed keeps its role, and gets the claim.
@@ -65,8 +65,8 @@ export async function promote(options: Writer, domain: CustomDomain): Promise<Cu
     try {
       return await save(options, current, { role: 'primary' });
     } catch (error) {
-      const fresh = await options.store.get(domain.name);
-      if (attempt >= CLAIM_ATTEMPTS || fresh?.project !== domain.project) throw error;
+      const fresh = await recordOf(options, domain.name, domain.project);
+      if (attempt >= CLAIM_ATTEMPTS || fresh === undefined) throw error;
       if (fresh.role === 'primary') return fresh;
       current = fresh;
     }

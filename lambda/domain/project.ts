@@ -19,6 +19,12 @@ export interface Project {
    * by {@link parseAllowedOrigins}; none when absent.
    */
   readonly allowedOrigins?: readonly string[];
+  /**
+   * The id of the project's custom-domain target, `<targetId>.domains.<platform domain>`
+   * (project-target.ts): random, set once, never changed nor reused. Absent on a project made
+   * before per-project targets: local mode's start, `import` and the domains service give it one.
+   */
+  readonly targetId?: string;
 }
 
 /** The stored form of a project: never its console token, only the token's hash. */

@@ -48,5 +48,6 @@ export const handler = consoleApi({
     clock: now,
     target: requireEnv(RUNTIME_ENV.domainsTarget),
     platformDomain,
+    projects,
   }),
 });

@@ -1,6 +1,7 @@
 import { Resolver } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import type { CaaRecord, DnsLookup } from '../domain/dns-verdict';
+import type { TxtLookup } from '../domain/domain-ownership';
 import { ownAddresses } from './dns-own-addresses';
 
 /**
@@ -49,7 +50,7 @@ function caaRecordOf(answer: Record<string, unknown>): CaaRecord[] {
  * (`host` or `host:port`, e.g. `127.0.0.1:5353`). A fresh resolver per lookup object,
  * so no answer is cached between two runs.
  */
-export function resolverLookup(server?: string, timeoutMs = 2_000): DnsLookup {
+export function resolverLookup(server?: string, timeoutMs = 2_000): DnsLookup & TxtLookup {
   const resolver = new Resolver({ timeout: timeoutMs, tries: 2 });
   if (server) resolver.setServers([parseResolverAddress(server)]);
   const ask = async <T>(name: string, type: string, query: () => Promise<T[]>): Promise<T[]> => {
@@ -68,6 +69,9 @@ export function resolverLookup(server?: string, timeoutMs = 2_000): DnsLookup {
     cname: (name) => ask(name, 'CNAME', () => resolver.resolveCname(name)),
     a: (name) => ask(name, 'A', () => resolver.resolve4(name)),
     aaaa: (name) => ask(name, 'AAAA', () => resolver.resolve6(name)),
+    // A record's character-strings are one text (RFC 7208 §3.3 reads them so).
+    txt: (name) =>
+      ask(name, 'TXT', async () => (await resolver.resolveTxt(name)).map((parts) => parts.join(''))),
     caa: (name) =>
       ask(name, 'CAA', async () =>
         (await resolver.resolveCaa(name)).flatMap((record) =>

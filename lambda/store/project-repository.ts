@@ -85,6 +85,27 @@ export class ProjectRepository implements ProjectStore, ProjectKeyCountStore {
     return this.update(name, 'SET usageId = :usageId', { ':usageId': usageId });
   }
 
+  /**
+   * The project's target id, given `candidate` if it has none yet (a project made before
+   * per-project targets): set once, conditionally, so two concurrent callers agree on one id,
+   * and never changed afterwards. Undefined when there is no such project.
+   */
+  async assignTargetId(name: string, candidate: string): Promise<string | undefined> {
+    await conditionalWrite(() =>
+      this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { name },
+          UpdateExpression: 'SET targetId = :id',
+          ConditionExpression: 'attribute_exists(#name) AND attribute_not_exists(targetId)',
+          ExpressionAttributeNames: { '#name': 'name' },
+          ExpressionAttributeValues: { ':id': candidate },
+        }),
+      ),
+    );
+    return (await this.get(name))?.targetId;
+  }
+
   async delete(name: string): Promise<boolean> {
     return conditionalWrite(() =>
       this.client.send(

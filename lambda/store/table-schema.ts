@@ -143,10 +143,11 @@ export const PROJECTS_TABLE = {
 } as const satisfies TableDefinition;
 
 /**
- * The attributes a write of a project's count of active keys names (the key and the count):
- * the console function may update these and no other (its policy says so).
+ * The attributes the console function's updates of a project name: the key, the count of
+ * active keys (the key cap) and the target id a project made before per-project targets gets
+ * once. It may update these and no other (its policy says so): never a plan or a token.
  */
-export const PROJECT_KEY_COUNT_ATTRIBUTES = ['name', 'activeKeys'] as const;
+export const PROJECT_ATTRIBUTES_THE_CONSOLE_UPDATES = ['name', 'activeKeys', 'targetId'] as const;
 
 /**
  * Rate-limit counters: one item per caller (API key or client IP) per UTC day,

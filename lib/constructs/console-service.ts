@@ -10,7 +10,7 @@ import {
   API_KEYS_TABLE,
   CONSOLE_SESSIONS_TABLE,
   CUSTOM_DOMAINS_TABLE,
-  PROJECT_KEY_COUNT_ATTRIBUTES,
+  PROJECT_ATTRIBUTES_THE_CONSOLE_UPDATES,
 } from '../../lambda/store/table-schema';
 import { bindRateLimits } from './animal-store-api';
 import { ApiFunction } from './api-function';
@@ -154,10 +154,11 @@ export class ConsoleService extends Construct {
     });
     const fn = this.consoleFunction;
     // A domain is read, created and replaced by conditional puts, and deleted; never scanned.
+    // A project's domain count is one conditional UpdateItem (the cap under concurrency).
     fn.bindTable({
       table: tables.customDomains,
       environmentVariable: RUNTIME_ENV.customDomainsTable,
-      actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:DeleteItem'],
+      actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
       target: 'table',
     });
     // A project's domains: a Query on the project index.
@@ -174,13 +175,14 @@ export class ConsoleService extends Construct {
       actions: ['dynamodb:GetItem'],
       target: 'table',
     });
-    // ...and its count of active keys (the key cap): conditional updates of that attribute alone.
+    // ...and conditional updates of its count of active keys (the key cap) and, for a project
+    // made before per-project targets, its target id (set once): those attributes alone.
     fn.addToRolePolicy(
       new PolicyStatement({
         actions: ['dynamodb:UpdateItem'],
         resources: [tables.projects.tableArn],
         conditions: {
-          'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...PROJECT_KEY_COUNT_ATTRIBUTES] },
+          'ForAllValues:StringEquals': { 'dynamodb:Attributes': [...PROJECT_ATTRIBUTES_THE_CONSOLE_UPDATES] },
           StringEqualsIfExists: { 'dynamodb:ReturnValues': ['NONE'] },
         },
       }),

@@ -15,9 +15,10 @@ export interface DomainsTargetProps {
 }
 
 /**
- * The one CNAME target every custom domain points at, the spec's `{platform_cname_target}`:
- * `domains.<platform domain>`, a CNAME in the platform zone to the routing endpoint of a
- * connection group of our own. Tenants never see CloudFront's endpoint, so replacing the
+ * The targets custom domains point at, the spec's `{platform_cname_target}`: each project's
+ * own, `<target id>.domains.<platform domain>` (one wildcard record), and the shared
+ * `domains.<platform domain>` (domains verified before per-project targets), both CNAMEs in
+ * the platform zone to the routing endpoint of a connection group of our own. Tenants never see CloudFront's endpoint, so replacing the
  * connection group changes one record, not every tenant's DNS. The target's name also has
  * a certificate (us-east-1, DNS-validated in the platform zone): the multi-tenant
  * distribution's own, which carries its TLS policy; each tenant adds its managed certificate.
@@ -51,6 +52,15 @@ export class DomainsTarget extends Construct {
     new CnameRecord(this, 'Target', {
       zone,
       recordName: `${this.targetName}.`,
+      domainName: this.connectionGroup.attrRoutingEndpoint,
+      ttl: DOMAINS_TARGET_TTL,
+    });
+    // Every project's own target, `<target id>.domains.<platform domain>`: one wildcard, so a
+    // new project needs no record, and each tenant's CNAME says which project it is for. No
+    // extra hop: the tenant's CNAME names this record, which names the routing endpoint.
+    new CnameRecord(this, 'ProjectTargets', {
+      zone,
+      recordName: `*.${this.targetName}.`,
       domainName: this.connectionGroup.attrRoutingEndpoint,
       ttl: DOMAINS_TARGET_TTL,
     });

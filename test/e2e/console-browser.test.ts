@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { buildConsole } from '../../console/build';
 import { PLANS } from '../../lambda/domain/plans';
+import { ownershipToken, projectTarget } from '../../lambda/domain/project-target';
 import { SANDBOX_RECORDS_PATH } from '../../local/console-gateway';
 import { CONSOLE_PAGE_PATH } from '../../local/console-site';
 import { type LocalApi, startLocalApi } from '../../local/server';
@@ -43,9 +44,14 @@ let steps: ConsolePage;
 /** The page's origin: localhost, as a person types it (a secure context, so the `__Host-` cookie is kept). */
 let origin: string;
 
+/** Each project's target id, as the projects tool made it. */
+const targetIds = new Map<string, string>();
+
 /** A project made by the projects tool's code, with its console token. */
 async function createProject(plan: 'free' | 'pro', name: string): Promise<string> {
-  return (await new ProjectAdmin(connection).create(name, plan)).consoleToken;
+  const { record, consoleToken } = await new ProjectAdmin(connection).create(name, plan);
+  targetIds.set(name, record.targetId ?? '');
+  return consoleToken;
 }
 
 /** Creates a record in the sandbox DNS as the token's project, as `npm run domains -- sandbox-record` does. */
@@ -185,7 +191,12 @@ describeInBrowser('the console browser tests')('the console page in Chromium', (
       value: await shop.locator('.record-value').textContent(),
       ttl: await shop.locator('.record-ttl').textContent(),
     };
-    expect(record).toEqual({ name: 'shop', type: 'CNAME', value: api.domains?.target, ttl: '3600' });
+    expect(record).toEqual({
+      name: 'shop',
+      type: 'CNAME',
+      value: projectTarget(targetIds.get(acme) ?? '', api.domains?.target ?? ''),
+      ttl: '3600',
+    });
     await sandboxRecord(acmeToken, `${record.name}.acme-pets.test`, record.type ?? '', record.value ?? '');
 
     await shop.getByRole('button', { name: 'Re-verify' }).click();
@@ -215,7 +226,12 @@ describeInBrowser('the console browser tests')('the console page in Chromium', (
     await page.getByRole('button', { name: 'Add domain' }).click();
     const domain = card(API_DOMAIN);
     await domain.waitFor();
-    await sandboxRecord(acmeToken, API_DOMAIN, 'CNAME', api.domains?.target ?? '');
+    await sandboxRecord(
+      acmeToken,
+      API_DOMAIN,
+      'CNAME',
+      projectTarget(targetIds.get(acme) ?? '', api.domains?.target ?? ''),
+    );
     await domain.getByRole('button', { name: 'Verify' }).click();
     await domain.locator('.domain-state[data-state="active"]').waitFor();
 
@@ -260,5 +276,31 @@ describeInBrowser('the console browser tests')('the console page in Chromium', (
     expect(await page.getByLabel('Domain or subdomain').count()).toBe(0);
     expect(await page.getByRole('button', { name: 'Add domain' }).count()).toBe(0);
     await check('domains-free');
+  }, 60_000);
+
+  it("shows an apex its ALIAS/ANAME to the project's target and, beside it, the TXT record that proves it is the project's", async () => {
+    const apexProject = `apex-${process.pid}`;
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await signIn(await createProject('pro', apexProject));
+    await navigate('Domains');
+    await page.getByLabel('Domain or subdomain').fill('acme-apex.test');
+    await page.getByRole('button', { name: 'Add domain' }).click();
+    const apex = card('acme-apex.test');
+    await apex.waitFor();
+
+    const rows = await apex
+      .locator('.record tbody tr')
+      .evaluateAll((trs) =>
+        trs.map((tr) => [...tr.querySelectorAll('code')].map((code) => code.textContent)),
+      );
+    const targetId = targetIds.get(apexProject) ?? '';
+    expect(rows).toEqual([
+      ['@', 'ALIAS/ANAME', projectTarget(targetId, api.domains?.target ?? ''), '3600'],
+      ['_animal-store', 'TXT', ownershipToken(targetId), '3600'],
+    ]);
+    expect(
+      await apex.getByText('the second proves the domain is this project’s', { exact: false }).count(),
+    ).toBe(1);
+    await check('domains-apex');
   }, 60_000);
 });

@@ -9,7 +9,11 @@ import { type DomainsTestApi, startDomainsTestApi } from '../support/local-domai
  * sandbox zone), one test per verdict, through the console's API as a tenant calls it.
  */
 
-const TARGET = 'domains.localhost';
+/** The shared target; each project's own is a name under it. */
+const SHARED = 'domains.localhost';
+let TARGET: string;
+/** The project's ownership token, the TXT proof's value. */
+let ownership: string;
 const ELSEWHERE = 'used.elsewhere.test';
 
 let t: DomainsTestApi;
@@ -23,6 +27,8 @@ beforeAll(async () => {
   const project = await t.createProject('business');
   token = project.consoleToken;
   projectName = project.name;
+  TARGET = project.target;
+  ownership = project.token;
 });
 
 afterAll(async () => {
@@ -176,18 +182,36 @@ describe('DNS verdicts', () => {
     });
   });
 
-  it("shows an apex an ALIAS/ANAME with its fallback, and verifies it on the target's addresses", async () => {
+  it("shows an apex an ALIAS/ANAME and the TXT proof beside it, and verifies it on the target's addresses with the proof only", async () => {
     const added = await t.console(token, 'POST', '/domains', { name: 'apex.test' });
     expect(added.body).toMatchObject({
       record: { name: '@', zone: 'apex.test', type: 'ALIAS/ANAME', value: TARGET, ttl: 3600 },
+      ownershipRecord: { name: '_animal-store', zone: 'apex.test', type: 'TXT', value: ownership, ttl: 3600 },
       apexFallback: expect.stringMatching(
         /^If your DNS provider has no ALIAS or ANAME record: add www\.apex\.test/,
       ),
     });
-    // What an ALIAS/ANAME gives resolvers: the target's own addresses at the apex.
+    // What an ALIAS/ANAME gives resolvers: the target's own addresses at the apex. Every
+    // project's target has them, so the addresses alone prove nothing.
     await t.record('apex.test', 'A', '127.0.0.1');
+    expect(await verify('apex.test')).toMatchObject({
+      verified: false,
+      verdict: 'ownership-unproven',
+      fix: `Add the TXT record _animal-store.apex.test with the value ${ownership} (TTL 3600) beside the ALIAS/ANAME, wait for DNS to propagate, then verify again.`,
+    });
 
+    await t.record('_animal-store.apex.test', 'TXT', ownership);
     expect(await verify('apex.test')).toMatchObject({ verified: true, verdict: 'verified' });
+  });
+
+  it("verifies a flattened CNAME (addresses only) with the project's TXT proof, and not another project's", async () => {
+    const other = await t.createProject('pro');
+    await t.record('flat.cname.test', 'A', '127.0.0.1');
+    await t.record('_animal-store.flat.cname.test', 'TXT', other.token);
+    expect(await verify('flat.cname.test')).toMatchObject({ verified: false, verdict: 'conflicting-record' });
+
+    await t.record('_animal-store.flat.cname.test', 'TXT', ownership);
+    expect(await verify('flat.cname.test')).toMatchObject({ verified: true, verdict: 'verified' });
   });
 
   it("refuses an apex whose addresses are not the target's", async () => {
@@ -236,21 +260,21 @@ describe('an imported domain, through its old per-domain target', () => {
     expect(verified.body).toMatchObject({
       verified: false,
       verdict: 'migration-pending',
-      summary: `Not verified yet: ${DOMAIN} points at its old target ${OLD_TARGET}, which is a CNAME of d-abc123.execute-api.eu-west-1.amazonaws.com and does not reach ${TARGET} yet.`,
+      summary: `Not verified yet: ${DOMAIN} points at its old target ${OLD_TARGET}, which is a CNAME of d-abc123.execute-api.eu-west-1.amazonaws.com and does not reach ${SHARED} yet.`,
       domain: { state: 'certificate-pending' },
     });
   });
 
   it('verifies once the platform makes the old target a CNAME to the target', async () => {
     await t.removeRecord(OLD_TARGET, 'CNAME');
-    await t.record(OLD_TARGET, 'CNAME', TARGET);
+    await t.record(OLD_TARGET, 'CNAME', SHARED);
 
     expect(await t.console(token, 'POST', `/domains/${DOMAIN}/verify`)).toMatchObject({
       status: 200,
       body: {
         verified: true,
         verdict: 'verified',
-        summary: `Verified: ${DOMAIN} reaches ${TARGET} through its old target ${OLD_TARGET}.`,
+        summary: `Verified: ${DOMAIN} reaches ${SHARED} through its old target ${OLD_TARGET}.`,
       },
     });
   });
@@ -307,9 +331,8 @@ describe('names the service refuses', () => {
     });
   });
 
-  it('refuses a name another project has attached', async () => {
-    const other = await t.createProject('pro');
-    await t.console(other.consoleToken, 'POST', '/domains', { name: 'taken.example.test' });
+  it('refuses a name the project has already, however it is typed', async () => {
+    await t.console(token, 'POST', '/domains', { name: 'taken.example.test' });
 
     const refused = await t.console(token, 'POST', '/domains', { name: 'TAKEN.example.test' });
 

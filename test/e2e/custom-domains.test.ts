@@ -15,8 +15,9 @@ const WWW = 'www.acme-pets.test';
 const PATIENCE_MS = 60 * 60_000;
 
 let t: DomainsTestApi;
-let acme: { name: string; consoleToken: string };
-let globex: { name: string; consoleToken: string };
+type TestProject = Awaited<ReturnType<DomainsTestApi['createProject']>>;
+let acme: TestProject;
+let globex: TestProject;
 let acmeKey: string;
 let globexKey: string;
 
@@ -45,7 +46,7 @@ afterAll(async () => {
 });
 
 describe('the flow: add → sandbox record → verify → certificate → active', () => {
-  it('adds the first domain as the primary, pending DNS, with the one CNAME to show', async () => {
+  it("adds the first domain as the primary, pending DNS, with the CNAME to the project's own target", async () => {
     const added = await t.console(acme.consoleToken, 'POST', '/domains', { name: 'Shop.ACME-pets.test.' });
 
     expect(added.status).toBe(201);
@@ -54,7 +55,7 @@ describe('the flow: add → sandbox record → verify → certificate → active
       role: 'primary',
       state: 'pending-dns',
       certificate: 'none',
-      record: { name: 'shop', zone: 'acme-pets.test', type: 'CNAME', value: 'domains.localhost', ttl: 3600 },
+      record: { name: 'shop', zone: 'acme-pets.test', type: 'CNAME', value: acme.target, ttl: 3600 },
       notices: ['DNS changes may take up to 48 hours to propagate.'],
       secondsInState: 0,
     });
@@ -68,14 +69,14 @@ describe('the flow: add → sandbox record → verify → certificate → active
       domain: { state: 'pending-dns' },
     });
 
-    await t.record(SHOP, 'CNAME', t.domains.target);
+    await t.record(SHOP, 'CNAME', acme.target);
     const verified = await t.console(acme.consoleToken, 'POST', `/domains/${SHOP}/verify`);
 
     expect(verified.status).toBe(200);
     expect(verified.body).toMatchObject({
       verified: true,
       verdict: 'verified',
-      summary: `Verified: ${SHOP} is a CNAME of domains.localhost.`,
+      summary: `Verified: ${SHOP} is a CNAME of ${acme.target}.`,
       domain: { state: 'certificate-pending', certificate: 'pending', notices: [] },
     });
   });
@@ -102,7 +103,7 @@ describe('the flow: add → sandbox record → verify → certificate → active
   it('answers 301 to the primary on a redirect domain, keeping path and query', async () => {
     const added = await t.console(acme.consoleToken, 'POST', '/domains', { name: WWW, redirect: true });
     expect(added.body).toMatchObject({ role: 'redirect', state: 'pending-dns' });
-    await t.record(WWW, 'CNAME', t.domains.target);
+    await t.record(WWW, 'CNAME', acme.target);
     await t.console(acme.consoleToken, 'POST', `/domains/${WWW}/verify`);
 
     const listed = await t.console(acme.consoleToken, 'GET', '/domains');
@@ -138,12 +139,21 @@ describe("two projects cannot see or touch each other's domains", () => {
     expect((await t.viaEdge(SHOP, '/v1/pets', acmeKey)).status).toBe(200);
   });
 
-  it('refuses to add a name another project has', async () => {
-    const taken = await t.console(globex.consoleToken, 'POST', '/domains', { name: SHOP });
-    expectErrorBody(taken, 409, 'domain_taken');
-    expect(taken.body.message).toBe(
-      `${SHOP} is attached to another project: a domain serves one project only. If it is yours, remove it there first.`,
-    );
+  it('lets another project claim the name, but not take it without its own proof in DNS', async () => {
+    const claimed = await t.console(globex.consoleToken, 'POST', '/domains', { name: SHOP });
+    expect(claimed.status).toBe(201);
+    expect(claimed.body).toMatchObject({ state: 'pending-dns', record: { value: globex.target } });
+
+    const refused = await t.console(globex.consoleToken, 'POST', `/domains/${SHOP}/verify`);
+    expect(refused.body).toMatchObject({
+      verified: false,
+      verdict: 'cname-mismatch',
+      domain: { state: 'failed' },
+    });
+    expect(refused.body.summary).toMatch(/serves another project now/);
+    expect(JSON.stringify(refused.body)).not.toContain(acme.name);
+    expect((await t.viaEdge(SHOP, '/v1/pets', acmeKey)).status).toBe(200);
+    expect((await t.console(globex.consoleToken, 'DELETE', `/domains/${SHOP}`)).status).toBe(200);
   });
 });
 
@@ -195,7 +205,7 @@ describe('a certificate that does not come', () => {
 
   it('shows the troubleshooting steps after 30 minutes, times out, and is requested again on re-verify', async () => {
     await t.console(acme.consoleToken, 'POST', '/domains', { name: LATE });
-    await t.record(LATE, 'CNAME', t.domains.target);
+    await t.record(LATE, 'CNAME', acme.target);
     await t.console(acme.consoleToken, 'POST', `/domains/${LATE}/verify`);
     // The CNAME is gone before the authority's first try: validation cannot pass.
     await t.removeRecord(LATE, 'CNAME');
@@ -221,7 +231,7 @@ describe('a certificate that does not come', () => {
     t.advance(PATIENCE_MS);
     expect(await late()).toMatchObject({ state: 'failed', certificate: 'timed-out' });
 
-    await t.record(LATE, 'CNAME', t.domains.target);
+    await t.record(LATE, 'CNAME', acme.target);
     const again = await t.console(acme.consoleToken, 'POST', `/domains/${LATE}/verify`);
     expect(again.body).toMatchObject({
       verified: true,

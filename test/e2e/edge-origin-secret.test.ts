@@ -13,7 +13,7 @@ import { type DomainsTestApi, startDomainsTestApi } from '../support/local-domai
 const SHOP = 'shop.edge-secret.test';
 
 let t: DomainsTestApi;
-let project: { name: string; consoleToken: string };
+let project: Awaited<ReturnType<DomainsTestApi['createProject']>>;
 let apiKey: string;
 
 beforeAll(async () => {
@@ -21,7 +21,7 @@ beforeAll(async () => {
   project = await t.createProject('pro');
   apiKey = await t.issueKey(project.name);
   await t.console(project.consoleToken, 'POST', '/domains', { name: SHOP });
-  await t.record(SHOP, 'CNAME', t.domains.target);
+  await t.record(SHOP, 'CNAME', project.target);
   const verified = await t.console(project.consoleToken, 'POST', `/domains/${SHOP}/verify`);
   expect(verified.body).toMatchObject({ verified: true });
   const listed = await t.console(project.consoleToken, 'GET', '/domains');

@@ -229,6 +229,16 @@ describe('edge stack (AnimalStore-edge)', () => {
       });
     });
 
+    test("*.domains.<platform domain>, every project's own target, is a CNAME to the same routing endpoint", () => {
+      const [groupId] = only('AWS::CloudFront::ConnectionGroup');
+      template.hasResourceProperties('AWS::Route53::RecordSet', {
+        Name: '*.domains.animalstore.example.',
+        Type: 'CNAME',
+        HostedZoneId: PLATFORM.hostedZoneId,
+        ResourceRecords: [{ 'Fn::GetAtt': [groupId, 'RoutingEndpoint'] }],
+      });
+    });
+
     test("the target is printed as an output, the spec's {platform_cname_target}", () => {
       expect(templateJson(template).Outputs[EDGE_OUTPUTS.domainsTarget]?.Value).toBe(
         'domains.animalstore.example',

@@ -67,6 +67,22 @@ describe('the sandbox DNS answers node:dns', () => {
     expect(await lookup.aaaa('shop.example.test')).toEqual(['::1']);
   });
 
+  it("answers a wildcard for any name one label below that does not exist: every project's target reaches the edge", async () => {
+    dns.setRecord({ name: '*.domains.localhost', type: 'A', value: '127.0.0.1' });
+    dns.setRecord({
+      name: 'shop.example.test',
+      type: 'CNAME',
+      value: 'k3v7qmx2hzt7wprd5c4a.domains.localhost',
+    });
+    dns.setRecord({ name: 'own.domains.localhost', type: 'TXT', value: 'its own data' });
+
+    expect(await resolver.resolve4('k3v7qmx2hzt7wprd5c4a.domains.localhost')).toEqual(['127.0.0.1']);
+    expect(await resolver.resolve4('shop.example.test')).toEqual(['127.0.0.1']);
+    // A name that exists answers its own records only (RFC 4592), and the wildcard covers one label.
+    expect(await codeOf(resolver.resolve4('own.domains.localhost'))).toBe('ENODATA');
+    expect(await codeOf(resolver.resolve4('a.b.domains.localhost'))).toBe('ENOTFOUND');
+  });
+
   it('matches names in any case and with a trailing dot, and stores them normalized', async () => {
     const stored = dns.setRecord({
       name: 'Shop.Example.TEST.',

@@ -4,6 +4,7 @@ import { request as httpsRequest } from 'node:https';
 import { issueApiKey } from '../../lambda/domain/api-key';
 import type { PlanName } from '../../lambda/domain/plans';
 import { issueConsoleToken, newUsageId } from '../../lambda/domain/project';
+import { newTargetId, ownershipToken, projectTarget } from '../../lambda/domain/project-target';
 import { ApiKeyRepository } from '../../lambda/store/api-key-repository';
 import { createDocumentClient } from '../../lambda/store/dynamodb-client';
 import { ProjectRepository } from '../../lambda/store/project-repository';
@@ -28,7 +29,10 @@ export interface DomainsTestApi {
   /** Moves the domains' clock on. */
   advance(ms: number): void;
   /** A project straight in the store, with its console token (the name is fresh unless given). */
-  createProject(plan: PlanName, name?: string): Promise<{ name: string; consoleToken: string }>;
+  createProject(
+    plan: PlanName,
+    name?: string,
+  ): Promise<{ name: string; consoleToken: string; targetId: string; target: string; token: string }>;
   /** A key of the project, straight in the store. */
   issueKey(project: string): Promise<string>;
   /** A call of the console's API: `path` under `/console/api`, the token as bearer. */
@@ -75,6 +79,7 @@ export async function startDomainsTestApi(options: LocalDomainsOptions = {}): Pr
   ) => {
     const { token, hash } = issueConsoleToken(name);
     const now = new Date().toISOString();
+    const targetId = newTargetId();
     const created = await projects.create({
       name,
       plan,
@@ -82,9 +87,16 @@ export async function startDomainsTestApi(options: LocalDomainsOptions = {}): Pr
       consoleTokenHash: hash,
       consoleTokenIssuedAt: now,
       usageId: newUsageId(),
+      targetId,
     });
     if (!created) throw new Error(`project ${name} exists already`);
-    return { name, consoleToken: token };
+    return {
+      name,
+      consoleToken: token,
+      targetId,
+      target: projectTarget(targetId, domains.target),
+      token: ownershipToken(targetId),
+    };
   };
   let zoneHolder: Promise<string> | undefined;
   const sandbox = async (

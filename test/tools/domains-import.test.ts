@@ -235,7 +235,13 @@ describe('with ACM and CloudFront mocked at the SDK boundary', () => {
     const service = new CustomDomains({
       store: repository,
       edge,
-      dns: { cname: dns.cname, a: async () => [], aaaa: async () => [], caa: async () => [] },
+      dns: {
+        cname: dns.cname,
+        a: async () => [],
+        aaaa: async () => [],
+        caa: async () => [],
+        txt: async () => [],
+      },
       clock: () => Date.now(),
       target: 'domains.platform.test',
       platformDomain: 'platform.test',

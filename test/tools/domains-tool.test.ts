@@ -25,14 +25,14 @@ function runAs(token: string | undefined, ...argv: string[]): Promise<number> {
 }
 
 it('walks add → record → verify → certificate → active, and the domain serves over HTTPS', async () => {
-  const { consoleToken } = await t.createProject('pro');
+  const { consoleToken, target } = await t.createProject('pro');
   expect(await runAs(consoleToken, 'add', 'Shop.Tool-Flow.TEST.')).toBe(0);
   expect(lines).toEqual([
     'Added shop.tool-flow.test as primary; state: pending DNS.',
     'Create this record at the DNS provider of tool-flow.test:',
     '  Name   shop',
     '  Type   CNAME',
-    '  Value  domains.localhost',
+    `  Value  ${target}`,
     '  TTL    3600',
     'Then: npm run domains -- verify shop.tool-flow.test',
   ]);
@@ -45,9 +45,7 @@ it('walks add → record → verify → certificate → active, and the domain s
     state: 'pending-dns',
   });
 
-  expect(
-    await runAs(consoleToken, 'sandbox-record', 'shop.tool-flow.test', 'CNAME', 'domains.localhost'),
-  ).toBe(0);
+  expect(await runAs(consoleToken, 'sandbox-record', 'shop.tool-flow.test', 'CNAME', target)).toBe(0);
   expect(await runAs(consoleToken, 'verify', 'shop.tool-flow.test')).toBe(0);
   expect(lines[0]).toBe('Verifying shop.tool-flow.test (primary).');
   expect(lines).toContainEqual(expect.stringMatching(/^State: certificate pending for /));
@@ -66,11 +64,29 @@ it('walks add → record → verify → certificate → active, and the domain s
   expect((await t.viaEdge('shop.tool-flow.test', '/v1/pets', key)).status).toBeLessThan(500);
 });
 
+it("prints an apex's two records: the ALIAS/ANAME to the project's target and the TXT record that proves it", async () => {
+  const { consoleToken, target, token } = await t.createProject('pro');
+  expect(await runAs(consoleToken, 'add', 'tool-apex.test')).toBe(0);
+  expect(lines.slice(1, 12)).toEqual([
+    'Create this record at the DNS provider of tool-apex.test:',
+    '  Name   @',
+    '  Type   ALIAS (or ANAME, whichever your provider offers)',
+    `  Value  ${target}`,
+    '  TTL    3600',
+    "And beside it the record that proves the domain is this project's:",
+    '  Name   _animal-store',
+    '  Type   TXT',
+    `  Value  ${token}`,
+    '  TTL    3600',
+    expect.stringMatching(/^If your DNS provider has no ALIAS or ANAME record/),
+  ]);
+});
+
 it('makes a redirect and a new primary, and removes with --yes only once served', async () => {
-  const { consoleToken } = await t.createProject('pro');
+  const { consoleToken, target } = await t.createProject('pro');
   for (const name of ['a.tool-roles.test', 'b.tool-roles.test']) {
     await runAs(consoleToken, 'add', name);
-    await t.record(name, 'CNAME', 'domains.localhost');
+    await t.record(name, 'CNAME', target);
     expect(await runAs(consoleToken, 'verify', name)).toBe(0);
   }
   await runAs(consoleToken, 'status');

@@ -1,4 +1,4 @@
-import type { CustomDomain } from '../../../lambda/domain/custom-domain';
+import { type CustomDomain, MAX_DOMAINS_PER_PROJECT } from '../../../lambda/domain/custom-domain';
 import {
   type CustomDomainStore,
   CustomDomains,
@@ -6,6 +6,7 @@ import {
   REMOVE_CONFIRMATION,
 } from '../../../lambda/domain/custom-domains';
 import type { DnsLookup } from '../../../lambda/domain/dns-verdict';
+import type { TxtLookup } from '../../../lambda/domain/domain-ownership';
 import type {
   AttachOptions,
   EdgeCertificate,
@@ -15,6 +16,7 @@ import type {
   OwnCertificate,
 } from '../../../lambda/domain/edge-tenants';
 import { DomainError } from '../../../lambda/domain/errors';
+import { newTargetId, ownershipToken, projectTarget } from '../../../lambda/domain/project-target';
 import { CustomDomainRepository } from '../../../lambda/store/custom-domain-repository';
 import { LOCAL_TABLE_NAMES } from '../../../local/local-tables';
 import { startTestStore, type TestStore } from '../../support/embedded-store';
@@ -93,11 +95,15 @@ class RecordingEdge implements EdgeTenants {
   }
 }
 
-const cnameToTarget: DnsLookup = {
-  cname: async (name) => (name === TARGET ? [] : [TARGET]),
+/** The target of the test's current project. */
+const ownTarget = () => projectTarget(project.targetId ?? '', TARGET);
+
+const cnameToTarget: DnsLookup & TxtLookup = {
+  cname: async (name) => (name.endsWith(TARGET) ? [] : [ownTarget()]),
   a: async () => ['192.0.2.1'],
   aaaa: async () => [],
   caa: async () => [],
+  txt: async () => [],
 };
 
 let store: TestStore;
@@ -127,7 +133,7 @@ beforeEach(() => {
     platformDomain: 'platform.test',
   });
   counter += 1;
-  project = { name: `p${counter}`, plan: 'pro' };
+  project = { name: `p${counter}`, plan: 'pro', targetId: newTargetId() };
 });
 
 const name = (label: string) => `${label}.p${counter}.example.com`;
@@ -174,7 +180,7 @@ it('reports an edge that cannot answer as unavailable, and changes nothing', asy
   edge.failing = true;
 
   await expect(service.verify(project, name('shop'))).rejects.toMatchObject({ kind: 'edge_unavailable' });
-  expect(await repository.get(name('shop'))).toMatchObject({
+  expect(await repository.getClaim(name('shop'), project.name)).toMatchObject({
     state: 'pending-dns',
     attached: false,
     // Stored as additional (1), then made the primary once it won the project's claim (2).
@@ -242,6 +248,14 @@ function racingStore(parties: number): CustomDomainStore {
   const claimRead = barrier(parties);
   return {
     get: (domain) => repository.get(domain),
+    getClaim: (domain, owner) => repository.getClaim(domain, owner),
+    takeName: (domain, previous) => repository.takeName(domain, previous),
+    putClaim: (domain) => repository.putClaim(domain),
+    deleteClaim: (domain, owner) => repository.deleteClaim(domain, owner),
+    domainCount: (owner) => repository.domainCount(owner),
+    startDomainCount: (owner, count) => repository.startDomainCount(owner, count),
+    reserveDomain: (owner, max) => repository.reserveDomain(owner, max),
+    releaseDomain: (owner) => repository.releaseDomain(owner),
     listByProject: async (owner) => {
       const domains = await repository.listByProject(owner);
       await listed();
@@ -284,7 +298,7 @@ it('makes exactly one primary of simultaneous first adds, whatever the index sho
   ]);
   const primary = stored.find((domain) => domain.role === 'primary')?.name;
   expect(await repository.claimedPrimary(project.name)).toBe(primary);
-  // The claim is the table's only other item, and never listed as a domain.
+  // The primary claim and the domain count are the table's only other items, never listed as domains.
   expect((await repository.all()).filter((domain) => domain.project === project.name)).toHaveLength(4);
 });
 
@@ -312,11 +326,11 @@ it('takes over a claim whose domain is gone (a removal that stopped half way)', 
 
 it('refuses a write based on a stale read (domain_busy), so a slower request never undoes a faster one', async () => {
   await service.add(project, { name: name('shop') });
-  const stale = (await repository.get(name('shop'))) as CustomDomain;
+  const stale = (await repository.getClaim(name('shop'), project.name)) as CustomDomain;
   await service.verify(project, name('shop'));
 
   expect(await repository.update({ ...stale, state: 'failed', version: stale.version + 1 })).toBe(false);
-  expect(await repository.get(name('shop'))).toMatchObject({ state: 'certificate-pending', version: 3 });
+  expect(await repository.get(name('shop'))).toMatchObject({ state: 'certificate-pending', version: 4 });
 });
 
 it('keeps roles consistent: a redirect needs a primary, the primary is never a redirect nor removed first', async () => {
@@ -430,4 +444,82 @@ describe('a domain imported from the old per-domain targets', () => {
     edge.failing = false;
     expect((await service.advanceImport(domain)).domain.certificateArn).toBe(ARN(1));
   });
+});
+
+describe('the cap of domains per project', () => {
+  it(`holds at ${MAX_DOMAINS_PER_PROJECT} under 100 simultaneous adds: a conditional counter, not a read-then-write`, async () => {
+    const adds = await Promise.allSettled(
+      Array.from({ length: 100 }, (_, i) => service.add(project, { name: name(`n${i}`) })),
+    );
+
+    const stored = await repository.listByProject(project.name);
+    expect(stored).toHaveLength(MAX_DOMAINS_PER_PROJECT);
+    expect(adds.filter((add) => add.status === 'fulfilled')).toHaveLength(MAX_DOMAINS_PER_PROJECT);
+    const refusals = adds.flatMap((add) => (add.status === 'rejected' ? [add.reason as DomainError] : []));
+    expect(new Set(refusals.map((refusal) => refusal.kind))).toEqual(new Set(['too_many_domains']));
+    expect(await repository.domainCount(project.name)).toBe(MAX_DOMAINS_PER_PROJECT);
+    // 100 requests' writes against one embedded store, on a machine shared by other runs.
+  }, 180_000);
+
+  it('counts a removal, so the place can be taken again', async () => {
+    for (let i = 0; i < MAX_DOMAINS_PER_PROJECT; i += 1) await service.add(project, { name: name(`m${i}`) });
+    await expect(service.add(project, { name: name('over') })).rejects.toMatchObject({
+      kind: 'too_many_domains',
+    });
+
+    await service.remove(project, name('m1'));
+    expect(await service.add(project, { name: name('over') })).toMatchObject({ name: name('over') });
+  });
+});
+
+it('advises as the next primary only a domain that can be primary, never a failed one', async () => {
+  edge.certificateState = { state: 'issued' };
+  await service.add(project, { name: name('shop') });
+  await service.verify(project, name('shop'));
+  await service.verify(project, name('shop'));
+  await service.add(project, { name: name('broken') });
+  edge.dnsCheck = { valid: false, reason: 'invalid-configuration' };
+  expect((await service.verify(project, name('broken'))).domain.state).toBe('failed');
+  edge.dnsCheck = undefined;
+
+  const refused = service.remove(project, name('shop'));
+  await expect(refused).rejects.toMatchObject({ kind: 'domain_role_conflict' });
+  await expect(refused).rejects.not.toThrow(name('broken'));
+
+  await service.add(project, { name: name('zeta') });
+  await service.verify(project, name('zeta'));
+  await service.verify(project, name('zeta'));
+  await expect(service.remove(project, name('shop'))).rejects.toThrow(
+    `make another domain primary first (${name('zeta')})`,
+  );
+  expect(await service.setPrimary(project, name('zeta'))).toContainEqual(
+    expect.objectContaining({ name: name('zeta'), role: 'primary' }),
+  );
+});
+
+it('leaves one owner when two projects whose proofs both hold verify at once, the other keeping its claim', async () => {
+  const other: ProjectRef = { name: `${project.name}-q`, plan: 'pro', targetId: newTargetId() };
+  const apex = `race-${counter}.example`;
+  const tokens = [project, other].map((p) => ownershipToken(p.targetId ?? ''));
+  // An apex with the edge's addresses and both projects' TXT proofs: each proof holds.
+  const both = new CustomDomains({
+    store: repository,
+    edge,
+    dns: { ...cnameToTarget, cname: async () => [], txt: async () => tokens },
+    clock: () => Date.parse('2025-01-01T00:00:00Z'),
+    target: TARGET,
+    platformDomain: 'platform.test',
+  });
+  await both.add(project, { name: apex });
+  await both.add(other, { name: apex });
+
+  const outcomes = await Promise.allSettled([both.verify(project, apex), both.verify(other, apex)]);
+
+  for (const outcome of outcomes) {
+    if (outcome.status === 'rejected') expect(outcome.reason).toMatchObject({ kind: 'domain_busy' });
+  }
+  const owner = await repository.get(apex);
+  expect([project.name, other.name]).toContain(owner?.project);
+  const loser = owner?.project === project.name ? other : project;
+  expect(await repository.getClaim(apex, loser.name)).toMatchObject({ claim: true, project: loser.name });
 });

@@ -481,7 +481,13 @@ describe('the cleanup of stale tenants', () => {
     const service = new CustomDomains({
       store: repository,
       edge: edge(),
-      dns: { cname: async () => [], a: async () => [], aaaa: async () => [], caa: async () => [] },
+      dns: {
+        cname: async () => [],
+        a: async () => [],
+        aaaa: async () => [],
+        caa: async () => [],
+        txt: async () => [],
+      },
       clock: () => Date.parse('2026-06-02T12:00:00Z'),
       target: 'domains.animalstore.example',
       platformDomain: 'animalstore.example',
