@@ -80,7 +80,9 @@ export class OriginSecret extends Construct {
         'edge and production stacks with its version id, while the service accepts the previous value too. A ' +
         'Lambda rotation would change the value without those deploys, leaving CloudFront and the WAF behind.',
     });
-    this.replicaArn = sameRegion ? this.secret.secretArn : arnInRegion(this.secret.secretArn, props.replicaRegion);
+    this.replicaArn = sameRegion
+      ? this.secret.secretArn
+      : arnInRegion(this.secret.secretArn, props.replicaRegion);
   }
 
   /**

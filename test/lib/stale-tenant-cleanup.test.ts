@@ -65,9 +65,13 @@ describe('the schedule', () => {
   });
 
   test('nothing reserved by default; 1 where the environment reserves concurrency (one run at a time)', () => {
-    expect(resource(template, cleanupFunctionId).Properties).not.toHaveProperty('ReservedConcurrentExecutions');
+    expect(resource(template, cleanupFunctionId).Properties).not.toHaveProperty(
+      'ReservedConcurrentExecutions',
+    );
     const reserved = productionWithEdge({ reservedConcurrency: 10 });
-    expect(resource(reserved, cleanupFunctionId).Properties).toMatchObject({ ReservedConcurrentExecutions: 1 });
+    expect(resource(reserved, cleanupFunctionId).Properties).toMatchObject({
+      ReservedConcurrentExecutions: 1,
+    });
   });
 
   test('runs within its timeout, told the table and the edge ids read from SSM at deploy', () => {

@@ -293,13 +293,16 @@ describe('reserved concurrency in a configuration', () => {
     expect(fromContext({ stagingReservedConcurrency: 5 })[0]?.reservedConcurrency).toBe(5);
   });
 
-  test.each(['0', '-1', '2.5', 'ten', true])('%p is refused on one line, naming the key and the fix', (value) => {
-    expect(() => fromContext({ stagingReservedConcurrency: value })).toThrow(
-      new RegExp(
-        `^Context value "stagingReservedConcurrency" is ${JSON.stringify(value).replace(/[.]/g, '\\.')}: give a whole number of at least 1, e\\.g\\. -c stagingReservedConcurrency=10, or leave it out[^\\n]*$`,
-      ),
-    );
-  });
+  test.each(['0', '-1', '2.5', 'ten', true])(
+    '%p is refused on one line, naming the key and the fix',
+    (value) => {
+      expect(() => fromContext({ stagingReservedConcurrency: value })).toThrow(
+        new RegExp(
+          `^Context value "stagingReservedConcurrency" is ${JSON.stringify(value).replace(/[.]/g, '\\.')}: give a whole number of at least 1, e\\.g\\. -c stagingReservedConcurrency=10, or leave it out[^\\n]*$`,
+        ),
+      );
+    },
+  );
 
   test('a configuration with a bad value fails validation', () => {
     expect(() => validateEnvironmentConfig(withChanges({ reservedConcurrency: 0 }))).toThrow(

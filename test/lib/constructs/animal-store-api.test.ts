@@ -136,7 +136,9 @@ describe('the catch-all answers every other path and method under the prefix', (
 
   test("with the environment's reserved concurrency, the catch-all reserves it, and only the catch-all", () => {
     const config = { ...environmentConfigs({}).staging, reservedConcurrency: 10 };
-    const reservedTemplate = Template.fromStack(new AnimalStoreStack(testApp(), config.stackName, { config }));
+    const reservedTemplate = Template.fromStack(
+      new AnimalStoreStack(testApp(), config.stackName, { config }),
+    );
     const reserved = Object.entries(resourcesOfType(reservedTemplate, 'AWS::Lambda::Function'))
       .filter(([, fn]) => fn.Properties.ReservedConcurrentExecutions !== undefined)
       .map(([id, fn]) => [id, fn.Properties.ReservedConcurrentExecutions]);
