@@ -87,6 +87,7 @@ export class AnimalStoreStack extends Stack {
       environmentName: config.name,
       tables: this.tables,
       apiKeyCacheSeconds: config.apiKeyCacheSeconds,
+      catchAllReservedConcurrency: config.reservedConcurrency,
       platformDomain: config.platformAddress?.domain,
       lambdaMemoryMb: config.lambdaMemoryMb,
       logRetention: config.logRetention,
@@ -134,6 +135,7 @@ export class AnimalStoreStack extends Stack {
         environmentName: config.name,
         distributionId,
         connectionGroupId,
+        reserveConcurrency: config.reservedConcurrency !== undefined,
         logRetention: config.logRetention,
         logRemovalPolicy: config.removalPolicy,
       });
@@ -165,6 +167,16 @@ export class AnimalStoreStack extends Stack {
         : // The version CloudFront sends too (the edge stack's reference names the same one).
           { originSecret: originSecretReference(originSecretArn, config.originSecretVersion) }),
     });
+    // With reserved concurrency, the catch-all is throttled under junk floods by design, and
+    // the cleanup runs alone (a throttle there is a skipped run): both alarm on errors only.
+    // Without it, a throttle of either is the account's concurrency running out: a fault.
+    const capped = new Map([
+      [CATCH_ALL.name, this.api.catchAllFunction],
+      ...(this.staleTenantCleanup
+        ? ([['staleTenantCleanup', this.staleTenantCleanup.cleanupFunction]] as const)
+        : []),
+    ]);
+    const reserved = config.reservedConcurrency !== undefined;
     this.observability = new Observability(this, 'Observability', {
       environmentName: config.name,
       stage: this.api.restApi.deploymentStage,
@@ -172,15 +184,9 @@ export class AnimalStoreStack extends Stack {
       otherFunctions: new Map([
         ['authorizer', this.api.authorizerFunction],
         ...(this.console ? ([['console', this.console.consoleFunction]] as const) : []),
+        ...(reserved ? [] : capped),
       ]),
-      // Capped by its reserved concurrency, it is throttled under junk floods by design.
-      // The cleanup runs alone (reserved concurrency 1): a throttle there is a skipped run, not a fault.
-      errorOnlyFunctions: new Map([
-        [CATCH_ALL.name, this.api.catchAllFunction],
-        ...(this.staleTenantCleanup
-          ? ([['staleTenantCleanup', this.staleTenantCleanup.cleanupFunction]] as const)
-          : []),
-      ]),
+      errorOnlyFunctions: reserved ? capped : new Map(),
       tables: this.tables.all,
       alarmEmail: config.alarmEmail,
       alarmTopic:

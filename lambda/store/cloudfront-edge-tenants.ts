@@ -301,10 +301,17 @@ export class CloudFrontEdgeTenants implements EdgeTenants {
       let found = await this.ours(domain);
       if (!found) return;
       if (found.tenant.Enabled !== false) {
-        found = await this.update(found, (current) => ({
-          parameters: current.Parameters ?? [],
-          enabled: false,
-        }));
+        const enabled = found;
+        try {
+          found = await this.update(enabled, (current) => ({
+            parameters: current.Parameters ?? [],
+            enabled: false,
+          }));
+        } catch (error) {
+          // Deleted meanwhile (an overlapping sweep, another removal): none is fine.
+          if (named(error, 'EntityNotFound') || !(await this.byId(enabled.tenant.Id))) return;
+          throw error;
+        }
       }
       for (let attempt = 1; ; attempt += 1) {
         try {

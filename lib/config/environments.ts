@@ -3,6 +3,7 @@ import { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { MAX_API_KEY_CACHE_SECONDS } from '../../lambda/api/limits';
 import { PETS_UPGRADE_STEPS, type PetsUpgradeStepNumber } from '../../lambda/store/table-schema';
 import { type PlatformAddressConfig, platformAddressFromContext, platformAddressProblems } from './platform';
+import { productionRegionFromContext, regionProblems } from './regions';
 
 /** The deployable environments, in deployment order. */
 export const ENVIRONMENT_NAMES = ['staging', 'production'] as const;
@@ -88,6 +89,16 @@ export interface EnvironmentConfig {
    * @default the references name no version: AWSCURRENT when first resolved
    */
   readonly originSecretVersion?: string;
+  /**
+   * Concurrent executions reserved for the catch-all, which are also its ceiling under floods of
+   * junk; where the stale-tenant sweep runs, it reserves 1 more (one run at a time). Lambda keeps
+   * 100 of an account's regional quota unreserved, or the whole quota where it is below 100 (new
+   * accounts often have 10), so any reservation fails the deploy on the smallest quota. Given as
+   * `-c <environment>ReservedConcurrency=N` (e.g. `-c productionReservedConcurrency=10`) once
+   * the quota allows it (doc/deploying.md says what stands in for it while it is off).
+   * @default off: nothing reserved
+   */
+  readonly reservedConcurrency?: number;
   /**
    * Account and region to deploy to.
    * @default environment-agnostic, when CDK_DEFAULT_ACCOUNT / CDK_DEFAULT_REGION are unset
@@ -221,30 +232,20 @@ export function validateEnvironmentConfig(config: EnvironmentConfig): void {
     }
     problems.push(...platformAddressProblems(config.platformAddress));
   }
+  const reserved = config.reservedConcurrency;
+  if (reserved !== undefined && (!Number.isInteger(reserved) || reserved < 1)) {
+    problems.push(
+      `reservedConcurrency is ${JSON.stringify(reserved)}: use a whole number of at least 1 (10 is enough for the catch-all), ` +
+        'or leave it out while the Lambda concurrency quota is below 100 plus what the environments reserve.',
+    );
+  }
   problems.push(...regionProblems(config));
   problems.push(...originSecretVersionProblems(config));
   if (problems.length > 0) {
-    throw new Error(`Invalid configuration of ${where}:\n- ${problems.join('\n- ')}`);
+    // One problem reads on one line; several, one line each.
+    const list = problems.length === 1 ? ` ${problems[0]}` : `\n- ${problems.join('\n- ')}`;
+    throw new Error(`Invalid configuration of ${where}:${list}`);
   }
-}
-
-/** An AWS region name, e.g. `eu-west-1`, `us-gov-west-1`. */
-export const AWS_REGION = /^[a-z]{2}(-[a-z]+)+-\d{1,2}$/;
-
-/** The problems of an environment's stated region, each with its fix; empty when valid. */
-function regionProblems(config: EnvironmentConfig): string[] {
-  const { region, env } = config;
-  if (region === undefined) return [];
-  if (!AWS_REGION.test(region)) {
-    return [`region is ${JSON.stringify(region)}: use an AWS region name, e.g. eu-west-1.`];
-  }
-  if (env?.region !== undefined && env.region !== region) {
-    return [
-      `region is ${region} but this deploy targets ${env.region} (CDK_DEFAULT_REGION, from your AWS profile): ` +
-        `deploy with AWS_REGION=${region}, or state the region the environment is in.`,
-    ];
-  }
-  return [];
 }
 
 /** How to give an origin secret version: one message for the context value and the configuration. */
@@ -320,15 +321,22 @@ function petsUpgradeStepFromContext(value: unknown): PetsUpgradeStepNumber | und
   return step as PetsUpgradeStepNumber;
 }
 
-/** Production's region given as `-c productionRegion=…`; undefined when unset. */
-function productionRegionFromContext(value: unknown): string | undefined {
+/** The context key of an environment's reserved concurrency: `stagingReservedConcurrency`, `productionReservedConcurrency`. */
+export function reservedConcurrencyKey(name: EnvironmentName): string {
+  return `${name}ReservedConcurrency`;
+}
+
+/** An environment's reserved concurrency given as `-c <name>ReservedConcurrency=N`; undefined (off) when unset. */
+function reservedConcurrencyFromContext(name: EnvironmentName, value: unknown): number | undefined {
   if (value === undefined || value === '') return undefined;
-  if (typeof value !== 'string' || !AWS_REGION.test(value)) {
+  const count = typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : value;
+  if (typeof count !== 'number' || !Number.isInteger(count) || count < 1) {
     throw new Error(
-      `Context value "productionRegion" is ${JSON.stringify(value)}: give the AWS region of AnimalStore-production, e.g. -c productionRegion=eu-west-1.`,
+      `Context value "${reservedConcurrencyKey(name)}" is ${JSON.stringify(value)}: give a whole number of at least 1, ` +
+        `e.g. -c ${reservedConcurrencyKey(name)}=10, or leave it out (the default: nothing reserved; doc/deploying.md).`,
     );
   }
-  return value;
+  return count;
 }
 
 /** The origin secret's version given as `-c originSecretVersion=<VersionId>`; undefined when unset. */
@@ -354,6 +362,8 @@ function originSecretVersionFromContext(value: unknown): string | undefined {
  *   (ignored for staging); a deploy of production to another region fails synth.
  * - `originSecretVersion`: the VersionId of the edge's origin secret that CloudFront sends
  *   and production's WAF matches, after a rotation (ignored for staging).
+ * - `stagingReservedConcurrency`, `productionReservedConcurrency`: each environment's
+ *   {@link EnvironmentConfig.reservedConcurrency}; unset, nothing is reserved.
  * Nothing is looked up: synth stays offline.
  */
 export function environmentsFromContext(
@@ -375,12 +385,14 @@ export function environmentsFromContext(
     );
   }
   return names.map((name) => {
+    const reservedConcurrency = reservedConcurrencyFromContext(name, context(reservedConcurrencyKey(name)));
     const config: EnvironmentConfig = {
       ...configs[name],
       ...(petsUpgradeStep === undefined ? {} : { petsUpgradeStep }),
       ...(platformAddress && PLATFORM_ENVIRONMENTS.includes(name) ? { platformAddress } : {}),
       ...(productionRegion && name === 'production' ? { region: productionRegion } : {}),
       ...(originSecretVersion && name === 'production' ? { originSecretVersion } : {}),
+      ...(reservedConcurrency === undefined ? {} : { reservedConcurrency }),
     };
     validateEnvironmentConfig(config);
     return config;

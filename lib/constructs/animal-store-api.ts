@@ -96,13 +96,6 @@ export function bindRateLimits(fn: ApiFunction, tables: Pick<DataTables, 'rateLi
   });
 }
 
-/**
- * Concurrent executions reserved for the catch-all, which are also its ceiling: a flood of
- * unknown paths is throttled there (API Gateway then answers 5xx) and never takes the
- * concurrency the operations need. The authorizer, which every request runs, is not capped.
- */
-export const CATCH_ALL_RESERVED_CONCURRENCY = 10;
-
 /** Properties of {@link AnimalStoreApi}. */
 export interface AnimalStoreApiProps {
   /** API Gateway stage name, the environment name. */
@@ -113,6 +106,13 @@ export interface AnimalStoreApiProps {
   readonly tables: DataTables;
   /** Seconds the authorizer caches an API key lookup. */
   readonly apiKeyCacheSeconds: number;
+  /**
+   * Concurrent executions reserved for the catch-all, which are also its ceiling: a flood of
+   * unknown paths is throttled there (API Gateway then answers 5xx) and never takes the
+   * concurrency the operations need. The authorizer, which every request runs, is not capped.
+   * @default none reserved: the catch-all shares the account's unreserved concurrency
+   */
+  readonly catchAllReservedConcurrency?: number;
   /**
    * The platform domain whose subdomains are project addresses: the authorizer accepts on
    * `<project>.<domain>` the keys of that project only.
@@ -265,7 +265,7 @@ export class AnimalStoreApi extends Construct {
       handlerModule: CATCH_ALL.handlerModule,
       description: `Any other path or method under ${API_VERSION_PREFIX}: 404 or 405, counted`,
       environment,
-      reservedConcurrentExecutions: CATCH_ALL_RESERVED_CONCURRENCY,
+      reservedConcurrentExecutions: props.catchAllReservedConcurrency,
     });
     bindRateLimits(this.catchAllFunction, props.tables);
     const catchAll = new LambdaIntegration(this.catchAllFunction, { proxy: true, allowTestInvoke: false });

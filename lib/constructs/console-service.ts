@@ -24,7 +24,8 @@ export const CONSOLE_HANDLER_MODULE = 'console';
 
 /**
  * The CloudFront actions of the console function, exactly those lambda/store/cloudfront-edge-tenants.ts
- * calls, by the IAM resource type each one takes (Service Authorization Reference, CloudFront).
+ * calls and the further ones AWS documents those calls to need, by the IAM resource type each one
+ * takes (Service Authorization Reference, CloudFront).
  */
 export const EDGE_TENANT_ACTIONS = {
   /** The `distribution-tenant` resource type: granted on the account's tenants (`distribution-tenant/*`). */
@@ -36,8 +37,15 @@ export const EDGE_TENANT_ACTIONS = {
     'cloudfront:GetManagedCertificateDetails',
     'cloudfront:VerifyDnsConfiguration',
   ],
-  /** The `distribution` resource type: granted on the edge distribution, which the call names. */
-  distribution: ['cloudfront:ListDomainConflicts'],
+  /**
+   * The `distribution` resource type: granted on the edge distribution, which the call names.
+   * ListDomainConflicts with a distribution id (DomainControlValidationResource) needs
+   * cloudfront:GetDistribution on it too, though the adapter never calls GetDistribution:
+   * "For a standard distribution, you must have the cloudfront:GetDistribution and
+   * cloudfront:ListDomainConflicts permissions" (CloudFront Developer Guide, "Find the source
+   * standard distribution or distribution tenant", alternate-domain-names-move-find-source.html).
+   */
+  distribution: ['cloudfront:ListDomainConflicts', 'cloudfront:GetDistribution'],
   /** No resource type at all: `*` is the only resource these accept. */
   unscoped: ['cloudfront:CreateDistributionTenant', 'cloudfront:ListDistributionTenants'],
 } as const;

@@ -57,8 +57,8 @@ export interface ObservabilityProps {
   /** Every other function to watch (the authorizer), by a name for alarm names and legends. */
   readonly otherFunctions: ReadonlyMap<string, IFunction>;
   /**
-   * Functions whose throttles are expected, alarmed on errors only (the catch-all: its
-   * reserved concurrency caps it under floods of junk requests, by design).
+   * Functions whose throttles are expected, alarmed on errors only (the catch-all, where the
+   * environment reserves concurrency for it: the reservation caps it under junk floods, by design).
    * @default none
    */
   readonly errorOnlyFunctions?: ReadonlyMap<string, IFunction>;

@@ -1,4 +1,4 @@
-import { Fn, SecretValue, Validations } from 'aws-cdk-lib';
+import { Fn, SecretValue, Stack, Validations } from 'aws-cdk-lib';
 import type { CfnDistribution } from 'aws-cdk-lib/aws-cloudfront';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
@@ -20,9 +20,23 @@ export function originSecretReference(secretArn: string, versionId?: string): st
   return SecretValue.secretsManager(secretArn, versionId === undefined ? {} : { versionId }).unsafeUnwrap();
 }
 
+/** The same secret's ARN in another region (a replica's): same name and suffix, that region. */
+function arnInRegion(secretArn: string, region: string): string {
+  // arn:<partition>:secretsmanager:<region>:<account>:secret:<name>-<suffix>
+  const parts = Fn.split(':', secretArn);
+  return Fn.join(':', [
+    ...[0, 1, 2].map((index) => Fn.select(index, parts)),
+    region,
+    ...[4, 5, 6].map((index) => Fn.select(index, parts)),
+  ]);
+}
+
 /** Properties of {@link OriginSecret}. */
 export interface OriginSecretProps {
-  /** The region of the service that checks the header: the secret is replicated there. */
+  /**
+   * The region of the service that checks the header: the secret is replicated there, unless
+   * it is the secret's own region (production in us-east-1), where the service reads the secret.
+   */
   readonly replicaRegion: string;
   /**
    * The version CloudFront sends, after a rotation ({@link originSecretReference}).
@@ -43,7 +57,7 @@ export interface OriginSecretProps {
 export class OriginSecret extends Construct {
   /** The secret in this stack's region (us-east-1). */
   public readonly secret: Secret;
-  /** The ARN of the replica in the service's region: same name and suffix, that region. */
+  /** The ARN of the replica in the service's region: same name and suffix, that region (the secret's own ARN where that is its region). */
   public readonly replicaArn: string;
   /** The version every reference names; undefined for AWSCURRENT. */
   public readonly versionId?: string;
@@ -51,11 +65,13 @@ export class OriginSecret extends Construct {
   constructor(scope: Construct, id: string, props: OriginSecretProps) {
     super(scope, id);
     this.versionId = props.versionId;
+    const sameRegion = props.replicaRegion === Stack.of(this).region;
     this.secret = new Secret(this, 'Secret', {
       description: `Value of the ${ORIGIN_SECRET_HEADER} header CloudFront adds to requests for project addresses`,
       // Letters and digits only: safe in a header, and 64 of them are beyond guessing.
       generateSecretString: { passwordLength: 64, excludePunctuation: true },
-      replicaRegions: [{ region: props.replicaRegion }],
+      // Secrets Manager refuses a replica in the primary's own region.
+      ...(sameRegion ? {} : { replicaRegions: [{ region: props.replicaRegion }] }),
     });
     Validations.of(this.secret).acknowledge({
       id: 'AwsSolutions-SMG4',
@@ -64,13 +80,9 @@ export class OriginSecret extends Construct {
         'edge and production stacks with its version id, while the service accepts the previous value too. A ' +
         'Lambda rotation would change the value without those deploys, leaving CloudFront and the WAF behind.',
     });
-    // arn:<partition>:secretsmanager:<region>:<account>:secret:<name>-<suffix>, in the replica's region.
-    const parts = Fn.split(':', this.secret.secretArn);
-    this.replicaArn = Fn.join(':', [
-      ...[0, 1, 2].map((index) => Fn.select(index, parts)),
-      props.replicaRegion,
-      ...[4, 5, 6].map((index) => Fn.select(index, parts)),
-    ]);
+    this.replicaArn = sameRegion
+      ? this.secret.secretArn
+      : arnInRegion(this.secret.secretArn, props.replicaRegion);
   }
 
   /**

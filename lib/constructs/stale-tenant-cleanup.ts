@@ -53,6 +53,13 @@ export interface StaleTenantCleanupProps {
    */
   readonly every?: Duration;
   /**
+   * Whether the function reserves 1 concurrent execution, so that two runs never overlap.
+   * Overlap is harmless (each run deletes only tenants without a record, and a deletion of a
+   * tenant already gone succeeds), so this only saves duplicate CloudFront calls.
+   * @default false: nothing reserved, which a small Lambda concurrency quota requires
+   */
+  readonly reserveConcurrency?: boolean;
+  /**
    * Retention of the function's log group.
    * @default RetentionDays.ONE_MONTH
    */
@@ -68,8 +75,9 @@ export interface StaleTenantCleanupProps {
  * The scheduled sweep of stale distribution tenants: a removal deletes the domain's record at
  * once but CloudFront refuses to delete its (disabled) tenant until that has propagated, so
  * every `every` a function deletes the tenants of the edge distribution whose domain has no
- * record. One run at a time (reserved concurrency 1), no retry of a failed run (the next one
- * comes soon). Its role may read the custom domains table (GetItem) and use exactly the
+ * record. Runs may overlap (an at-least-once delivery, a run delayed past the next) unless
+ * `reserveConcurrency`, and that is harmless: see {@link StaleTenantCleanupProps.reserveConcurrency}.
+ * No retry of a failed run (the next one comes soon). Its role may read the custom domains table (GetItem) and use exactly the
  * CloudFront actions of {@link STALE_TENANT_CLEANUP_ACTIONS}.
  */
 export class StaleTenantCleanup extends Construct {
@@ -91,7 +99,7 @@ export class StaleTenantCleanup extends Construct {
       handlerModule: STALE_TENANT_CLEANUP_MODULE,
       description: 'Deletes CloudFront tenants whose custom domain was removed (scheduled)',
       timeout: STALE_TENANT_CLEANUP_TIMEOUT,
-      reservedConcurrentExecutions: 1,
+      ...(props.reserveConcurrency ? { reservedConcurrentExecutions: 1 } : {}),
       logRetention: props.logRetention,
       logRemovalPolicy: props.logRemovalPolicy,
       environment: {

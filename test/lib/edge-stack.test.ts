@@ -558,7 +558,7 @@ describe('the edge stack in the app', () => {
   test('a deploy of production to a region other than the stated one fails synth, naming both', () => {
     const deployer = { CDK_DEFAULT_ACCOUNT: '123456789012', CDK_DEFAULT_REGION: 'us-west-2' };
     expect(() => environmentsFromContext(context({ productionRegion: 'eu-west-1' }), deployer)).toThrow(
-      /region is eu-west-1 but this deploy targets us-west-2 \(CDK_DEFAULT_REGION, from your AWS profile\): deploy with AWS_REGION=eu-west-1/,
+      /region is eu-west-1 but this deploy targets us-west-2 \(CDK_DEFAULT_REGION: .*\): set AWS_REGION=eu-west-1 for the deploy/,
     );
     const [, production] = environmentsFromContext(context({ productionRegion: 'us-west-2' }), deployer);
     expect([production?.region, production?.env]).toEqual([

@@ -64,9 +64,18 @@ describe('the schedule', () => {
     });
   });
 
-  test('one run at a time, within its timeout, told the table and the edge ids read from SSM at deploy', () => {
-    expect(resource(template, cleanupFunctionId).Properties).toMatchObject({
+  test('nothing reserved by default; 1 where the environment reserves concurrency (one run at a time)', () => {
+    expect(resource(template, cleanupFunctionId).Properties).not.toHaveProperty(
+      'ReservedConcurrentExecutions',
+    );
+    const reserved = productionWithEdge({ reservedConcurrency: 10 });
+    expect(resource(reserved, cleanupFunctionId).Properties).toMatchObject({
       ReservedConcurrentExecutions: 1,
+    });
+  });
+
+  test('runs within its timeout, told the table and the edge ids read from SSM at deploy', () => {
+    expect(resource(template, cleanupFunctionId).Properties).toMatchObject({
       Timeout: STALE_TENANT_CLEANUP_TIMEOUT.toSeconds(),
       Runtime: 'nodejs22.x',
       Architectures: ['arm64'],

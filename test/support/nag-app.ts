@@ -8,6 +8,12 @@ import { testApp } from './synth';
 /** Stack that adds the optional alarm topic, so the checks see it although no environment configures one. */
 export const NAG_ALARM_EMAIL_STACK = 'AnimalStore-nag-alarm-email';
 
+/** Production as the default configuration deploys it (no platform address, no edge), beside the one the edge serves. */
+export const NAG_DEFAULT_PRODUCTION_STACK = 'AnimalStore-nag-production-default';
+
+/** Production's region here: the environments' stacks are environment-agnostic and deploy there. */
+export const NAG_PRODUCTION_REGION = 'eu-west-1';
+
 /** One acknowledged rule: where, which finding, and why. */
 export interface NagAcknowledgement {
   readonly path: string;
@@ -46,7 +52,8 @@ const NAG_PLATFORM = { domain: 'animalstore.example', hostedZoneId: 'Z0123456789
 /**
  * Composes the app as `bin/animal-store.ts` does, for both environments (production with a
  * platform address, the wildcard, and a region, so the edge stack is built), plus a staging
- * copy with an alarm email, all environment-agnostic and without bundling; registers the AWS
+ * copy with an alarm email and production in the default configuration (no platform address), all
+ * environment-agnostic and without bundling; registers the AWS
  * Solutions checks as the bin does and synthesizes. The findings come from running the same checks over the
  * synthesized tree, so a failure lists each one.
  */
@@ -59,10 +66,12 @@ export function runNag(): NagRun {
       // Production with a platform address and a stated region: the edge stack (us-east-1) is checked too.
       ...ENVIRONMENT_NAMES.map((name) =>
         name === 'production'
-          ? { ...configs[name], platformAddress: NAG_PLATFORM, region: 'eu-west-1' }
+          ? { ...configs[name], platformAddress: NAG_PLATFORM, region: NAG_PRODUCTION_REGION }
           : configs[name],
       ),
       { ...configs.staging, stackName: NAG_ALARM_EMAIL_STACK, alarmEmail: 'oncall@example.com' },
+      // After the production above, which is the one the app gives the edge stack.
+      { ...configs.production, stackName: NAG_DEFAULT_PRODUCTION_STACK },
     ],
   });
   let synthError: Error | undefined;

@@ -275,3 +275,38 @@ describe('the origin secret version in a configuration', () => {
     ).toThrow(/originSecretVersion is set but no edge serves this environment/);
   });
 });
+
+describe('reserved concurrency in a configuration', () => {
+  const fromContext = (values: Record<string, unknown>) =>
+    environmentsFromContext((key) => values[key], NO_ACCOUNT);
+
+  test('is off by default in every environment, so the smallest Lambda quota (10) can take a deploy', () => {
+    expect(fromContext({}).map((config) => config.reservedConcurrency)).toEqual([undefined, undefined]);
+  });
+
+  test('is given per environment: -c <environment>ReservedConcurrency=N', () => {
+    const configs = fromContext({ productionReservedConcurrency: '10' });
+    expect(configs.map((config) => [config.name, config.reservedConcurrency])).toEqual([
+      ['staging', undefined],
+      ['production', 10],
+    ]);
+    expect(fromContext({ stagingReservedConcurrency: 5 })[0]?.reservedConcurrency).toBe(5);
+  });
+
+  test.each(['0', '-1', '2.5', 'ten', true])(
+    '%p is refused on one line, naming the key and the fix',
+    (value) => {
+      expect(() => fromContext({ stagingReservedConcurrency: value })).toThrow(
+        new RegExp(
+          `^Context value "stagingReservedConcurrency" is ${JSON.stringify(value).replace(/[.]/g, '\\.')}: give a whole number of at least 1, e\\.g\\. -c stagingReservedConcurrency=10, or leave it out[^\\n]*$`,
+        ),
+      );
+    },
+  );
+
+  test('a configuration with a bad value fails validation', () => {
+    expect(() => validateEnvironmentConfig(withChanges({ reservedConcurrency: 0 }))).toThrow(
+      /^Invalid configuration of environment "staging" \(lib\/config\/environments\.ts\): reservedConcurrency is 0: use a whole number of at least 1/,
+    );
+  });
+});

@@ -11,9 +11,8 @@ import { ENVIRONMENT_VARIABLE } from '../../../lambda/shared/observability';
 import { RUNTIME_ENV } from '../../../lambda/shared/runtime-env';
 import { PETS_TABLE } from '../../../lambda/store/table-schema';
 import { AnimalStoreStack } from '../../../lib/animal-store-stack';
-import { CATCH_ALL_RESERVED_CONCURRENCY } from '../../../lib/constructs/animal-store-api';
 import { environmentConfigs } from '../../../lib/config/environments';
-import { synthEnvironment } from '../../support/synth';
+import { synthEnvironment, testApp } from '../../support/synth';
 import {
   actionsOf,
   apiMethods,
@@ -126,11 +125,24 @@ describe('the catch-all answers every other path and method under the prefix', (
     }
   });
 
-  test(`the catch-all has ${CATCH_ALL_RESERVED_CONCURRENCY} reserved concurrent executions, and only it`, () => {
-    const reserved = Object.entries(resourcesOfType(template, 'AWS::Lambda::Function'))
+  test('by default no function reserves concurrency: a new account with a quota of 10 can deploy', () => {
+    for (const name of ['staging', 'production'] as const) {
+      const reserved = Object.values(resourcesOfType(synthEnvironment(name), 'AWS::Lambda::Function')).filter(
+        (fn) => fn.Properties.ReservedConcurrentExecutions !== undefined,
+      );
+      expect(reserved).toEqual([]);
+    }
+  });
+
+  test("with the environment's reserved concurrency, the catch-all reserves it, and only the catch-all", () => {
+    const config = { ...environmentConfigs({}).staging, reservedConcurrency: 10 };
+    const reservedTemplate = Template.fromStack(
+      new AnimalStoreStack(testApp(), config.stackName, { config }),
+    );
+    const reserved = Object.entries(resourcesOfType(reservedTemplate, 'AWS::Lambda::Function'))
       .filter(([, fn]) => fn.Properties.ReservedConcurrentExecutions !== undefined)
       .map(([id, fn]) => [id, fn.Properties.ReservedConcurrentExecutions]);
-    expect(reserved).toEqual([[catchAllFunctionId(), CATCH_ALL_RESERVED_CONCURRENCY]]);
+    expect(reserved).toEqual([[catchAllFunctionId(), 10]]);
   });
 });
 

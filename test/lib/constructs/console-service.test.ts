@@ -202,7 +202,7 @@ describe('least privilege', () => {
     ]);
   });
 
-  test('CloudFront: exactly the actions the adapter calls, each on the narrowest resource IAM takes', () => {
+  test('CloudFront: exactly the actions the adapter calls and those AWS documents them to need, each on the narrowest resource IAM takes', () => {
     const cloudfront = granted.filter((grant) =>
       grant.actions.every((action) => action.startsWith('cloudfront:')),
     );
@@ -210,7 +210,9 @@ describe('least privilege', () => {
     expect(cloudfront).toEqual([
       { actions: [...EDGE_TENANT_ACTIONS.tenant].sort(), resource: cloudFrontArn('distribution-tenant/*') },
       {
-        actions: ['cloudfront:ListDomainConflicts'],
+        // GetDistribution: what ListDomainConflicts needs on the distribution it names (CloudFront
+        // Developer Guide, "Find the source standard distribution or distribution tenant").
+        actions: ['cloudfront:GetDistribution', 'cloudfront:ListDomainConflicts'],
         resource: {
           'Fn::Join': [
             '',
@@ -240,6 +242,7 @@ describe('least privilege', () => {
       [
         'cloudfront:CreateDistributionTenant',
         'cloudfront:DeleteDistributionTenant',
+        'cloudfront:GetDistribution',
         'cloudfront:GetDistributionTenant',
         'cloudfront:GetDistributionTenantByDomain',
         'cloudfront:GetManagedCertificateDetails',

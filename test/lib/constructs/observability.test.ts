@@ -83,21 +83,29 @@ describe('alarms', () => {
     },
   );
 
-  test('catchAll: errors of its function, any within 5 minutes, and no throttle alarm (junk floods are capped by design)', () => {
-    expect(alarmNamed(`${CATCH_ALL.name}-errors`)).toMatchObject({
-      Namespace: 'AWS/Lambda',
-      MetricName: 'Errors',
-      Dimensions: [{ Name: 'FunctionName', Value: { Ref: catchAllFunctionId } }],
-      Statistic: 'Sum',
-      Period: 300,
-      Threshold: 1,
-      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
-    });
-    expect(alarms.map((alarm) => alarm.AlarmName)).not.toContain(
-      `AnimalStore-production-${CATCH_ALL.name}-throttles`,
-    );
-    const throttleAlarms = alarms.filter((alarm) => alarm.MetricName === 'Throttles');
-    expect(JSON.stringify(throttleAlarms)).not.toContain(catchAllFunctionId);
+  test('catchAll: errors and throttles of its function, any within 5 minutes (nothing reserved: a throttle is the account running out)', () => {
+    for (const [suffix, metricName] of [
+      ['errors', 'Errors'],
+      ['throttles', 'Throttles'],
+    ]) {
+      expect(alarmNamed(`${CATCH_ALL.name}-${suffix}`)).toMatchObject({
+        Namespace: 'AWS/Lambda',
+        MetricName: metricName,
+        Dimensions: [{ Name: 'FunctionName', Value: { Ref: catchAllFunctionId } }],
+        Statistic: 'Sum',
+        Period: 300,
+        Threshold: 1,
+        ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      });
+    }
+  });
+
+  test('with reserved concurrency, the catch-all alarms on errors only (junk floods are capped by design)', () => {
+    const reserved = Object.values(
+      resourcesOfType(synthWith({ reservedConcurrency: 10 }), 'AWS::CloudWatch::Alarm'),
+    ).map((alarm) => alarm.Properties.AlarmName);
+    expect(reserved).toContain(`AnimalStore-staging-${CATCH_ALL.name}-errors`);
+    expect(reserved).not.toContain(`AnimalStore-staging-${CATCH_ALL.name}-throttles`);
   });
 
   test.each(TABLES.map((table) => [table.logicalName, table] as const))(
@@ -121,8 +129,8 @@ describe('alarms', () => {
   );
 
   test('there are no other alarms', () => {
-    // The stage's two, errors and throttles of each operation and the authorizer, the catch-all's errors, one per table.
-    expect(alarms).toHaveLength(2 + 2 * (ROUTES.length + 1) + 1 + TABLES.length);
+    // The stage's two, errors and throttles of each operation, the authorizer and the catch-all, one per table.
+    expect(alarms).toHaveLength(2 + 2 * (ROUTES.length + 2) + TABLES.length);
   });
 
   test('missing data never breaches an alarm', () => {
