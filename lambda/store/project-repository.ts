@@ -91,18 +91,7 @@ export class ProjectRepository implements ProjectStore, ProjectKeyCountStore {
    * and never changed afterwards. Undefined when there is no such project.
    */
   async assignTargetId(name: string, candidate: string): Promise<string | undefined> {
-    await conditionalWrite(() =>
-      this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: { name },
-          UpdateExpression: 'SET targetId = :id',
-          ConditionExpression: 'attribute_exists(#name) AND attribute_not_exists(targetId)',
-          ExpressionAttributeNames: { '#name': 'name' },
-          ExpressionAttributeValues: { ':id': candidate },
-        }),
-      ),
-    );
+    await this.update(name, 'SET targetId = :id', { ':id': candidate }, 'attribute_not_exists(targetId)');
     return (await this.get(name))?.targetId;
   }
 
@@ -121,52 +110,40 @@ export class ProjectRepository implements ProjectStore, ProjectKeyCountStore {
 
   /** Starts the count of the project's active keys at `count`; false when it has one, or no project. */
   async startKeyCount(name: string, count: number): Promise<boolean> {
-    return this.countUpdate(name, 'SET activeKeys = :count', 'attribute_not_exists(activeKeys)', {
-      ':count': count,
-    });
+    return this.update(
+      name,
+      'SET activeKeys = :count',
+      { ':count': count },
+      'attribute_not_exists(activeKeys)',
+    );
   }
 
   /** Adds one to a started count of active keys below `cap`; false otherwise. */
   async addKey(name: string, cap: number): Promise<boolean> {
-    return this.countUpdate(name, 'SET activeKeys = activeKeys + :one', 'activeKeys < :cap', {
-      ':one': 1,
-      ':cap': cap,
-    });
+    return this.update(
+      name,
+      'SET activeKeys = activeKeys + :one',
+      { ':one': 1, ':cap': cap },
+      'activeKeys < :cap',
+    );
   }
 
   /** Takes one from a started count of active keys above zero (nothing otherwise). */
   async removeKey(name: string): Promise<void> {
-    await this.countUpdate(name, 'SET activeKeys = activeKeys - :one', 'activeKeys > :zero', {
-      ':one': 1,
-      ':zero': 0,
-    });
-  }
-
-  /** A conditional write of `activeKeys` alone (the console function may write no other attribute). */
-  private async countUpdate(
-    name: string,
-    expression: string,
-    condition: string,
-    values: Record<string, number>,
-  ): Promise<boolean> {
-    return conditionalWrite(() =>
-      this.client.send(
-        new UpdateCommand({
-          TableName: this.tableName,
-          Key: { name },
-          UpdateExpression: expression,
-          ConditionExpression: `attribute_exists(#name) AND ${condition}`,
-          ExpressionAttributeNames: { '#name': 'name' },
-          ExpressionAttributeValues: values,
-        }),
-      ),
+    await this.update(
+      name,
+      'SET activeKeys = activeKeys - :one',
+      { ':one': 1, ':zero': 0 },
+      'activeKeys > :zero',
     );
   }
 
+  /** An update of an existing project, under `condition` too when given; false when a condition fails. */
   private async update(
     name: string,
     expression: string,
     values: Record<string, unknown> | undefined,
+    condition?: string,
   ): Promise<boolean> {
     return conditionalWrite(() =>
       this.client.send(
@@ -174,7 +151,7 @@ export class ProjectRepository implements ProjectStore, ProjectKeyCountStore {
           TableName: this.tableName,
           Key: { name },
           UpdateExpression: expression,
-          ConditionExpression: 'attribute_exists(#name)',
+          ConditionExpression: `attribute_exists(#name)${condition ? ` AND ${condition}` : ''}`,
           ExpressionAttributeNames: {
             '#name': 'name',
             ...(expression.includes('#plan') ? { '#plan': 'plan' } : {}),
