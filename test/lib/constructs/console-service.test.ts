@@ -292,7 +292,7 @@ describe('least privilege', () => {
     // The DynamoDB and CloudFront grants above (merged where their actions are the same), the two
     // of ACM, and GetSecretValue on the origin secret (test/lib/edge-origin-trust.test.ts).
     const others = granted.filter((grant) => !grant.actions.includes('secretsmanager:GetSecretValue'));
-    expect(others).toHaveLength(9);
+    expect(others).toHaveLength(10);
   });
 
   test('no other function may touch the custom domains table or CloudFront (the authorizer and the scheduled stale-tenant sweep only read a domain)', () => {
