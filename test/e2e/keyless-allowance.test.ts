@@ -1,6 +1,6 @@
 import { PLANS, PREFLIGHT_LIMITS } from '../../lambda/domain/plans';
 import { BAN_THRESHOLD } from '../../lambda/domain/rate-limiter';
-import { fakeClock } from '../support/fake-clock';
+import { clockInADayOfItsOwn } from '../support/fake-clock';
 import { checkRawResponse, rawRequest, type RawResponse } from '../support/raw-http';
 import { startTestApi, type TestApi } from '../support/test-api';
 
@@ -13,21 +13,14 @@ import { startTestApi, type TestApi } from '../support/test-api';
 
 let t: TestApi;
 let origin: string;
-let clock: ReturnType<typeof fakeClock>;
 /** Each test starts at the top of its own UTC day, so no two share a rate-limit window. */
-let day = 0;
-const dayStart = () => Date.UTC(2031, 0, 1) + day * 86_400_000;
+const { clock, dayStart } = clockInADayOfItsOwn(Date.UTC(2031, 0, 1));
 
 beforeAll(async () => {
   t = await startTestApi();
   origin = new URL(t.baseUrl).origin;
 });
 afterAll(() => t.close());
-beforeEach(() => {
-  day += 1;
-  clock = fakeClock(dayStart() + 10_000);
-});
-afterEach(() => clock.restore());
 
 const APP = 'https://app.example.com';
 const FREE = PLANS.free.limits;
@@ -145,7 +138,7 @@ describe('bans fall on the key, the allowance stays the project’s', () => {
     const limited = await list(host, quiet);
     expect([limited.status, codeOf(limited)]).toEqual([429, 'rate_limited']);
 
-    clock.set(dayStart() + 60_000);
+    clock().set(dayStart() + 60_000);
     const next = await list(host, quiet);
     expect([next.status, remaining(next)]).toEqual([200, String(FREE.perMinute - 1)]);
     expect(codeOf(await list(host, noisy))).toBe('temporarily_banned');

@@ -1,6 +1,6 @@
 import type { Pet } from '../../lambda/domain/pet';
 import { ANONYMOUS_LIMITS, PLANS } from '../../lambda/domain/plans';
-import { fakeClock } from '../support/fake-clock';
+import { clockInADayOfItsOwn } from '../support/fake-clock';
 import { rawRequest, type RawResponse } from '../support/raw-http';
 import { expectError, startTestApi, type TestApi } from '../support/test-api';
 
@@ -11,21 +11,14 @@ import { expectError, startTestApi, type TestApi } from '../support/test-api';
 
 let t: TestApi;
 let origin: string;
-let clock: ReturnType<typeof fakeClock>;
 /** Each test starts at the top of its own UTC day, so no two share a window. */
-let day = 0;
-const dayStart = () => Date.UTC(2028, 0, 1) + day * 86_400_000;
+const { clock } = clockInADayOfItsOwn(Date.UTC(2028, 0, 1));
 
 beforeAll(async () => {
   t = await startTestApi();
   origin = new URL(t.baseUrl).origin;
 });
 afterAll(() => t.close());
-beforeEach(() => {
-  day += 1;
-  clock = fakeClock(dayStart() + 10_000);
-});
-afterEach(() => clock.restore());
 
 /** A request to the local server with an explicit Host (a project address is `<project>.localhost`). */
 function call(
@@ -55,7 +48,7 @@ async function createPets(apiKey: string, names: string[]): Promise<Pet[]> {
   const pets: Pet[] = [];
   for (const name of names) {
     // Ids order pets by creation time to the millisecond: the frozen clock moves one per pet.
-    clock.advance(1);
+    clock().advance(1);
     const response = await call('/pets', { apiKey, method: 'POST', body: { name, categoryId: 1 } });
     expect(response.status).toBe(201);
     pets.push(json<Pet>(response));
@@ -186,7 +179,7 @@ describe('limits per project', () => {
     // A minute's allowance, then 10 refusals while limited earn a ban.
     for (let index = 0; index < PLANS.free.limits.perMinute + 11; index++)
       await call('/pets?limit=1', { apiKey: first });
-    clock.advance(60_000);
+    clock().advance(60_000);
     expect((await t.request('/pets?limit=1', { apiKey: second })).status).toBe(200);
     await expectError(await t.request('/pets?limit=1', { apiKey: first }), 429, 'temporarily_banned');
   });

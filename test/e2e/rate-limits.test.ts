@@ -1,23 +1,16 @@
 import { ANONYMOUS_LIMITS, PLANS } from '../../lambda/domain/plans';
 import { banDuration } from '../../lambda/domain/rate-limiter';
-import { fakeClock } from '../support/fake-clock';
+import { clockInADayOfItsOwn } from '../support/fake-clock';
 import { expectError, startTestApi, type TestApi } from '../support/test-api';
 
 let t: TestApi;
-let clock: ReturnType<typeof fakeClock>;
 /** Each test starts at the top of its own UTC day, so no two share a window. */
-let day = 0;
-const dayStart = () => Date.UTC(2027, 0, 1) + day * 86_400_000;
+const { clock, dayStart } = clockInADayOfItsOwn(Date.UTC(2027, 0, 1));
 
 beforeAll(async () => {
   t = await startTestApi();
 });
 afterAll(() => t.close());
-beforeEach(() => {
-  day += 1;
-  clock = fakeClock(dayStart() + 10_000);
-});
-afterEach(() => clock.restore());
 
 const list = (apiKey?: string) => t.request('/pets?limit=1', apiKey ? { apiKey } : {});
 
@@ -36,7 +29,7 @@ const RATE_HEADERS = [
 function expectRateHeaders(response: Response, limit: number) {
   for (const name of RATE_HEADERS) expect(response.headers.get(name)).not.toBeNull();
   expect(response.headers.get('x-ratelimit-limit')).toBe(String(limit));
-  expect(Number(response.headers.get('x-ratelimit-reset'))).toBeGreaterThan(clock.now() / 1000);
+  expect(Number(response.headers.get('x-ratelimit-reset'))).toBeGreaterThan(clock().now() / 1000);
 }
 
 describe('per-minute and per-day limits', () => {
@@ -52,7 +45,7 @@ describe('per-minute and per-day limits', () => {
     expect(refused.headers.get('retry-after')).toBe('50');
     expect(refused.headers.get('x-ratelimit-remaining')).toBe('0');
     expect(refused.headers.get('x-ratelimit-reset')).toBe(String((dayStart() + 60_000) / 1000));
-    clock.set(dayStart() + 60_000);
+    clock().set(dayStart() + 60_000);
     const next = await list(apiKey);
     expect(next.status).toBe(200);
     expect(next.headers.get('x-ratelimit-remaining')).toBe('59');
@@ -61,15 +54,15 @@ describe('per-minute and per-day limits', () => {
   it('Free: the 1,001st request of a day is refused even when spread over minutes, until midnight UTC', async () => {
     const { apiKey } = await t.issueKey('free');
     for (let minute = 0; minute < 20; minute++) {
-      clock.set(dayStart() + minute * 60_000);
+      clock().set(dayStart() + minute * 60_000);
       await spend(apiKey, 50);
     }
-    clock.set(dayStart() + 20 * 60_000 + 30_000);
+    clock().set(dayStart() + 20 * 60_000 + 30_000);
     const refused = await list(apiKey);
     expect((await expectError(refused, 429, 'rate_limited')).message).toMatch(/1000 requests per day/);
     expect(refused.headers.get('x-ratelimit-limit')).toBe('1000');
     expect(refused.headers.get('retry-after')).toBe(String((86_400_000 - 20 * 60_000 - 30_000) / 1000));
-    clock.set(dayStart() + 86_400_000);
+    clock().set(dayStart() + 86_400_000);
     expect((await list(apiKey)).status).toBe(200);
   }, 60_000);
 
@@ -146,7 +139,7 @@ describe('headers on every response the service produces', () => {
     await expectError(unauthenticated, 401);
     expectRateHeaders(unauthenticated, ANONYMOUS_LIMITS.perMinute);
 
-    clock.set(Date.UTC(2030, 11, 5));
+    clock().set(Date.UTC(2030, 11, 5));
     const gone = await t.request('/pets/1', { apiKey });
     await expectError(gone, 410);
     expectRateHeaders(gone, pro);
@@ -196,12 +189,12 @@ describe('bans', () => {
     await expectError(banned, 429, 'temporarily_banned');
     expect(banned.headers.get('retry-after')).toBe(String(banDuration(1) / 1000));
 
-    clock.advance(60_000); // a new minute does not lift the ban
+    clock().advance(60_000); // a new minute does not lift the ban
     const stillBanned = await list(apiKey);
     await expectError(stillBanned, 429, 'temporarily_banned');
     expect(stillBanned.headers.get('retry-after')).toBe(String((banDuration(1) - 60_000) / 1000));
 
-    clock.set(dayStart() + 10_000 + banDuration(1) + 1_000);
+    clock().set(dayStart() + 10_000 + banDuration(1) + 1_000);
     expect((await list(apiKey)).status).toBe(200);
     await spend(apiKey, 59);
     for (let index = 1; index < 10; index++) await expectError(await list(apiKey), 429, 'rate_limited');

@@ -15,3 +15,26 @@ export function fakeClock(startMs: number) {
     restore,
   };
 }
+
+/**
+ * A fake clock for each test of the file, each starting 10 s into a UTC day of its own (from
+ * `firstDay` on), so that no two tests share a rate-limit window; restored after each test.
+ * `clock()` is the current test's clock and `dayStart()` the start of its day.
+ */
+export function clockInADayOfItsOwn(firstDayMs: number) {
+  let day = 0;
+  let clock: ReturnType<typeof fakeClock> | undefined;
+  const dayStart = () => firstDayMs + day * 86_400_000;
+  beforeEach(() => {
+    day += 1;
+    clock = fakeClock(dayStart() + 10_000);
+  });
+  afterEach(() => clock?.restore());
+  return {
+    clock: () => {
+      if (!clock) throw new Error('the clock exists only inside a test');
+      return clock;
+    },
+    dayStart,
+  };
+}
