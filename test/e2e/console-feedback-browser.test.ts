@@ -4,9 +4,11 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { buildConsole } from '../../console/build';
 import { REMOVE_CONFIRMATION } from '../../lambda/domain/custom-domain-record';
+import { MAX_ACTIVE_KEYS_PER_PROJECT } from '../../lambda/domain/project-keys';
 import { type LocalApi, startLocalApi } from '../../local/server';
 import type { ToolConnection } from '../../tools/connection';
 import { connectLocal } from '../../tools/local-store';
+import { KeyAdmin } from '../../tools/key-admin';
 import { ProjectAdmin } from '../../tools/project-admin';
 import { describeInBrowser, launchChromium } from '../support/chromium';
 import {
@@ -289,6 +291,30 @@ describeInBrowser('the console feedback browser tests')(
       await refusal.waitFor();
       expect(await steps.focused()).toEqual({ id: `refusal-key-${rotated}`, text: expected });
       await steps.check('keys-refused');
+    }, 60_000);
+
+    it("shows the key cap's refusal under the name field, with the focus, and creates nothing", async () => {
+      await steps.navigate('API keys');
+      const listed = await tool('GET', '/keys');
+      const active = (listed.body.keys as { revokedAt?: string }[]).filter((key) => !key.revokedAt).length;
+      // Filled by the keys tool's code, straight in the store: the console's own calls are counted.
+      const admin = new KeyAdmin(connection);
+      const fillers: string[] = [];
+      for (let index = active; index < MAX_ACTIVE_KEYS_PER_PROJECT; index++)
+        fillers.push((await admin.create(`tells-${process.pid}`, `filler-${index}`)).record.keyId);
+      const refused = await tool('POST', '/keys', { name: 'one too many' });
+      expect(refused).toMatchObject({ status: 409, body: { code: 'too_many_keys' } });
+
+      await page.getByLabel('Name').fill('one too many');
+      await page.getByRole('button', { name: 'Create key' }).click();
+      await page.locator('#key-error').waitFor();
+      expect(await page.locator('#key-error').textContent()).toBe(refused.body.message);
+      expect(await steps.focused()).toMatchObject({ id: 'key-name' });
+      const after = (await tool('GET', '/keys')).body.keys as { name: string; revokedAt?: string }[];
+      expect(after.filter((key) => !key.revokedAt)).toHaveLength(MAX_ACTIVE_KEYS_PER_PROJECT);
+      expect(after.map((key) => key.name)).not.toContain('one too many');
+      // A revocation frees a place (the next test creates a key).
+      expect((await tool('DELETE', `/keys/${fillers[0]}`)).status).toBe(200);
     }, 60_000);
 
     it('says when usage was read, and reads it again each time the Overview is shown', async () => {
