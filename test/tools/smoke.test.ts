@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, request, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
@@ -261,4 +261,17 @@ describe('npm run smoke: invocation', () => {
     );
     expect(result.stderr).not.toMatch(DEVELOPER_NOISE);
   }, 30_000);
+});
+
+describe('doc/deploying.md', () => {
+  it("shows a smoke run whose lines are the checks', in order, and its summary", () => {
+    const doc = readFileSync(path.join(REPO_ROOT, 'doc', 'deploying.md'), 'utf8');
+    const section = doc.slice(doc.indexOf('## The smoke test'));
+    const sample = /```\n(Smoke test of [^]*?)```/.exec(section)?.[1] ?? '';
+    const checkLines = lines(sample).filter((line) => /^(PASS|FAIL|SKIP) /.test(line));
+    expect(checkLines.map((line) => /^PASS {2}([^:]+):/.exec(line)?.[1])).toEqual(
+      SMOKE_CHECKS.map((check) => check.name),
+    );
+    expect(lines(sample).at(-1)).toBe(`${SMOKE_CHECKS.length} passed, 0 failed, 0 skipped.`);
+  });
 });
