@@ -207,7 +207,7 @@ const corsPreflight: SmokeCheck = {
   async run({ target, subject, signal }) {
     const address = target.projectAddress;
     if ('none' in address)
-      return { skipped: `${address.none} (preflights are answered at a project's address)` };
+      return { skipped: `${address.none}; preflights are answered at a project's address` };
     const preflight = (origin: string) =>
       send(
         `${address.url}/pets`,
