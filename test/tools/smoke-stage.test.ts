@@ -3,6 +3,7 @@ import {
   CreateApiKeyCommand,
   CreateUsagePlanKeyCommand,
   DeleteApiKeyCommand,
+  TooManyRequestsException,
 } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { ApiKeyRepository } from '../../lambda/store/api-key-repository';
@@ -53,17 +54,19 @@ beforeEach(() => {
   fake.install();
 });
 
+const clients = () => ({
+  cloudFormation: new CloudFormationClient({ region: 'eu-west-1' }),
+  edgeCloudFormation: new CloudFormationClient({ region: 'us-east-1' }),
+  apiGateway: new APIGatewayClient({ region: 'eu-west-1' }),
+  documents,
+});
+
 describe('npm run smoke -- --stage staging', () => {
   it('finds the base URL in the stack, skips what staging lacks, and removes the project and its gateway key', async () => {
     const out: string[] = [];
     const code = await runSmoke(['--stage', 'staging'], {
       out: (line) => out.push(line),
-      stageClients: {
-        cloudFormation: new CloudFormationClient({ region: 'eu-west-1' }),
-        edgeCloudFormation: new CloudFormationClient({ region: 'us-east-1' }),
-        apiGateway: new APIGatewayClient({ region: 'eu-west-1' }),
-        documents,
-      },
+      stageClients: clients(),
     });
 
     const project = /as throwaway project (smoke-[0-9a-f]+)/.exec(out[0] ?? '')?.[1] ?? '';
@@ -109,6 +112,28 @@ describe('npm run smoke -- --stage staging', () => {
     ).toEqual([]);
   }, 60_000);
 
+  it('says what it could not remove, and how, and exits 1 even when every check passed', async () => {
+    // API Gateway refuses to delete the project's key: the project goes, its gateway key stays.
+    gatewayMock
+      .on(DeleteApiKeyCommand)
+      .rejects(new TooManyRequestsException({ message: 'Too Many Requests', $metadata: {} }));
+    const out: string[] = [];
+    const code = await runSmoke(['--stage', 'staging'], {
+      out: (line) => out.push(line),
+      stageClients: clients(),
+    });
+    const project = /as throwaway project (smoke-[0-9a-f]+)/.exec(out[0] ?? '')?.[1] ?? '';
+    const usageId = [...fake.apiKeys.values()][0]?.value;
+    expect(out.slice(-2)).toEqual([
+      `Cleanup incomplete, remove by hand: Project ${project} is deleted, but its gateway key could not be deleted from API Gateway of ${STACK} (Too Many Requests): delete the key valued ${usageId} there.`,
+      `${SMOKE_CHECKS.length - 4} passed, 0 failed, 4 skipped.`,
+    ]);
+    expect(code).toBe(1);
+    // The revoked key's record stays, so no later project can take the name while the gateway key is left.
+    const keys = await new ApiKeyRepository(documents, LOCAL_TABLE_NAMES.apiKeys).listByProject(project);
+    expect(keys).toEqual([expect.objectContaining({ revokedAt: expect.any(String) })]);
+  }, 60_000);
+
   it('says in one line when the stack is not there, and creates nothing', async () => {
     stacksMock.reset();
     stacksMock
@@ -119,12 +144,7 @@ describe('npm run smoke -- --stage staging', () => {
     const out: string[] = [];
     const run = runSmoke(['--stage', 'staging'], {
       out: (line) => out.push(line),
-      stageClients: {
-        cloudFormation: new CloudFormationClient({ region: 'eu-west-1' }),
-        edgeCloudFormation: new CloudFormationClient({ region: 'us-east-1' }),
-        apiGateway: new APIGatewayClient({ region: 'eu-west-1' }),
-        documents,
-      },
+      stageClients: clients(),
     });
     await expect(run).rejects.toThrow(
       `Stack ${STACK} does not exist in this account and region: deploy it, or set AWS_REGION / AWS_PROFILE to where it is.`,
