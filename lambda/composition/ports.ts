@@ -1,4 +1,3 @@
-import type { ApiKeyStore } from '../domain/api-key';
 import type { ConsoleSessionStore } from '../domain/console-session';
 import type { CustomDomainStore, ProjectTargets } from '../domain/custom-domains-ports';
 import type { DnsLookup } from '../domain/dns-verdict';
@@ -25,7 +24,7 @@ export interface ServicePorts {
   readonly pets: PetStore & ReservedPetWriter;
   /** The records of Idempotency-Keys. */
   readonly idempotencyKeys: IdempotencyStore;
-  readonly apiKeys: ProjectKeyStore & ApiKeyStore;
+  readonly apiKeys: ProjectKeyStore;
   readonly projects: ProjectKeyCountStore & ProjectTargets;
   readonly customDomains: CustomDomainStore;
   readonly consoleSessions: ConsoleSessionStore;

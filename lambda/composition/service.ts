@@ -4,7 +4,7 @@ import { RateLimiter } from '../domain/rate-limiter';
 import type { ApiLambdaHandler } from '../middleware/api-handler';
 import type { ConsoleStackDependencies } from '../middleware/console-handler';
 import type { AuthorizerHandler } from '../operations/authorizer';
-import { type ApiPorts, type ApiSettings, composeCatchAll, composeOperations } from './api';
+import { type ApiPorts, type ApiSettings, composeCatchAll, composeOperations, type SharedParts } from './api';
 import { type AuthorizerPorts, type AuthorizerSettings, composeAuthorizer } from './authorizer';
 import { composeConsole, composeConsoleStack, type ConsolePorts, type ConsoleSettings } from './console';
 
@@ -21,7 +21,11 @@ export interface Service {
   consoleStack(settings: Pick<ConsoleSettings, 'consoleOrigins'>): ConsoleStackDependencies;
 }
 
-export type ServicePortsOfProcess = ApiPorts & AuthorizerPorts & ConsolePorts;
+/**
+ * The ports of a process serving every part: the tables and the clock (the edge's tenants and DNS
+ * belong to the domains service, composed apart and given to {@link Service.console}).
+ */
+export type ProcessPorts = ApiPorts & AuthorizerPorts & ConsolePorts;
 export type ServiceSettings = ApiSettings & AuthorizerSettings;
 
 /**
@@ -29,9 +33,9 @@ export type ServiceSettings = ApiSettings & AuthorizerSettings;
  * by the same composers each Lambda function calls for its own part (lambda/handlers/).
  */
 export function composeService(
-  ports: ServicePortsOfProcess,
+  ports: ProcessPorts,
   settings: ServiceSettings,
-  shared: { readonly limiter?: RateLimiter } = {},
+  shared: SharedParts = {},
 ): Service {
   const limiter = shared.limiter ?? new RateLimiter(ports.counters, ports.clock);
   const parts = { limiter };
