@@ -2,49 +2,109 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 /**
- * import-direction: inside lambda/, imports run one way, handlers → operations → middleware → api →
- * domain ← store (STYLE.md, "How a request should travel here"). A handler is its function's
- * composition place: the only code that builds store modules and passes them in. shared/ serves all
- * but the domain and imports none of them. Each folder lists what it must not import.
+ * Layering, enforced by `npm run lint` with no-restricted-imports: each folder lists what it must
+ * not import, so no import runs against the layers (doc/architecture.md#layering).
+ *
+ * The repository: bench → tools → local → lib and lambda. The console (the page and its build)
+ * and the client (the published npm package) stand apart: the console reads only lambda's
+ * contract (api/ and domain/), the client nothing of the repository; nothing in lambda or lib
+ * reads tests, and nothing but the bench and the tests reads test/.
  */
-const RULE = 'import-direction (handlers → operations → middleware → api → domain ← store)';
-const FORBIDDEN = {
-  domain: ['handlers', 'operations', 'middleware', 'api', 'store', 'shared'],
-  api: ['handlers', 'operations', 'middleware', 'store'],
-  middleware: ['handlers', 'operations', 'store'],
-  operations: ['handlers', 'store'],
-  store: ['handlers', 'operations', 'middleware', 'api'],
-  shared: ['handlers', 'operations', 'middleware', 'api', 'domain', 'store'],
+const REPOSITORY_RULE = 'layering (bench → tools → local → lib and lambda; console and client stand apart)';
+const REPOSITORY_FORBIDDEN = {
+  tools: ['bench', 'test'],
+  local: ['bench', 'tools', 'test'],
+  lib: ['bench', 'tools', 'local', 'test'],
+  lambda: ['bench', 'tools', 'local', 'lib', 'console', 'client', 'test'],
+  bin: ['bench', 'tools', 'local', 'test'],
+  console: ['bench', 'tools', 'local', 'lib', 'client', 'test'],
+  'client/src': ['bench', 'tools', 'local', 'lib', 'lambda', 'console', 'test'],
 };
-// Only the store talks to AWS; the domain knows no HTTP either.
+// What the console may read of lambda: the contract (HTTP routes and types), never the server's code.
+const CONSOLE_FORBIDDEN_IN_LAMBDA = [
+  'handlers',
+  'composition',
+  'operations',
+  'middleware',
+  'store',
+  'shared',
+];
+
+/**
+ * Inside lambda/, imports run one way: handlers → composition → operations → middleware → api →
+ * domain ← store (STYLE.md, "How a request should travel here"). A handler is its function's
+ * entry: it builds the AWS ports (store modules) and passes them to its composer (composition/),
+ * which builds the operation from ports and never builds a store module itself. shared/ serves
+ * all but the domain and imports none of them.
+ */
+const RULE = 'import-direction (handlers → composition → operations → middleware → api → domain ← store)';
+const FORBIDDEN = {
+  handlers: ['operations', 'middleware'],
+  composition: ['handlers', 'store'],
+  domain: ['handlers', 'composition', 'operations', 'middleware', 'api', 'store', 'shared'],
+  api: ['handlers', 'composition', 'operations', 'middleware', 'store'],
+  middleware: ['handlers', 'composition', 'operations', 'store'],
+  operations: ['handlers', 'composition', 'store'],
+  store: ['handlers', 'composition', 'operations', 'middleware', 'api'],
+  shared: ['handlers', 'composition', 'operations', 'middleware', 'api', 'domain', 'store'],
+};
+// Only the store talks to AWS; the domain knows no HTTP either; no Lambda code bundles the CDK.
 const AWS_SDK = ['@aws-sdk/*'];
+const CDK = ['aws-cdk-lib', 'aws-cdk-lib/*', 'constructs'];
 const FORBIDDEN_PACKAGES = {
-  domain: [
-    ...AWS_SDK,
-    'aws-lambda',
-    '@middy/*',
-    '@aws-lambda-powertools/*',
-    '@aws/*',
-    'aws-cdk-lib',
-    'aws-cdk-lib/*',
-  ],
-  api: AWS_SDK,
-  middleware: AWS_SDK,
-  operations: AWS_SDK,
-  shared: AWS_SDK,
+  handlers: [...AWS_SDK, ...CDK],
+  composition: [...AWS_SDK, ...CDK],
+  domain: [...AWS_SDK, 'aws-lambda', '@middy/*', '@aws-lambda-powertools/*', '@aws/*', ...CDK],
+  api: [...AWS_SDK, ...CDK],
+  middleware: [...AWS_SDK, ...CDK],
+  operations: [...AWS_SDK, ...CDK],
+  shared: [...AWS_SDK, ...CDK],
+  store: CDK,
 };
 
-function importDirection(layer, folders = FORBIDDEN[layer]) {
-  const patterns = folders.map((folder) => ({
-    // Relative from anywhere under lambda/<layer>/, with or without a detour through lambda/.
-    regex: `^(\\.\\./)+(lambda/)?${folder}(/|$)`,
-    message: `${RULE}: lambda/${layer}/ must not import lambda/${folder}/.`,
-  }));
-  const packages = FORBIDDEN_PACKAGES[layer];
-  if (packages) {
-    patterns.push({ group: packages, message: `${RULE}: lambda/${layer}/ must not import this package.` });
+/** A relative import of `folder` from anywhere under `within`, with or without a detour through `via`/. */
+function folderPattern(folder, message, via = '') {
+  return { regex: `^(\\.\\./)+${via ? `(${via}/)?` : ''}${folder}(/|$)`, message };
+}
+
+/** The repository's layering for one top-level folder: the folders above it. */
+function repositoryPatterns(layer) {
+  const patterns = REPOSITORY_FORBIDDEN[layer].map((folder) =>
+    folderPattern(folder, `${REPOSITORY_RULE}: ${layer}/ must not import ${folder}/.`),
+  );
+  if (layer === 'console') {
+    patterns.push(
+      ...CONSOLE_FORBIDDEN_IN_LAMBDA.map((folder) =>
+        folderPattern(
+          `lambda/${folder}`,
+          `${REPOSITORY_RULE}: console/ reads only lambda's contract (api/, domain/), not lambda/${folder}/.`,
+        ),
+      ),
+    );
   }
+  return patterns;
+}
+
+/** Inside lambda/: the layers below `layer` and the packages it must not use, and the repository's rule. */
+function lambdaLayer(layer) {
+  const patterns = [
+    ...FORBIDDEN[layer].map((folder) =>
+      folderPattern(folder, `${RULE}: lambda/${layer}/ must not import lambda/${folder}/.`, 'lambda'),
+    ),
+    ...repositoryPatterns('lambda'),
+  ];
+  patterns.push({
+    group: FORBIDDEN_PACKAGES[layer],
+    message: `${RULE}: lambda/${layer}/ must not import this package.`,
+  });
   return { files: [`lambda/${layer}/**/*.ts`], rules: { 'no-restricted-imports': ['error', { patterns }] } };
+}
+
+function repositoryLayer(layer) {
+  return {
+    files: [`${layer}/**/*.{ts,tsx,mts}`],
+    rules: { 'no-restricted-imports': ['error', { patterns: repositoryPatterns(layer) }] },
+  };
 }
 
 export default tseslint.config(
@@ -65,7 +125,11 @@ export default tseslint.config(
     },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
-  ...Object.keys(FORBIDDEN).map((layer) => importDirection(layer)),
+  ...Object.keys(REPOSITORY_FORBIDDEN)
+    .filter((layer) => layer !== 'lambda')
+    .map((layer) => repositoryLayer(layer)),
+  // Every file of lambda/ is in one of its layers; each carries the repository's rule too.
+  ...Object.keys(FORBIDDEN).map((layer) => lambdaLayer(layer)),
   {
     // The console page runs in the browser (its own tsconfig, console/src/tsconfig.json, has the DOM library).
     files: ['console/src/**/*.{ts,tsx}'],

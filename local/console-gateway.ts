@@ -1,22 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestListener } from 'node:http';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { CONSOLE_API_PREFIX } from '../lambda/api/console-routes';
+import type { Service } from '../lambda/composition/service';
 import { toErrorResponse } from '../lambda/api/error-response';
 import { gatewayError } from '../lambda/api/gateway-errors';
-import { ConsoleSessions } from '../lambda/domain/console-session';
 import type { CustomDomains } from '../lambda/domain/custom-domains';
-import { ProjectKeys } from '../lambda/domain/project-keys';
-import type { RateLimiter } from '../lambda/domain/rate-limiter';
 import type { ApiLambdaHandler } from '../lambda/middleware/api-handler';
-import type { ConsoleStackDependencies } from '../lambda/middleware/console-handler';
-import { consoleApi } from '../lambda/operations/console';
-import { now } from '../lambda/shared/clock';
-import { ApiKeyRepository } from '../lambda/store/api-key-repository';
-import { ConsoleSessionRepository } from '../lambda/store/console-session-repository';
-import { ProjectRepository } from '../lambda/store/project-repository';
-import { RateLimitStore } from '../lambda/store/rate-limit-store';
 import {
   closeAfterAnswer,
   invokeProxy,
@@ -28,7 +18,6 @@ import {
   requestUrl,
   send,
 } from './gateway';
-import { LOCAL_TABLE_NAMES } from './local-tables';
 import type { SandboxDns } from './sandbox-dns';
 import { SANDBOX_RECORDS_PATH, sandboxRecordsApi } from './sandbox-records';
 
@@ -59,60 +48,20 @@ export function localConsoleHosts(port: number): string[] {
   return localConsoleOrigins(port).map((origin) => new URL(origin).host);
 }
 
-/** What local mode gives its console function. */
-export interface LocalConsoleInput {
-  readonly client: DynamoDBDocumentClient;
-  /** The domains service of local mode's custom domains. */
-  readonly domains: CustomDomains;
-  /** The limiter the API shares (sign-ins count with anonymous API calls per client IP). */
-  readonly limiter: RateLimiter;
-  /** The API's port: the console's origins and the projects' addresses are on it. */
-  readonly port: number;
-  /** The sessions' clock (tests move it to end sessions). @default the service clock */
-  readonly sessionClock?: () => number;
-}
-
 /**
- * The console function composed as lambda/handlers/console.ts composes it in AWS, over the
- * local tables: projects are served at `http://<name>.localhost:<port>/v1`.
+ * The console function composed as lambda/handlers/console.ts composes it in AWS, from the
+ * service's local ports: projects are served at `http://<name>.localhost:<port>/v1`, the page
+ * at the API's port.
  */
-export function localConsoleApi(input: LocalConsoleInput): ApiLambdaHandler {
-  const { client, domains, port } = input;
-  const stack = localConsoleStack(input);
-  return consoleApi({
-    ...stack,
-    consoleHosts: localConsoleHosts(port),
-    keys: new ProjectKeys({
-      keys: new ApiKeyRepository(client, LOCAL_TABLE_NAMES.apiKeys),
-      projects: stack.projects,
-      clock: () => new Date(now()),
-    }),
-    counters: new RateLimitStore(client, LOCAL_TABLE_NAMES.rateLimits),
-    projectAddress: (name) => `http://${name}.localhost:${port}/v1`,
-    // The limiter's clock: usage is read in the windows it counts in.
-    clock: now,
+export function localConsoleApi(service: Service, domains: CustomDomains, port: number): ApiLambdaHandler {
+  return service.console(
+    {
+      consoleOrigins: localConsoleOrigins(port),
+      consoleHosts: localConsoleHosts(port),
+      projectAddress: (name) => `http://${name}.localhost:${port}/v1`,
+    },
     domains,
-  });
-}
-
-/** What every console stack of local mode shares: the projects, the sessions, the console's origins, the limiter. */
-function localConsoleStack({
-  client,
-  limiter,
-  port,
-  sessionClock = now,
-}: Omit<LocalConsoleInput, 'domains'>): ConsoleStackDependencies & { projects: ProjectRepository } {
-  const projects = new ProjectRepository(client, LOCAL_TABLE_NAMES.projects);
-  return {
-    projects,
-    limiter,
-    sessions: new ConsoleSessions({
-      store: new ConsoleSessionRepository(client, LOCAL_TABLE_NAMES.consoleSessions),
-      projects,
-      clock: sessionClock,
-    }),
-    consoleOrigins: localConsoleOrigins(port),
-  };
+  );
 }
 
 /**
@@ -120,12 +69,15 @@ function localConsoleStack({
  * credentials, cross-site checks and counting.
  */
 export function localSandboxRecordsApi(
-  input: Omit<LocalConsoleInput, 'domains'> & { readonly dns: SandboxDns; readonly platformDomain: string },
+  service: Service,
+  port: number,
+  dns: SandboxDns,
+  platformDomain: string,
 ): ApiLambdaHandler {
   return sandboxRecordsApi({
-    dns: input.dns,
-    platformDomain: input.platformDomain,
-    stack: localConsoleStack(input),
+    dns,
+    platformDomain,
+    stack: service.consoleStack({ consoleOrigins: localConsoleOrigins(port) }),
   });
 }
 

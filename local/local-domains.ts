@@ -1,21 +1,21 @@
 import path from 'node:path';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { CustomDomains } from '../lambda/domain/custom-domains';
+import { composeCustomDomains } from '../lambda/composition/custom-domains';
+import type { CustomDomains } from '../lambda/domain/custom-domains';
 import type { DnsLookup } from '../lambda/domain/dns-verdict';
 import type { TxtLookup } from '../lambda/domain/domain-ownership';
 import { newTargetId } from '../lambda/domain/project-target';
 import type { EdgeRoute } from '../lambda/domain/edge-tenants';
-import { CustomDomainRepository } from '../lambda/store/custom-domain-repository';
-import { ProjectRepository } from '../lambda/store/project-repository';
+import type { CustomDomainRepository } from '../lambda/store/custom-domain-repository';
+import { resolverLookup } from '../lambda/store/dns-resolver';
+import type { ProjectRepository } from '../lambda/store/project-repository';
 import { platformCnameTarget } from '../lib/config/platform';
-import { resolverLookup } from '../tools/domains-dns';
 import { type HttpsEdge, startHttpsEdge } from './https-edge';
 import {
   createLocalCertificateAuthority,
   type LocalCertificateAuthority,
 } from './local-certificate-authority';
 import { localEdgeTenants, type LocalEdgeTenants } from './local-edge-tenants';
-import { LOCAL_TABLE_NAMES } from './local-tables';
+import type { LocalTablePorts } from './local-ports';
 import { type SandboxDns, startSandboxDns } from './sandbox-dns';
 
 /**
@@ -60,7 +60,8 @@ export interface LocalDomains {
 }
 
 export interface StartLocalDomainsInput {
-  readonly client: DynamoDBDocumentClient;
+  /** Local mode's tables: the custom domains and the projects (their targets). */
+  readonly ports: Pick<LocalTablePorts, 'customDomains' | 'projects'>;
   /** The local API every project's origin is on, e.g. `http://127.0.0.1:3000`. */
   readonly upstream: string;
   readonly platformDomain: string;
@@ -105,7 +106,7 @@ export async function giveProjectsTargets(projects: ProjectRepository): Promise<
 
 /** Starts the sandbox DNS, the edge and the authority, and composes the domains service over them. */
 export async function startLocalDomains({
-  client,
+  ports,
   upstream,
   platformDomain,
   dataDir,
@@ -149,19 +150,18 @@ export async function startLocalDomains({
       authority,
       ...(options.inUseElsewhere ? { inUseElsewhere: options.inUseElsewhere } : {}),
     });
-    const repository = new CustomDomainRepository(client, LOCAL_TABLE_NAMES.customDomains);
-    const projects = new ProjectRepository(client, LOCAL_TABLE_NAMES.projects);
-    await giveProjectsTargets(projects);
-    await restoreTenants(repository, tenants);
-    const service = new CustomDomains({
-      store: repository,
-      edge: tenants,
-      dns: lookup,
-      clock,
-      target,
-      platformDomain,
-      projects,
-    });
+    await giveProjectsTargets(ports.projects);
+    await restoreTenants(ports.customDomains, tenants);
+    const service = composeCustomDomains(
+      {
+        customDomains: ports.customDomains,
+        projects: ports.projects,
+        edgeTenants: tenants,
+        dns: lookup,
+        clock,
+      },
+      { target, platformDomain },
+    );
     if (options.attemptIntervalMs) {
       let running = false;
       const timer = setInterval(() => {

@@ -6,7 +6,7 @@ import dns2 from 'dns2';
 /**
  * Local mode's sandbox DNS: an authoritative server on loopback that stands in for the whole DNS,
  * so a newcomer can create a tenant's records (`shop.example.test CNAME <target>`) without owning
- * a domain. Node's Resolver (and so `resolverLookup` of tools/domains-dns.ts) is pointed at it.
+ * a domain. Node's Resolver (and so `resolverLookup` of lambda/store/dns-resolver.ts) is pointed at it.
  */
 
 const { Packet } = dns2;

@@ -1,26 +1,15 @@
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { isConsoleHost, isConsolePath } from '../lambda/api/console-routes';
-import { MAX_API_KEY_CACHE_SECONDS } from '../lambda/api/limits';
 import { API_VERSION_PREFIX, type OperationId, ROUTES } from '../lambda/api/routes';
-import { EDGE_DOMAIN_CACHE_SECONDS, ORIGIN_SECRET_HEADER } from '../lambda/domain/edge-request';
-import { RateLimiter } from '../lambda/domain/rate-limiter';
-import { authorizer, type EdgeTrust } from '../lambda/operations/authorizer';
-import { catchAll } from '../lambda/operations/catch-all';
-import { OPERATIONS } from '../lambda/operations';
+import { ORIGIN_SECRET_HEADER } from '../lambda/domain/edge-request';
+import { composeService, type Service } from '../lambda/composition/service';
+import type { RateLimiter } from '../lambda/domain/rate-limiter';
 import { now } from '../lambda/shared/clock';
 import { concurrentInvocations } from '../lambda/shared/observability';
 import { optionalEnv, RUNTIME_ENV } from '../lambda/shared/runtime-env';
-import { ApiKeyRepository } from '../lambda/store/api-key-repository';
-import { cachedLookup } from '../lambda/store/cached-lookup';
-import { CustomDomainRepository } from '../lambda/store/custom-domain-repository';
 import { createDocumentClient } from '../lambda/store/dynamodb-client';
-import { IdempotencyRepository } from '../lambda/store/idempotency-repository';
-import { PetRepository } from '../lambda/store/pet-repository';
-import { ProjectRepository } from '../lambda/store/project-repository';
-import { RateLimitStore } from '../lambda/store/rate-limit-store';
 import type { ConsoleBuild } from '../console/build';
 import {
   createConsoleListener,
@@ -39,7 +28,8 @@ import {
 } from './gateway';
 import { startExpiredItemSweeper } from './expired-item-sweeper';
 import { type LocalDomains, type LocalDomainsOptions, startLocalDomains } from './local-domains';
-import { ensureLocalTablesAt, LOCAL_TABLE_NAMES, LOCAL_TABLES } from './local-tables';
+import { type LocalTablePorts, localTablePorts } from './local-ports';
+import { ensureLocalTablesAt, LOCAL_TABLES } from './local-tables';
 
 /** Local mode's platform domain: project `acme` is served at `http://acme.localhost:<port>/v1`. */
 export const LOCAL_PLATFORM_DOMAIN = 'localhost';
@@ -98,63 +88,47 @@ export interface LocalApi {
 }
 
 /**
- * Local mode's composition place: the operations of the route table, the catch-all and the
- * authorizer, built as their Lambda functions build them but over the local tables, with one
- * limiter (and one clock) that all of them share, as one process serves them all.
+ * Local mode's composition: the service as its Lambda functions compose it (lambda/composition/),
+ * over the local tables, with one limiter (and one clock) that all of its parts share, as one
+ * process serves them all. With custom domains, the authorizer believes the local HTTPS edge as
+ * in AWS: requests carrying this run's origin secret, about their viewer and their custom domain,
+ * checked against the local table with the same short cache (on the domains' clock, which tests move).
  */
-function composeLocalFunctions(
-  client: DynamoDBDocumentClient,
+function composeLocalService(
+  ports: LocalTablePorts,
   options: LocalApiOptions,
   originSecret: string | undefined,
-): Omit<LocalGatewayOptions, 'stage'> {
-  const clock = now;
-  const limiter =
-    options.limiter ?? new RateLimiter(new RateLimitStore(client, LOCAL_TABLE_NAMES.rateLimits), clock);
-  const dependencies = {
-    pets: new PetRepository(client, LOCAL_TABLE_NAMES.pets, { clock }),
-    idempotencyKeys: new IdempotencyRepository(client, LOCAL_TABLE_NAMES.idempotency),
-    limiter,
-    clock,
-    cursorKey: optionalEnv(RUNTIME_ENV.cursorKey) ?? 'local-cursor-key',
-  };
-  const operations = new Map<OperationId, OperationHandler>(
-    ROUTES.map((route) => [route.operationId, OPERATIONS[route.operationId](dependencies)]),
-  );
-  const keys = new ApiKeyRepository(client, LOCAL_TABLE_NAMES.apiKeys);
-  const projects = new ProjectRepository(client, LOCAL_TABLE_NAMES.projects);
-  const cacheSeconds = Math.min(options.apiKeyCacheSeconds ?? 30, MAX_API_KEY_CACHE_SECONDS);
-  return {
-    operations,
-    catchAll: catchAll({ limiter }),
-    authorizer: authorizer({
-      findKey: cachedLookup((keyId: string) => keys.get(keyId), cacheSeconds, clock),
-      findProject: cachedLookup((name: string) => projects.get(name), cacheSeconds, clock),
+): Service {
+  const edge =
+    originSecret === undefined
+      ? undefined
+      : {
+          originSecrets: async () => [originSecret],
+          customDomains: ports.customDomains,
+          clock: options.customDomains?.clock ?? now,
+        };
+  return composeService(
+    {
+      ...ports,
+      ...(edge ? { edge } : {}),
+      ...(options.consoleSessionClock ? { sessionClock: options.consoleSessionClock } : {}),
+    },
+    {
+      cursorKey: optionalEnv(RUNTIME_ENV.cursorKey) ?? 'local-cursor-key',
+      cacheSeconds: options.apiKeyCacheSeconds,
       // Every `<project>.localhost` is a project address (browsers and curl resolve it to loopback).
       platformDomain: LOCAL_PLATFORM_DOMAIN,
-      ...(originSecret === undefined ? {} : { edge: localEdgeTrust(client, originSecret, options) }),
-    }),
-  };
+    },
+    options.limiter ? { limiter: options.limiter } : {},
+  );
 }
 
-/**
- * The authorizer's view of the local HTTPS edge, as in AWS: requests carrying this run's
- * origin secret are believed about their viewer and their custom domain, checked against the
- * local table with the same short cache (on the domains' clock, which tests move).
- */
-function localEdgeTrust(
-  client: DynamoDBDocumentClient,
-  originSecret: string,
-  options: LocalApiOptions,
-): EdgeTrust {
-  const domains = new CustomDomainRepository(client, LOCAL_TABLE_NAMES.customDomains);
-  return {
-    originSecrets: async () => [originSecret],
-    findDomain: cachedLookup(
-      (name: string) => domains.get(name),
-      EDGE_DOMAIN_CACHE_SECONDS,
-      options.customDomains?.clock ?? now,
-    ),
-  };
+/** The gateway's functions: each operation of the route table, the catch-all and the authorizer. */
+function gatewayFunctions(service: Service): Omit<LocalGatewayOptions, 'stage'> {
+  const operations = new Map<OperationId, OperationHandler>(
+    ROUTES.map((route) => [route.operationId, service.operations[route.operationId]]),
+  );
+  return { operations, catchAll: service.catchAll, authorizer: service.authorizer };
 }
 
 /**
@@ -178,14 +152,12 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     // Stands in for DynamoDB TTL, which the embedded store lacks: expired rate-limit counters go hourly.
     const stopSweeper = startExpiredItemSweeper(client, LOCAL_TABLES, 60 * 60_000, now);
 
-    const limiter =
-      options.limiter ?? new RateLimiter(new RateLimitStore(client, LOCAL_TABLE_NAMES.rateLimits), now);
     // With custom domains, the edge and the authorizer share a secret of this run, so that the
     // origin secret's path is the one requests take locally too.
     const originSecret = options.customDomains ? randomBytes(32).toString('hex') : undefined;
-    const listener = createGatewayListener(
-      composeLocalFunctions(client, { ...options, limiter }, originSecret),
-    );
+    const ports = localTablePorts(client, now);
+    const service = composeLocalService(ports, options, originSecret);
+    const listener = createGatewayListener(gatewayFunctions(service));
     let consoleListener: ReturnType<typeof createConsoleListener> | undefined;
     const site = options.consoleSite ? consoleSite(options.consoleSite) : undefined;
     // Known once listening: the page is served at these hosts alone, as in AWS at console.<platform domain>.
@@ -226,7 +198,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     if (options.customDomains) {
       try {
         domains = await startLocalDomains({
-          client,
+          ports,
           upstream: `http://${host}:${port}`,
           platformDomain: LOCAL_PLATFORM_DOMAIN,
           ...(options.dataDir ? { dataDir: options.dataDir } : {}),
@@ -237,15 +209,9 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
         await new Promise<void>((resolve) => server.close(() => resolve()));
         throw error;
       }
-      const consoleInput = {
-        client,
-        limiter,
-        port,
-        ...(options.consoleSessionClock ? { sessionClock: options.consoleSessionClock } : {}),
-      };
       consoleListener = createConsoleListener(
-        localConsoleApi({ ...consoleInput, domains: domains.service }),
-        localSandboxRecordsApi({ ...consoleInput, dns: domains.dns, platformDomain: LOCAL_PLATFORM_DOMAIN }),
+        localConsoleApi(service, domains.service, port),
+        localSandboxRecordsApi(service, port, domains.dns, LOCAL_PLATFORM_DOMAIN),
       );
     }
     return {

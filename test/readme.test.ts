@@ -37,7 +37,7 @@ describe('README', () => {
   });
 
   it('names the development project that npm start creates, its plan and its limit', () => {
-    const source = readFileSync(path.join(ROOT, 'local', 'start.ts'), 'utf8');
+    const source = readFileSync(path.join(ROOT, 'tools', 'start.ts'), 'utf8');
     expect(source).toMatch(/const DEV_PROJECT = 'dev';/);
     const { plan } = standardPlan(/env\.DEV_PROJECT_PLAN \|\| '([a-z]+)'/.exec(source)?.[1]);
     expect(prose).toContain(

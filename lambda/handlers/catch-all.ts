@@ -1,7 +1,6 @@
-import { RateLimiter } from '../domain/rate-limiter';
-import { catchAll } from '../operations/catch-all';
+import { composeCatchAll } from '../composition/api';
 import { now } from '../shared/clock';
 import { rateLimitStoreFromEnv } from '../store/from-environment';
 
-/** The catch-all function: builds its limiter from the stack's environment. */
-export const handler = catchAll({ limiter: new RateLimiter(rateLimitStoreFromEnv(), now) });
+/** The catch-all function: its counters from the stack's environment. */
+export const handler = composeCatchAll({ counters: rateLimitStoreFromEnv(), clock: now });

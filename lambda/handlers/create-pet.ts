@@ -1,5 +1,4 @@
-import { RateLimiter } from '../domain/rate-limiter';
-import { createPet } from '../operations/create-pet';
+import { composeCreatePet } from '../composition/api';
 import { now } from '../shared/clock';
 import {
   idempotencyRepositoryFromEnv,
@@ -7,10 +6,10 @@ import {
   rateLimitStoreFromEnv,
 } from '../store/from-environment';
 
-/** The createPet function: builds its stores, limiter and clock from the stack's environment. */
-export const handler = createPet({
+/** The createPet function: its tables from the stack's environment. */
+export const handler = composeCreatePet({
   pets: petRepositoryFromEnv(now),
   idempotencyKeys: idempotencyRepositoryFromEnv(),
-  limiter: new RateLimiter(rateLimitStoreFromEnv(), now),
+  counters: rateLimitStoreFromEnv(),
   clock: now,
 });

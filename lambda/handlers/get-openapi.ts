@@ -1,7 +1,6 @@
-import { RateLimiter } from '../domain/rate-limiter';
-import { getOpenApi } from '../operations/get-openapi';
+import { composeGetOpenApi } from '../composition/api';
 import { now } from '../shared/clock';
 import { rateLimitStoreFromEnv } from '../store/from-environment';
 
-/** The getOpenApi function: builds its limiter and clock from the stack's environment. */
-export const handler = getOpenApi({ limiter: new RateLimiter(rateLimitStoreFromEnv(), now), clock: now });
+/** The getOpenApi function: its counters from the stack's environment. */
+export const handler = composeGetOpenApi({ counters: rateLimitStoreFromEnv(), clock: now });

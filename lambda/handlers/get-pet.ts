@@ -1,11 +1,10 @@
-import { RateLimiter } from '../domain/rate-limiter';
-import { getPet } from '../operations/get-pet';
+import { composeGetPet } from '../composition/api';
 import { now } from '../shared/clock';
 import { petRepositoryFromEnv, rateLimitStoreFromEnv } from '../store/from-environment';
 
-/** The getPet function: builds its store, limiter and clock from the stack's environment. */
-export const handler = getPet({
+/** The getPet function: its tables from the stack's environment. */
+export const handler = composeGetPet({
   pets: petRepositoryFromEnv(now),
-  limiter: new RateLimiter(rateLimitStoreFromEnv(), now),
+  counters: rateLimitStoreFromEnv(),
   clock: now,
 });

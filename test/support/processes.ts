@@ -101,7 +101,7 @@ const LOCAL_MODE_READY = /^Try: curl .*\n/m;
  */
 export async function startLocalMode(dataDir: string, env: Record<string, string> = {}) {
   const started = await startTs(
-    'local/start.ts',
+    'tools/start.ts',
     { PORT: '0', DYNAMODB_PORT: '0', DATA_DIR: dataDir, DYNAMODB_ENDPOINT: '', ...env },
     LOCAL_MODE_READY,
   );

@@ -1,19 +1,19 @@
 import path from 'node:path';
+import { composeProjectKeys } from '../lambda/composition/console';
 import { isAgreedPlan, isPlanName, PLAN_NAMES, type PlanName, PLANS } from '../lambda/domain/plans';
 import { issueConsoleToken, newUsageId } from '../lambda/domain/project';
-import { ProjectKeys } from '../lambda/domain/project-keys';
 import { newTargetId } from '../lambda/domain/project-target';
 import { ApiKeyRepository } from '../lambda/store/api-key-repository';
 import { createDocumentClient } from '../lambda/store/dynamodb-client';
 import { PetRepository } from '../lambda/store/pet-repository';
 import { ProjectRepository } from '../lambda/store/project-repository';
-import { describeMigration, migrateToProjects } from '../tools/project-migration';
+import { describeMigration, migrateToProjects } from './project-migration';
 import { buildConsole, CONSOLE_BUILD_DIR } from '../console/build';
 import { CONSOLE_API_PREFIX } from '../lambda/api/console-routes';
-import { CONSOLE_PAGE_PATH } from './console-site';
-import type { LocalDomainsOptions } from './local-domains';
-import { LOCAL_TABLE_NAMES, localStoreLocation, portFromEnv } from './local-tables';
-import { startLocalApi } from './server';
+import { CONSOLE_PAGE_PATH } from '../local/console-site';
+import type { LocalDomainsOptions } from '../local/local-domains';
+import { LOCAL_TABLE_NAMES, localStoreLocation, portFromEnv } from '../local/local-tables';
+import { startLocalApi } from '../local/server';
 
 /** Name of the key `npm start` issues; the previous one is revoked at each start, so only hashes are ever stored. */
 const DEV_KEY_NAME = 'local development key';
@@ -70,7 +70,7 @@ async function prepareDevelopmentProject(endpoint: string): Promise<DevelopmentA
       await projects.setConsoleToken(DEV_PROJECT, hash, now);
     }
     // Through the key rules, so the project's count of active keys stays right.
-    const rules = new ProjectKeys({ keys, projects, clock: () => now });
+    const rules = composeProjectKeys({ apiKeys: keys, projects, clock: () => now.getTime() });
     const [previous, ...others] = (await keys.listByProject(DEV_PROJECT)).filter(
       (record) => record.name === DEV_KEY_NAME && !record.revokedAt,
     );

@@ -1,0 +1,90 @@
+import { ConsoleSessions } from '../domain/console-session';
+import type { CustomDomains } from '../domain/custom-domains';
+import { ProjectKeys } from '../domain/project-keys';
+import { RateLimiter } from '../domain/rate-limiter';
+import type { ApiLambdaHandler } from '../middleware/api-handler';
+import type { ConsoleStackDependencies } from '../middleware/console-handler';
+import { consoleApi } from '../operations/console';
+import type { SharedParts } from './api';
+import type { ServicePorts } from './ports';
+
+/** What every console stack reads: the projects, the sessions, the counters, the clock, the edge's secrets. */
+export interface ConsoleStackPorts extends Pick<
+  ServicePorts,
+  'projects' | 'consoleSessions' | 'counters' | 'clock' | 'originSecrets'
+> {
+  /** The sessions' clock (local mode's tests move it to end sessions). @default the ports' clock */
+  readonly sessionClock?: () => number;
+}
+
+/** The console's ports: its stack's, and the keys table. */
+export type ConsolePorts = ConsoleStackPorts & Pick<ServicePorts, 'apiKeys'>;
+
+export interface ConsoleSettings {
+  /**
+   * The console page's origins (`https://console.<platform domain>`; local mode's
+   * `http://localhost:<port>` and `http://127.0.0.1:<port>`): a change made with the session
+   * cookie must carry one of them as its `Origin`.
+   */
+  readonly consoleOrigins: readonly string[];
+  /** The hosts the console's API answers at (`console-api.<platform domain>`; locally the page's). */
+  readonly consoleHosts: readonly string[];
+  /** The address of a project's API (`https://<name>.<platform domain>/v1`). */
+  readonly projectAddress: (project: string) => string;
+}
+
+/** The parts the console uses that are composed apart: the domains service, and a shared limiter. */
+export interface ConsoleParts extends SharedParts {
+  readonly domains: CustomDomains;
+}
+
+/**
+ * What every console stack shares: the projects, the sessions, the console's origins and the
+ * limiter (a caller without a valid token is counted per client IP with anonymous API calls).
+ * Local mode's sandbox records endpoint runs on it too.
+ */
+export function composeConsoleStack(
+  ports: ConsoleStackPorts,
+  settings: Pick<ConsoleSettings, 'consoleOrigins'>,
+  shared: SharedParts = {},
+): ConsoleStackDependencies {
+  const { projects, clock, originSecrets } = ports;
+  return {
+    projects,
+    limiter: shared.limiter ?? new RateLimiter(ports.counters, clock),
+    sessions: new ConsoleSessions({
+      store: ports.consoleSessions,
+      projects,
+      clock: ports.sessionClock ?? clock,
+    }),
+    consoleOrigins: settings.consoleOrigins,
+    ...(originSecrets ? { originSecrets } : {}),
+  };
+}
+
+/** The key rules (a project's count of active keys, the cap, rotation) over the keys and projects tables. */
+export function composeProjectKeys(ports: Pick<ServicePorts, 'apiKeys' | 'projects' | 'clock'>): ProjectKeys {
+  return new ProjectKeys({
+    keys: ports.apiKeys,
+    projects: ports.projects,
+    clock: () => new Date(ports.clock()),
+  });
+}
+
+/** The console's API (`/console/api/…`): sessions, usage, keys and the domains service given. */
+export function composeConsole(
+  ports: ConsolePorts,
+  settings: ConsoleSettings,
+  parts: ConsoleParts,
+): ApiLambdaHandler {
+  return consoleApi({
+    ...composeConsoleStack(ports, settings, parts),
+    consoleHosts: settings.consoleHosts,
+    keys: composeProjectKeys(ports),
+    counters: ports.counters,
+    projectAddress: settings.projectAddress,
+    // The limiter's clock: usage is read in the windows it counts in.
+    clock: ports.clock,
+    domains: parts.domains,
+  });
+}

@@ -1,0 +1,40 @@
+import type { ConsoleSessionStore } from '../domain/console-session';
+import type { CustomDomainStore, ProjectTargets } from '../domain/custom-domains-ports';
+import type { DnsLookup } from '../domain/dns-verdict';
+import type { TxtLookup } from '../domain/domain-ownership';
+import type { EdgeTenants } from '../domain/edge-tenants';
+import type { IdempotencyStore, ReservedPetWriter } from '../domain/idempotency';
+import type { PetStore } from '../domain/pet';
+import type { ProjectKeyCountStore, ProjectKeyStore } from '../domain/project-keys';
+import type { CounterStore } from '../domain/rate-limiter';
+
+/**
+ * The outside world as the service's parts use it, each port as the domain declares it: the
+ * tables, the edge's tenants, DNS, the edge's origin secrets, and time. A Lambda function passes
+ * the AWS ports it uses (lambda/store), local mode its local ones, a test or the bench its own;
+ * the composers (this folder) build the same operations, authorizer and console API from either.
+ * Each composer asks for the few ports it uses (a `Pick` of these), so each function builds no
+ * client it does not use.
+ */
+export interface ServicePorts {
+  /** Milliseconds since the epoch (sunsets, rate-limit windows, caches, sessions). */
+  readonly clock: () => number;
+  /** The rate limiter's counters, one item per caller per day. */
+  readonly counters: CounterStore;
+  readonly pets: PetStore & ReservedPetWriter;
+  /** The records of Idempotency-Keys. */
+  readonly idempotencyKeys: IdempotencyStore;
+  readonly apiKeys: ProjectKeyStore;
+  readonly projects: ProjectKeyCountStore & ProjectTargets;
+  readonly customDomains: CustomDomainStore;
+  readonly consoleSessions: ConsoleSessionStore;
+  /** The edge's tenants, one per custom domain (CloudFront SaaS Manager; local mode's HTTPS edge). */
+  readonly edgeTenants: EdgeTenants;
+  /** DNS as the domains service asks it (the system's resolver; local mode's sandbox). */
+  readonly dns: DnsLookup & TxtLookup;
+  /**
+   * The edge's origin secret values (current, previous), where an edge fronts the service: a
+   * request carrying one came through it. None: no request is believed to come through an edge.
+   */
+  readonly originSecrets?: () => Promise<readonly string[]>;
+}
