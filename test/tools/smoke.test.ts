@@ -17,7 +17,7 @@ import { REPO_ROOT, runTs, type RunResult, startLocalMode } from '../support/pro
 import { waitUntil } from '../support/wait-until';
 
 /**
- * `npm run smoke -- --url …` as an operator runs it, against `npm start` (local/start.ts on free
+ * `npm run smoke -- --url …` as an operator runs it, against `npm start` (tools/start.ts on free
  * ports): every check passes and the throwaway project is gone afterwards; behind a proxy that
  * drops one security header, that one check fails, the run exits 1, and it still cleans up; and
  * Ctrl-C during a check cleans up too. What is left is read from the store itself.
