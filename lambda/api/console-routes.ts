@@ -1,5 +1,10 @@
 import type { ApiKeyView, ConsoleSessionView, IssuedKey, ProjectOverview } from '../domain/console-views';
-import type { DomainView, Removal, Verification } from '../domain/custom-domain-record';
+import {
+  type DomainView,
+  type Removal,
+  REMOVE_CONFIRMATION,
+  type Verification,
+} from '../domain/custom-domain-record';
 import type { AnyErrorCode } from './error-catalogue';
 import type { Schema, SchemaValue } from './schema';
 
@@ -113,6 +118,9 @@ export const CREATE_KEY_BODY = {
 
 /** The query parameter of a removal's confirmation (a DELETE carries no body: RFC 9110 §9.3.5). */
 export const CONFIRM_PARAMETER = 'confirm';
+
+/** Its value: the caller knows traffic to the domain stops. */
+export { REMOVE_CONFIRMATION };
 
 const DECLARED_ROUTES = [
   {
@@ -267,7 +275,7 @@ const DECLARED_ROUTES = [
     operationId: 'removeDomain',
     method: 'DELETE',
     path: '/domains/{name}',
-    summary: `Removes the domain: the host is refused at once. One that has served traffic and is not a redirect needs \`?${CONFIRM_PARAMETER}=traffic-stops\`.`,
+    summary: `Removes the domain: the host is refused at once. One that has served traffic and is not a redirect needs \`?${CONFIRM_PARAMETER}=${REMOVE_CONFIRMATION}\`.`,
     successStatus: 200,
     queryParameters: [CONFIRM_PARAMETER],
     errors: ['domain_not_found', 'confirmation_required', 'domain_role_conflict'],
