@@ -47,7 +47,6 @@ export interface ConsoleSessionStore {
   listUnexpired(project: string, afterSeconds: number): Promise<ConsoleSessionRecord[]>;
 }
 
-
 /** Why a session is not usable. */
 export type SessionEnd = 'unknown' | 'idle' | 'lifetime' | 'token_rotated';
 

@@ -46,7 +46,6 @@ interface Proofs {
   readonly token: string;
 }
 
-
 const ROLE_ORDER = { primary: 0, additional: 1, redirect: 2 } as const;
 
 function byRoleThenName(a: CustomDomain, b: CustomDomain): number {

@@ -13,7 +13,6 @@ export type { ProjectOverview, WindowUsage } from './console-views';
  * console's own calls are counted apart and do not show).
  */
 
-
 /** The spec's words: custom domains come with any paid plan (Pro or above). */
 function customDomainsOf(plan: PlanName): ProjectOverview['customDomains'] {
   if (PLANS[plan].customDomains) return { allowed: true };
