@@ -31,7 +31,7 @@ export { formatDuration } from './domains/views';
  * the tables and the edge directly (tools/domains/platform.ts). This file only dispatches.
  */
 
-/** The tenant's commands, by name: each one or two calls of the service. */
+/** The tenant's commands, in the order of the usage: each one or two calls of the service. */
 const TENANT_COMMANDS: readonly RunnableCommand[] = [
   ADD,
   VERIFY,
@@ -47,13 +47,7 @@ export const DOMAINS_TOOL: ToolSpec<DomainsOptions> = {
   options: DOMAINS_OPTIONS,
   global: ['url'],
   commands: [
-    ADD.declaration,
-    VERIFY.declaration,
-    REVERIFY.declaration,
-    STATUS.declaration,
-    REDIRECT.declaration,
-    PRIMARY.declaration,
-    REMOVE.declaration,
+    ...TENANT_COMMANDS.map((command) => command.declaration),
     SANDBOX_RECORD_DECLARATION,
     IMPORT_DECLARATION,
   ],
