@@ -20,7 +20,9 @@ export function AddDomain({ onAdded }: { onAdded: (added: DomainView) => Promise
     setFormError(undefined);
     let added: DomainView;
     try {
-      added = await api.addDomain(name.trim(), redirect);
+      added = await api.call('addDomain', {
+        body: redirect ? { name: name.trim(), redirect } : { name: name.trim() },
+      });
     } catch (failure) {
       setFormError(messageOf(failure));
       nameInput.current?.focus();

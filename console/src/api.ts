@@ -1,10 +1,13 @@
-import { REMOVE_CONFIRMATION } from '../../lambda/domain/custom-domain-record';
-import type { ApiKey, DomainView, IssuedKey, Session, Usage, Verification } from './contract';
+import { type ConsoleCall, consoleClient } from '../../lambda/api/console-client';
+import { CSRF_HEADER } from '../../lambda/api/console-routes';
+import type { Session } from './contract';
 
 /**
  * The console's API, from the page: same origin (`api/…` next to the page, so `/console/api/…`),
  * the session cookie sent by the browser, and the CSRF token in this module's memory only
- * (never web storage, never a URL): a reloaded page asks GET /session for it again.
+ * (never web storage, never a URL): a reloaded page asks GET /session for it again. Every call
+ * goes through the console API's typed client: `api.call('listKeys')` answers what the route
+ * declares.
  */
 
 /** A refusal or failure, in words for the person at the page. */
@@ -47,11 +50,12 @@ function errorOf(status: number, body: unknown): ConsoleError {
   );
 }
 
-async function call<T>(method: string, path: string, body?: unknown): Promise<T> {
+/** The browser's way of sending a call: same origin, the cookie, and the CSRF token on a change. */
+async function send<Answer>({ method, path, body }: ConsoleCall): Promise<Answer> {
   const headers: Record<string, string> = { Accept: 'application/json' };
   if (body !== undefined) headers['Content-Type'] = 'application/json';
   // Every change carries the token; the browser adds Origin itself.
-  if (method !== 'GET' && csrfToken) headers['X-CSRF-Token'] = csrfToken;
+  if (method !== 'GET' && csrfToken) headers[CSRF_HEADER] = csrfToken;
   let response: Response;
   try {
     response = await fetch(new URL(`api${path}`, document.baseURI), {
@@ -69,30 +73,43 @@ async function call<T>(method: string, path: string, body?: unknown): Promise<T>
     );
   }
   const text = response.status === 204 ? '' : await response.text();
-  let parsed: unknown;
-  try {
-    parsed = text ? (JSON.parse(text) as unknown) : undefined;
-  } catch {
-    parsed = undefined;
-  }
   if (!response.ok) {
-    const error = errorOf(response.status, parsed);
+    const error = errorOf(response.status, parsedOrUndefined(text));
     if (error.signedOut && path !== '/session') {
       csrfToken = undefined;
       onSignedOut(error);
     }
     throw error;
   }
-  return parsed as T;
+  try {
+    // The answer its route declares (null for a 204): the service is the route table's other reader.
+    return JSON.parse(text || 'null');
+  } catch {
+    throw new ConsoleError(
+      response.status,
+      'unexpected_answer',
+      'The service answered something the console cannot read. Reload the page and try again.',
+    );
+  }
 }
 
-const domainPath = (name: string) => `/domains/${encodeURIComponent(name)}`;
+function parsedOrUndefined(text: string): unknown {
+  try {
+    return text ? (JSON.parse(text) as unknown) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+const client = consoleClient(send);
 
 export const api = {
+  /** Calls a console route: `api.call('verifyDomain', { path: { name } })`. */
+  call: client.call,
   /** The current session, or undefined when there is none. */
   async restore(): Promise<Session | undefined> {
     try {
-      const session = await call<Session>('GET', '/session');
+      const session = await client.call('getSession');
       csrfToken = session.csrfToken;
       return session;
     } catch (error) {
@@ -101,30 +118,17 @@ export const api = {
     }
   },
   async signIn(token: string): Promise<Session> {
-    const session = await call<Session>('POST', '/session', { token });
+    const session = await client.call('createSession', { body: { token } });
     csrfToken = session.csrfToken;
     return session;
   },
   async signOut(): Promise<void> {
     try {
-      await call<void>('DELETE', '/session');
+      await client.call('deleteSession');
     } finally {
       csrfToken = undefined;
     }
   },
-  usage: () => call<Usage>('GET', '/usage'),
-  keys: async () => (await call<{ keys: ApiKey[] }>('GET', '/keys')).keys,
-  createKey: (name: string) => call<IssuedKey>('POST', '/keys', { name }),
-  rotateKey: (keyId: string) => call<IssuedKey>('POST', `/keys/${encodeURIComponent(keyId)}/rotate`),
-  revokeKey: (keyId: string) => call<{ key: ApiKey }>('DELETE', `/keys/${encodeURIComponent(keyId)}`),
-  domains: async () => (await call<{ domains: DomainView[] }>('GET', '/domains')).domains,
-  addDomain: (name: string, redirect: boolean) =>
-    call<DomainView>('POST', '/domains', redirect ? { name, redirect } : { name }),
-  verifyDomain: (name: string) => call<Verification>('POST', `${domainPath(name)}/verify`),
-  makePrimary: (name: string) => call<unknown>('POST', `${domainPath(name)}/primary`),
-  makeRedirect: (name: string) => call<unknown>('POST', `${domainPath(name)}/redirect`),
-  removeDomain: (name: string) =>
-    call<unknown>('DELETE', `${domainPath(name)}?confirm=${REMOVE_CONFIRMATION}`),
 };
 
 /** A message for anything a call threw. */

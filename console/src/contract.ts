@@ -1,49 +1,17 @@
-import type { DomainRole, DomainState } from '../../lambda/domain/custom-domain-record';
-import type { EdgeCertificateState } from '../../lambda/domain/edge-tenants';
+import type { ConsoleAnswer } from '../../lambda/api/console-routes';
 
 /**
- * The console API's bodies as the page reads them (docs: the console API contract of issue 15;
- * a domain's view and a verification are the service's own types). Only what the page shows is named.
+ * The page's names for the console API's answers, each the one its route declares
+ * (lambda/api/console-routes.ts): nothing restated, so the page cannot drift from the service.
  */
 
-export interface Session {
-  readonly project: string;
-  readonly csrfToken: string;
-  readonly idleTimeoutSeconds: number;
-  readonly expiresAt: string;
-}
-
-export interface Counter {
-  readonly used: number;
-  readonly limit: number;
-  readonly resetsAt: string;
-}
-
-export interface Usage {
-  readonly project: { readonly name: string; readonly plan: string; readonly address: string };
-  readonly limits: { readonly perMinute: number; readonly perDay: number };
-  readonly customDomains: { readonly allowed: true } | { readonly allowed: false; readonly reason: string };
-  readonly usage: { readonly minute: Counter; readonly day: Counter };
-}
-
-export interface ApiKey {
-  readonly keyId: string;
-  readonly name: string;
-  readonly createdAt: string;
-  readonly revokedAt?: string;
-}
-
-export interface IssuedKey {
-  readonly apiKey: string;
-  readonly key: ApiKey;
-  /** On a rotation: the key it replaces. */
-  readonly replaces?: string;
-}
-
-export type {
-  DomainView,
-  TenantDnsRecord as DnsRecord,
-  Verification,
-} from '../../lambda/domain/custom-domain-record';
-
-export type { DomainRole, DomainState, EdgeCertificateState };
+export type Session = ConsoleAnswer<'getSession'>;
+export type Usage = ConsoleAnswer<'getUsage'>;
+export type Counter = Usage['usage']['minute'];
+export type IssuedKey = ConsoleAnswer<'createKey'>;
+export type ApiKey = IssuedKey['key'];
+export type DomainView = ConsoleAnswer<'addDomain'>;
+export type Verification = ConsoleAnswer<'verifyDomain'>;
+export type DomainRole = DomainView['role'];
+export type DomainState = DomainView['state'];
+export type EdgeCertificateState = DomainView['certificate'];

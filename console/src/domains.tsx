@@ -1,4 +1,5 @@
 import { useContext, useEffect, useState } from 'preact/hooks';
+import { CONFIRM_PARAMETER, REMOVE_CONFIRMATION } from '../../lambda/api/console-routes';
 import { api, messageOf } from './api';
 import type { DomainView, Usage, Verification } from './contract';
 import { AddDomain } from './add-domain';
@@ -191,7 +192,7 @@ export function Domains({
   onShown: () => void;
 }) {
   const announce = useContext(Announce);
-  const [domains, setDomains] = useState<DomainView[]>();
+  const [domains, setDomains] = useState<readonly DomainView[]>();
   const [verifications, setVerifications] = useState<Record<string, Verification>>({});
   const [refusals, setRefusals] = useState<Record<string, DomainRefusal>>({});
   /** A refusal for a domain the list no longer has (removed elsewhere): shown above the list. */
@@ -200,9 +201,9 @@ export function Domains({
   const [removing, setRemoving] = useState<DomainView>();
 
   /** Reads the list; the list read, or undefined when it could not be. */
-  const load = async (): Promise<DomainView[] | undefined> => {
+  const load = async (): Promise<readonly DomainView[] | undefined> => {
     try {
-      const listed = await api.domains();
+      const listed = (await api.call('listDomains')).domains;
       setDomains(listed);
       setError(undefined);
       return listed;
@@ -262,7 +263,7 @@ export function Domains({
   const verify = async (domain: DomainView) => {
     settle(domain);
     try {
-      const verification = await api.verifyDomain(domain.name);
+      const verification = await api.call('verifyDomain', { path: { name: domain.name } });
       setVerifications((all) => ({ ...all, [domain.name]: verification }));
     } catch (failure) {
       return refuse(domain, refusalOf(failure), 'verify');
@@ -274,7 +275,11 @@ export function Domains({
   const remove = async (domain: DomainView) => {
     const refused = await attempt(
       domain,
-      () => api.removeDomain(domain.name),
+      () =>
+        api.call('removeDomain', {
+          path: { name: domain.name },
+          query: { [CONFIRM_PARAMETER]: REMOVE_CONFIRMATION },
+        }),
       `${shown(domain)} removed: it no longer serves traffic.`,
     );
     if (refused) {
@@ -289,7 +294,7 @@ export function Domains({
   const redirectFirst = async (domain: DomainView) => {
     const refused = await attempt(
       domain,
-      () => api.makeRedirect(domain.name),
+      () => api.call('makeRedirectDomain', { path: { name: domain.name } }),
       `${shown(domain)} now redirects to the primary domain; remove it once its visitors have moved.`,
     );
     if (refused) {
@@ -344,14 +349,14 @@ export function Domains({
                 onPrimary={() =>
                   void fromMenu(
                     domain,
-                    () => api.makePrimary(domain.name),
+                    () => api.call('setPrimaryDomain', { path: { name: domain.name } }),
                     `${shown(domain)} is now the primary domain.`,
                   )
                 }
                 onRedirect={() =>
                   void fromMenu(
                     domain,
-                    () => api.makeRedirect(domain.name),
+                    () => api.call('makeRedirectDomain', { path: { name: domain.name } }),
                     `${shown(domain)} now redirects to the primary domain.`,
                   )
                 }

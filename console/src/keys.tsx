@@ -49,7 +49,7 @@ function NewSecret({ issued, onDone }: { issued: IssuedKey; onDone: () => void }
  */
 export function Keys({ focus }: { focus: boolean }) {
   const announce = useContext(Announce);
-  const [keys, setKeys] = useState<ApiKey[]>();
+  const [keys, setKeys] = useState<readonly ApiKey[]>();
   const [name, setName] = useState('');
   const [issued, setIssued] = useState<IssuedKey>();
   const [error, setError] = useState<string>();
@@ -62,7 +62,7 @@ export function Keys({ focus }: { focus: boolean }) {
 
   const load = async () => {
     try {
-      setKeys(await api.keys());
+      setKeys((await api.call('listKeys')).keys);
       setError(undefined);
     } catch (failure) {
       setError(messageOf(failure));
@@ -74,7 +74,7 @@ export function Keys({ focus }: { focus: boolean }) {
     event.preventDefault();
     setFormError(undefined);
     try {
-      const created = await api.createKey(name.trim());
+      const created = await api.call('createKey', { body: { name: name.trim() } });
       setName('');
       // The list first, so that the key is in it when its box is closed.
       await load();
@@ -89,7 +89,7 @@ export function Keys({ focus }: { focus: boolean }) {
     setRefused(undefined);
     let rotated: IssuedKey;
     try {
-      rotated = await api.rotateKey(key.keyId);
+      rotated = await api.call('rotateKey', { path: { keyId: key.keyId } });
     } catch (failure) {
       const refusal = refusalOf(failure);
       await load();
@@ -103,7 +103,7 @@ export function Keys({ focus }: { focus: boolean }) {
   const revoke = async (key: ApiKey): Promise<Refusal | undefined> => {
     setRefused(undefined);
     try {
-      await api.revokeKey(key.keyId);
+      await api.call('revokeKey', { path: { keyId: key.keyId } });
     } catch (failure) {
       void load();
       return refusalOf(failure);

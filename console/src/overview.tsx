@@ -23,7 +23,7 @@ export function useUsage(): { reading: UsageReading; read: () => Promise<void>; 
   const read = useCallback(async () => {
     const ask = ++asked.current;
     try {
-      const usage = await api.usage();
+      const usage = await api.call('getUsage');
       if (ask === asked.current) setReading({ usage, readAt: new Date() });
     } catch (failure) {
       if (ask === asked.current) {

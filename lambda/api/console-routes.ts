@@ -1,5 +1,12 @@
-import type { AnyErrorCode } from './errors';
-import type { Schema } from './validate';
+import type { ApiKeyView, ConsoleSessionView, IssuedKey, ProjectOverview } from '../domain/console-views';
+import {
+  type DomainView,
+  type Removal,
+  REMOVE_CONFIRMATION,
+  type Verification,
+} from '../domain/custom-domain-record';
+import type { AnyErrorCode } from './error-catalogue';
+import type { Schema, SchemaValue } from './schema';
 
 /**
  * The console's API: the backend of the dashboard, apart from the pets API (the spec: "not
@@ -7,6 +14,11 @@ import type { Schema } from './validate';
  * local mode, the stack and the docs. Every call acts for one project, proved by its console
  * token (`Authorization: Bearer pct_…`, the tools) or by the session cookie the browser got for
  * it at sign-in; every non-2xx is the Error body.
+ *
+ * Each route declares its request (its path's parameters, its query parameters, its body's
+ * schema) and the type of its answer once, here: the console function's operations, the typed
+ * client (console-client.ts) and through it the page, the domains tool and the tests read them.
+ * Nothing here needs Node: the page type-checks against this file.
  */
 
 /** Every console path lives under this prefix, answered only at the console's own hosts ({@link isConsoleHost}). */
@@ -40,22 +52,6 @@ export function isConsoleHost(host: string | null | undefined, consoleHosts: rea
   return consoleHosts.some((allowed) => allowed.toLowerCase() === name);
 }
 
-export type ConsoleOperationId =
-  | 'createSession'
-  | 'getSession'
-  | 'deleteSession'
-  | 'getUsage'
-  | 'listKeys'
-  | 'createKey'
-  | 'rotateKey'
-  | 'revokeKey'
-  | 'listDomains'
-  | 'addDomain'
-  | 'verifyDomain'
-  | 'setPrimaryDomain'
-  | 'makeRedirectDomain'
-  | 'removeDomain';
-
 /**
  * Who may call a route: `signed-in`, a console token or a session (the default); `session`, the
  * session cookie alone (the session's own endpoints); `sign-in`, anyone, from the console's
@@ -65,8 +61,9 @@ export type ConsoleAccessRule = 'signed-in' | 'session' | 'sign-in';
 
 export type ConsoleMethod = 'GET' | 'POST' | 'DELETE';
 
-export interface ConsoleRoute {
-  readonly operationId: ConsoleOperationId;
+/** A route of the console's API; its operation id names it in the code, the logs and the metrics. */
+export interface ConsoleRoute<Id extends string = ConsoleOperationId> {
+  readonly operationId: Id;
   readonly method: ConsoleMethod;
   /** Path template relative to {@link CONSOLE_API_PREFIX}; `{name}` is a domain name, `{keyId}` a key's id. */
   readonly path: string;
@@ -80,40 +77,52 @@ export interface ConsoleRoute {
   readonly requestBody?: Schema;
   /** Its own error codes (besides authentication, rate limits and the store's). */
   readonly errors: readonly AnyErrorCode[];
+  /** The type of its answer's body ({@link answers}); `void` for a 204. */
+  readonly answer: unknown;
+}
+
+/**
+ * A route's answer type, carried by its declaration for the compiler: `undefined` at run time,
+ * so the table costs the page nothing for it.
+ */
+function answers<Body>(): Body | undefined {
+  return undefined;
 }
 
 /** `POST /domains`: the name as typed (normalized by the service), and whether it is a redirect. */
-export const ADD_DOMAIN_BODY: Schema = {
+export const ADD_DOMAIN_BODY = {
   type: 'object',
   required: ['name'],
   properties: {
     name: { type: 'string', minLength: 1, maxLength: 300 },
-    // A boolean: checked by the operation (the validator has no boolean type).
-    redirect: {},
+    redirect: { type: 'boolean' },
   },
   additionalProperties: false,
-};
+} as const satisfies Schema;
 
 /** `POST /session`: the project's console token, exchanged for a session. */
-export const CREATE_SESSION_BODY: Schema = {
+export const CREATE_SESSION_BODY = {
   type: 'object',
   required: ['token'],
   properties: { token: { type: 'string', minLength: 1, maxLength: 200 } },
   additionalProperties: false,
-};
+} as const satisfies Schema;
 
 /** `POST /keys`: the new key's name, to tell keys apart. */
-export const CREATE_KEY_BODY: Schema = {
+export const CREATE_KEY_BODY = {
   type: 'object',
   required: ['name'],
   properties: { name: { type: 'string', minLength: 1, maxLength: 100 } },
   additionalProperties: false,
-};
+} as const satisfies Schema;
 
 /** The query parameter of a removal's confirmation (a DELETE carries no body: RFC 9110 §9.3.5). */
 export const CONFIRM_PARAMETER = 'confirm';
 
-export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
+/** Its value: the caller knows traffic to the domain stops. */
+export { REMOVE_CONFIRMATION };
+
+const DECLARED_ROUTES = [
   {
     operationId: 'createSession',
     method: 'POST',
@@ -125,6 +134,7 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
     queryParameters: [],
     requestBody: CREATE_SESSION_BODY,
     errors: ['invalid_console_token', 'csrf_origin_refused', 'too_many_sessions'],
+    answer: answers<ConsoleSessionView>(),
   },
   {
     operationId: 'getSession',
@@ -135,6 +145,7 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
     access: 'session',
     queryParameters: [],
     errors: [],
+    answer: answers<ConsoleSessionView>(),
   },
   {
     operationId: 'deleteSession',
@@ -145,6 +156,7 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
     access: 'session',
     queryParameters: [],
     errors: [],
+    answer: answers<void>(),
   },
   {
     operationId: 'getUsage',
@@ -155,6 +167,7 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
     successStatus: 200,
     queryParameters: [],
     errors: [],
+    answer: answers<ProjectOverview>(),
   },
   {
     operationId: 'listKeys',
@@ -164,6 +177,7 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
     successStatus: 200,
     queryParameters: [],
     errors: [],
+    answer: answers<{ readonly keys: readonly ApiKeyView[] }>(),
   },
   {
     operationId: 'createKey',
@@ -174,6 +188,7 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
     queryParameters: [],
     requestBody: CREATE_KEY_BODY,
     errors: ['too_many_keys'],
+    answer: answers<IssuedKey>(),
   },
   {
     operationId: 'rotateKey',
@@ -184,6 +199,7 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
     successStatus: 201,
     queryParameters: [],
     errors: ['key_not_found', 'key_revoked'],
+    answer: answers<IssuedKey>(),
   },
   {
     operationId: 'revokeKey',
@@ -193,6 +209,7 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
     successStatus: 200,
     queryParameters: [],
     errors: ['key_not_found'],
+    answer: answers<{ readonly key: ApiKeyView }>(),
   },
   {
     operationId: 'listDomains',
@@ -203,6 +220,7 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
     successStatus: 200,
     queryParameters: [],
     errors: [],
+    answer: answers<{ readonly domains: readonly DomainView[] }>(),
   },
   {
     operationId: 'addDomain',
@@ -220,6 +238,7 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
       'domain_role_conflict',
       'too_many_domains',
     ],
+    answer: answers<DomainView>(),
   },
   {
     operationId: 'verifyDomain',
@@ -230,6 +249,7 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
     successStatus: 200,
     queryParameters: [],
     errors: ['domain_not_found', 'domain_taken', 'domain_busy', 'dns_unavailable'],
+    answer: answers<Verification>(),
   },
   {
     operationId: 'setPrimaryDomain',
@@ -239,6 +259,7 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
     successStatus: 200,
     queryParameters: [],
     errors: ['domain_not_found', 'domain_role_conflict', 'domain_busy'],
+    answer: answers<{ readonly domains: readonly DomainView[] }>(),
   },
   {
     operationId: 'makeRedirectDomain',
@@ -248,17 +269,54 @@ export const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
     successStatus: 200,
     queryParameters: [],
     errors: ['domain_not_found', 'domain_role_conflict', 'domain_busy'],
+    answer: answers<DomainView>(),
   },
   {
     operationId: 'removeDomain',
     method: 'DELETE',
     path: '/domains/{name}',
-    summary: `Removes the domain: the host is refused at once. One that has served traffic and is not a redirect needs \`?${CONFIRM_PARAMETER}=traffic-stops\`.`,
+    summary: `Removes the domain: the host is refused at once. One that has served traffic and is not a redirect needs \`?${CONFIRM_PARAMETER}=${REMOVE_CONFIRMATION}\`.`,
     successStatus: 200,
     queryParameters: [CONFIRM_PARAMETER],
     errors: ['domain_not_found', 'confirmation_required', 'domain_role_conflict'],
+    answer: answers<Removal>(),
   },
-];
+] as const satisfies readonly ConsoleRoute<string>[];
+
+/** The console's routes, in the order of the docs' table. */
+export const CONSOLE_ROUTES: readonly ConsoleRoute[] = DECLARED_ROUTES;
+
+type DeclaredRoute = (typeof DECLARED_ROUTES)[number];
+
+export type ConsoleOperationId = DeclaredRoute['operationId'];
+
+/** The declaration of one route, with its literal path, query parameters and body schema. */
+export type ConsoleRouteOf<Id extends ConsoleOperationId> = Extract<DeclaredRoute, { operationId: Id }>;
+
+/** `{name: string}` for `/domains/{name}/verify`. */
+type PathParameters<Path extends string> = Path extends `${string}{${infer Name}}${infer Rest}`
+  ? { readonly [K in Name]: string } & PathParameters<Rest>
+  : unknown;
+
+type Flat<T> = { [K in keyof T]: T[K] } & {};
+
+/** The body a route takes, as its schema accepts it; `undefined` when it takes none. */
+export type ConsoleBody<Id extends ConsoleOperationId> =
+  ConsoleRouteOf<Id> extends { readonly requestBody: infer Body } ? SchemaValue<Body> : undefined;
+
+/** What a call of the route gives: its path's parameters, its query and its body, where it has them. */
+export type ConsoleRequest<Id extends ConsoleOperationId> = Flat<
+  (ConsoleRouteOf<Id>['path'] extends `${string}{${string}`
+    ? { readonly path: PathParameters<ConsoleRouteOf<Id>['path']> }
+    : unknown) &
+    (ConsoleRouteOf<Id>['queryParameters'] extends readonly []
+      ? unknown
+      : { readonly query?: { readonly [K in ConsoleRouteOf<Id>['queryParameters'][number]]?: string } }) &
+    (ConsoleBody<Id> extends undefined ? unknown : { readonly body: ConsoleBody<Id> })
+>;
+
+/** The body of a route's answer (`void` for a 204). */
+export type ConsoleAnswer<Id extends ConsoleOperationId> = Exclude<ConsoleRouteOf<Id>['answer'], undefined>;
 
 export type ConsoleMatch =
   | {

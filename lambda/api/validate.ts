@@ -4,19 +4,9 @@
  * cold start almost nothing; messages name the field and the rule it broke.
  */
 
-export interface Schema {
-  readonly type?: 'object' | 'string' | 'integer';
-  readonly enum?: readonly string[];
-  readonly required?: readonly string[];
-  readonly properties?: Readonly<Record<string, Schema>>;
-  readonly additionalProperties?: boolean;
-  readonly minLength?: number;
-  readonly maxLength?: number;
-  readonly pattern?: string;
-  readonly 'x-pattern-message'?: string;
-  readonly minimum?: number;
-  readonly maximum?: number;
-}
+import type { Schema } from './schema';
+
+export type { Schema } from './schema';
 
 const patterns = new Map<string, RegExp>();
 
@@ -32,6 +22,7 @@ function compiled(pattern: string): RegExp {
 function describe(value: unknown): string {
   if (value === null) return 'null';
   if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') return 'an object';
   if (typeof value === 'number' && !Number.isInteger(value)) return 'a fractional number';
   return `a ${typeof value}`;
 }
@@ -45,6 +36,8 @@ export function validate(schema: Schema, value: unknown, label: string): string[
       return validateString(schema, value, label);
     case 'integer':
       return validateInteger(schema, value, label);
+    case 'boolean':
+      return typeof value === 'boolean' ? [] : [`${label} must be true or false, not ${describe(value)}`];
     default:
       return validateEnum(schema, value, label);
   }

@@ -1,4 +1,6 @@
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import type { ConsoleSessionView } from './console-views';
+import { MAX_LIVE_SESSIONS_PER_PROJECT, SESSION_IDLE_TIMEOUT_MS, SESSION_MAX_LIFETIME_MS } from './limits';
 import { consoleTokenMatches, parseConsoleToken, type ProjectRecord, type ProjectStore } from './project';
 import { hashSecret, newSecret, SECRET_PATTERN } from './secret';
 
@@ -11,25 +13,13 @@ import { hashSecret, newSecret, SECRET_PATTERN } from './secret';
  * rotated: it keeps a fingerprint of the token hash it was made with, and a mismatch ends it.
  */
 
-/** A session unused this long ends. */
-export const SESSION_IDLE_TIMEOUT_MS = 30 * 60_000;
-/** No session outlives this, however busy. */
-export const SESSION_MAX_LIFETIME_MS = 12 * 60 * 60_000;
 /**
  * `lastSeenAt` is written at most this often (one write a minute per busy session, not one per
  * request), so a session may end up to this much before 30 minutes after its last request.
  */
 export const SESSION_TOUCH_INTERVAL_MS = 60_000;
-/**
- * Most live sessions a project may have. A sign-in stores its session, then counts the
- * project's live ones and withdraws its own past the cap: each sign-in's count includes every
- * session stored before it, so sign-ins at the same time can refuse each other (the page says
- * to try again) but never end up above the cap, as long as the count reads every earlier write
- * (always in local mode; in AWS the index is eventually consistent, so two sign-ins within its
- * lag, typically under a second, may both stay). Only the console token's holders can sign in,
- * and sign-ins are rate limited per client, so that margin is not an attacker's to widen.
- */
-export const MAX_LIVE_SESSIONS_PER_PROJECT = 50;
+export { MAX_LIVE_SESSIONS_PER_PROJECT, SESSION_IDLE_TIMEOUT_MS, SESSION_MAX_LIFETIME_MS };
+export type { ConsoleSessionView } from './console-views';
 
 /** The stored form of a session: never its secret, never its CSRF token. */
 export interface ConsoleSessionRecord {
@@ -55,15 +45,6 @@ export interface ConsoleSessionStore {
   delete(sessionHash: string): Promise<void>;
   /** The project's sessions whose `expiresAt` is after `afterSeconds` (ended ones may be among them). */
   listUnexpired(project: string, afterSeconds: number): Promise<ConsoleSessionRecord[]>;
-}
-
-/** What a signed-in page learns about its session (`POST`/`GET /session`). */
-export interface ConsoleSessionView {
-  readonly project: string;
-  readonly csrfToken: string;
-  readonly idleTimeoutSeconds: number;
-  /** When the session ends at the latest (its maximum lifetime), ISO 8601. */
-  readonly expiresAt: string;
 }
 
 /** Why a session is not usable. */

@@ -153,3 +153,10 @@ export interface Verification {
   readonly summary: string;
   readonly fix: string;
 }
+
+/** The outcome of a removal. */
+export interface Removal {
+  readonly name: string;
+  /** `pending`: the edge could not delete the tenant now; the stale-tenant sweep will. */
+  readonly tenant: 'deleted' | 'pending';
+}

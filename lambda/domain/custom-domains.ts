@@ -9,7 +9,7 @@ import {
 } from './custom-domain';
 import { refreshCertificate } from './custom-domain-certificates';
 import { verifyDomain } from './custom-domain-verification';
-import { REMOVE_CONFIRMATION, type Verification } from './custom-domain-record';
+import { type Removal, REMOVE_CONFIRMATION, type Verification } from './custom-domain-record';
 import { type CustomDomainsOptions, edgeCall, now, recordOf, save } from './custom-domains-ports';
 import { isReleasable, ownedElsewhereNotice, release, releasedWords, reservePlace } from './domain-claims';
 import { ownershipDnsRecord } from './domain-ownership';
@@ -32,7 +32,7 @@ import { newTargetId, ownershipToken, projectTarget } from './project-target';
  */
 
 export { REMOVE_CONFIRMATION };
-export type { Verification };
+export type { Removal, Verification };
 // Importers take the ports and the import's progress from here, beside the service.
 export type { CustomDomainsOptions, CustomDomainStore } from './custom-domains-ports';
 export type { ImportProgress } from './imported-domains';
@@ -44,12 +44,6 @@ export type ProjectRef = Pick<Project, 'name' | 'plan' | 'targetId'>;
 interface Proofs {
   readonly target: string;
   readonly token: string;
-}
-
-export interface Removal {
-  readonly name: string;
-  /** `pending`: the edge could not delete the tenant now; the stale-tenant sweep will. */
-  readonly tenant: 'deleted' | 'pending';
 }
 
 const ROLE_ORDER = { primary: 0, additional: 1, redirect: 2 } as const;

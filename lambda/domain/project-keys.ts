@@ -1,4 +1,5 @@
 import { type ApiKeyRecord, type ApiKeyStore, issueApiKey } from './api-key';
+import { MAX_ACTIVE_KEYS_PER_PROJECT } from './limits';
 import type { ProjectRecord, ProjectStore } from './project';
 
 /**
@@ -18,8 +19,7 @@ import type { ProjectRecord, ProjectStore } from './project';
  * counted once, from its keys, by its first key change.
  */
 
-/** Most active keys a project may have; revoked keys do not count. */
-export const MAX_ACTIVE_KEYS_PER_PROJECT = 100;
+export { MAX_ACTIVE_KEYS_PER_PROJECT };
 
 /** What revoking an active key did. */
 export type Revocation =

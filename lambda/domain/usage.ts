@@ -1,7 +1,10 @@
-import { PLAN_NAMES, PLANS, type PlanLimits, type PlanName } from './plans';
+import type { ProjectOverview } from './console-views';
+import { PLAN_NAMES, PLANS, type PlanName } from './plans';
 import { type ProjectRecord, projectLimits } from './project';
 import { counterIdOf, type CounterStore, projectIdentity } from './rate-limiter';
 import { windowsAt } from './rate-limit';
+
+export type { ProjectOverview, WindowUsage } from './console-views';
 
 /**
  * A project's overview for its console: its plan and limits, whether it may have custom domains,
@@ -9,20 +12,6 @@ import { windowsAt } from './rate-limit';
  * own counter (identity `project:<name>`, the one every key of the project is counted on; the
  * console's own calls are counted apart and do not show).
  */
-
-export interface WindowUsage {
-  readonly used: number;
-  readonly limit: number;
-  /** When the window ends, ISO 8601. */
-  readonly resetsAt: string;
-}
-
-export interface ProjectOverview {
-  readonly project: { readonly name: string; readonly plan: PlanName; readonly address: string };
-  readonly limits: PlanLimits;
-  readonly customDomains: { readonly allowed: true } | { readonly allowed: false; readonly reason: string };
-  readonly usage: { readonly minute: WindowUsage; readonly day: WindowUsage };
-}
 
 /** The spec's words: custom domains come with any paid plan (Pro or above). */
 function customDomainsOf(plan: PlanName): ProjectOverview['customDomains'] {

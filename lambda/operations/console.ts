@@ -4,6 +4,8 @@ import {
   CONFIRM_PARAMETER,
   CONSOLE_API_PREFIX,
   CONSOLE_ROUTES,
+  type ConsoleAnswer,
+  type ConsoleBody,
   type ConsoleOperationId,
   type ConsoleRoute,
   isConsoleHost,
@@ -15,6 +17,7 @@ import { ApiError } from '../api/errors';
 import { gatewayError } from '../api/gateway-errors';
 import { headerValue, jsonResponse } from '../api/http';
 import { type ApiKeyRecord, KEY_ID_LENGTH } from '../domain/api-key';
+import type { ApiKeyView } from '../domain/console-views';
 import { MAX_DOMAIN_NAME } from '../domain/custom-domain';
 import {
   MAX_LIVE_SESSIONS_PER_PROJECT,
@@ -57,13 +60,17 @@ export interface ConsoleDependencies extends ConsoleStackDependencies {
   readonly consoleHosts: readonly string[];
 }
 
-/** What an operation answers: a body for JSON (none for 204), and headers of its own. */
-interface Reply {
-  readonly body?: unknown;
-  readonly headers?: Record<string, string>;
-}
+/** What an operation answers: its route's declared body (none for a 204), and headers of its own. */
+type Reply<Answer> = { readonly headers?: Record<string, string> } & ([Answer] extends [void]
+  ? { readonly body?: undefined }
+  : { readonly body: Answer });
 
-type Operation = (event: ConsoleEvent<unknown>) => Promise<Reply>;
+/** An operation: the request its route declares in, the answer it declares out. */
+type Operation<Id extends ConsoleOperationId> = (
+  event: ConsoleEvent<ConsoleBody<Id>>,
+) => Promise<Reply<ConsoleAnswer<Id>>>;
+
+type Operations = { readonly [Id in ConsoleOperationId]: Operation<Id> };
 
 /**
  * The `{name}` and `{keyId}` path parameters, as the router decoded them, length-checked before
@@ -93,16 +100,8 @@ function keyIdOf(event: ConsoleEvent<unknown>): string {
   return keyId;
 }
 
-function addRequest(body: unknown): { name: string; redirect?: boolean } {
-  const { name, redirect } = body as { name: string; redirect?: unknown };
-  if (redirect !== undefined && typeof redirect !== 'boolean') {
-    throw new ApiError('invalid_body', 'Invalid request body: redirect must be true or false.');
-  }
-  return { name, ...(redirect === undefined ? {} : { redirect }) };
-}
-
 /** A key as the console shows it: never its secret or its hash. */
-function keyView({ keyId, name, createdAt, revokedAt }: ApiKeyRecord) {
+function keyView({ keyId, name, createdAt, revokedAt }: ApiKeyRecord): ApiKeyView {
   return { keyId, name, createdAt, ...(revokedAt ? { revokedAt } : {}) };
 }
 
@@ -149,7 +148,10 @@ function sessionOf(event: ConsoleEvent<unknown>) {
   return event.session;
 }
 
-function result(route: ConsoleRoute, reply: Reply): APIGatewayProxyResult {
+function result(
+  route: ConsoleRoute,
+  reply: { readonly body?: unknown; readonly headers?: Record<string, string> },
+): APIGatewayProxyResult {
   if (route.successStatus === 204) {
     return { statusCode: 204, headers: { ...reply.headers }, body: '' };
   }
@@ -172,9 +174,9 @@ export function consoleApi({
 }: ConsoleDependencies): ApiLambdaHandler {
   const { sessions } = stack;
   const project = (event: ConsoleEvent<unknown>) => event.project.name;
-  const operations: Record<ConsoleOperationId, Operation> = {
+  const operations: Operations = {
     createSession: async (event) => {
-      const signIn = await sessions.signIn((event.jsonBody as { token: string }).token);
+      const signIn = await sessions.signIn(event.jsonBody.token);
       if (!signIn.signedIn && signIn.failure === 'too_many_sessions') {
         throw new ApiError(
           'too_many_sessions',
@@ -204,7 +206,7 @@ export function consoleApi({
       body: { keys: (await keyCall(() => keys.list(project(event)))).map(keyView) },
     }),
     createKey: async (event) => {
-      const { name } = event.jsonBody as { name: string };
+      const { name } = event.jsonBody;
       const { apiKey, record } = await keyCall(() => keys.create(project(event), name));
       return { body: { apiKey, key: keyView(record) } };
     },
@@ -217,7 +219,7 @@ export function consoleApi({
       return { body: { key: keyView(revoked) } };
     },
     listDomains: async (event) => ({ body: { domains: await domains.list(event.project) } }),
-    addDomain: async (event) => ({ body: await domains.add(event.project, addRequest(event.jsonBody)) }),
+    addDomain: async (event) => ({ body: await domains.add(event.project, event.jsonBody) }),
     verifyDomain: async (event) => ({ body: await domains.verify(event.project, nameOf(event)) }),
     setPrimaryDomain: async (event) => ({
       body: { domains: await domains.setPrimary(event.project, nameOf(event)) },
@@ -229,16 +231,15 @@ export function consoleApi({
       body: await domains.remove(event.project, nameOf(event), event.query[CONFIRM_PARAMETER]),
     }),
   };
-  const handlers = new Map(
-    CONSOLE_ROUTES.map((route) => [
-      route.operationId,
-      consoleHandler(
-        route,
-        async (event) => result(route, await operations[route.operationId](event)),
-        stack,
-      ),
-    ]),
-  );
+  const handlerOf = <Id extends ConsoleOperationId>(route: ConsoleRoute<Id>) => {
+    const operation: Operation<Id> = operations[route.operationId];
+    return consoleHandler<ConsoleBody<Id>>(
+      route,
+      async (event) => result(route, await operation(event)),
+      stack,
+    );
+  };
+  const handlers = new Map(CONSOLE_ROUTES.map((route) => [route.operationId, handlerOf(route)]));
   const unmatched = consoleHandler(
     undefined,
     async (event) => {

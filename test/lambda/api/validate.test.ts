@@ -85,3 +85,28 @@ describe('NewPet validation', () => {
     ]);
   });
 });
+
+describe('boolean validation', () => {
+  const schema = {
+    type: 'object',
+    required: ['name'],
+    properties: { name: { type: 'string' }, redirect: { type: 'boolean' } },
+  } as const;
+  const checkFlag = (body: unknown) => validate(schema, body, 'the request body');
+
+  it.each([true, false])('accepts %j, and its absence when optional', (redirect) => {
+    expect(checkFlag({ name: 'a', redirect })).toEqual([]);
+    expect(checkFlag({ name: 'a' })).toEqual([]);
+  });
+
+  it.each([
+    ['true', 'a string'],
+    [1, 'a number'],
+    [0, 'a number'],
+    [null, 'null'],
+    [[true], 'an array'],
+    [{}, 'an object'],
+  ])('refuses %j', (redirect, kind) => {
+    expect(checkFlag({ name: 'a', redirect })).toEqual([`redirect must be true or false, not ${kind}`]);
+  });
+});

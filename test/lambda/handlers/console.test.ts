@@ -128,6 +128,24 @@ describe('the console function, composed for AWS', () => {
     expect(listed.domains.map((domain) => domain.name)).toEqual(['shop.example.com']);
   });
 
+  it.each([
+    ['yes', 'a string'],
+    [1, 'a number'],
+    [null, 'null'],
+  ])(
+    'refuses a redirect of %j by its schema, 400 invalid_body, before asking CloudFront',
+    async (redirect, kind) => {
+      const result = await request('POST', '/console/api/domains', { name: 'flag.example.com', redirect });
+      expect(result.statusCode).toBe(400);
+      expect(JSON.parse(result.body)).toEqual({
+        code: 'invalid_body',
+        message: `Invalid request body: redirect must be true or false, not ${kind}.`,
+        status: 400,
+      });
+      expect(cloudfront.commandCalls(sdk.ListDomainConflictsCommand)).toHaveLength(0);
+    },
+  );
+
   it('answers 503 in the Error shape when CloudFront is throttling, naming no exception', async () => {
     cloudfront.on(sdk.ListDomainConflictsCommand).rejects(
       Object.assign(new Error('Rate exceeded'), {

@@ -1,0 +1,191 @@
+import {
+  MAX_ACTIVE_KEYS_PER_PROJECT,
+  MAX_LIVE_SESSIONS_PER_PROJECT,
+  SESSION_IDLE_TIMEOUT_MS,
+} from '../domain/limits';
+
+/**
+ * The catalogue of machine-readable error codes. Every non-2xx response the service
+ * produces (handlers, middleware, the gateway's own responses, the local server)
+ * uses one of these codes, with `status` equal to the HTTP status.
+ */
+export const ERROR_CATALOGUE = {
+  invalid_body: {
+    status: 400,
+    description: 'The request body is missing, not a JSON object, or a field is missing, unknown or invalid.',
+  },
+  malformed_json: { status: 400, description: 'The request body is not valid JSON.' },
+  invalid_parameter: {
+    status: 400,
+    description: 'A query or path parameter is invalid, unknown or repeated.',
+  },
+  invalid_cursor: {
+    status: 400,
+    description: 'The pagination cursor is corrupt, tampered with, or belongs to a different filter.',
+  },
+  missing_api_key: { status: 401, description: 'No Authorization header was sent.' },
+  invalid_authorization: {
+    status: 401,
+    description: 'The Authorization header is not of the form `Bearer <API key>`.',
+  },
+  invalid_api_key: {
+    status: 401,
+    description: 'The API key is unknown, malformed or revoked (the message never says which).',
+  },
+  forbidden: { status: 403, description: 'The request was refused by the gateway or the firewall.' },
+  cors_not_allowed: {
+    status: 403,
+    description:
+      'A CORS preflight from an origin that the project of this address does not allow, or for a method the path does not have.',
+  },
+  not_found: {
+    status: 404,
+    description:
+      'No such path (unknown route, or a version prefix other than `/v1`), or a project address that no project has.',
+  },
+  pet_not_found: { status: 404, description: 'No pet has the requested id.' },
+  method_not_allowed: {
+    status: 405,
+    description: 'The path exists but not with this method; the `Allow` header lists the methods it has.',
+  },
+  invalid_idempotency_key: {
+    status: 400,
+    description:
+      'The `Idempotency-Key` header is not a quoted string (or bare token) of 1 to 255 printable ASCII characters, or it was sent twice.',
+  },
+  idempotency_key_in_use: {
+    status: 409,
+    description:
+      'A request with this `Idempotency-Key` is still in progress; retry the same request after `Retry-After` seconds.',
+  },
+  idempotency_key_reused: {
+    status: 422,
+    description:
+      'This `Idempotency-Key` was used within the last 24 hours with a different request body; use a new key for a different request.',
+  },
+  gone: { status: 410, description: 'The operation has reached its sunset date and was removed.' },
+  payload_too_large: { status: 413, description: 'The request body exceeds the documented maximum size.' },
+  unsupported_media_type: {
+    status: 415,
+    description: 'The request body is not sent as `application/json` (UTF-8).',
+  },
+  rate_limited: {
+    status: 429,
+    description:
+      'Over the per-minute or per-day limit; retry after `Retry-After` seconds, then back off exponentially.',
+  },
+  temporarily_banned: {
+    status: 429,
+    description:
+      'This API key (without a valid key: this client) kept calling while rate limited, so it is banned for a while; the project’s other keys are not. Retry after `Retry-After` seconds.',
+  },
+  internal_error: {
+    status: 500,
+    description: 'An unexpected error; nothing about it is revealed. Safe to retry idempotent requests.',
+  },
+  bad_gateway: { status: 502, description: 'The gateway could not reach the function behind it.' },
+  service_unavailable: {
+    status: 503,
+    description: 'A dependency (the data store) is unavailable or throttling; retry after `Retry-After`.',
+  },
+  gateway_timeout: { status: 504, description: 'The function behind the gateway did not answer in time.' },
+} as const satisfies Record<string, { status: number; description: string }>;
+
+/** A code of the published pets API. */
+export type ErrorCode = keyof typeof ERROR_CATALOGUE;
+
+/**
+ * The console API's own codes (`/console/api/…`, the dashboard's backend): not part of the
+ * published pets interface, so not in its document; listed in doc/domains.md.
+ */
+export const CONSOLE_ERROR_CATALOGUE = {
+  not_signed_in: {
+    status: 401,
+    description:
+      'Neither a session cookie nor an `Authorization: Bearer <console token>` header was sent: sign in.',
+  },
+  invalid_console_token: {
+    status: 401,
+    description: 'The console token is unknown, malformed or replaced (the message never says which).',
+  },
+  session_ended: {
+    status: 401,
+    description:
+      'The session is unknown, signed out, idle for 30 minutes, 12 hours old, or its console token was rotated: sign in again.',
+  },
+  csrf_origin_refused: {
+    status: 403,
+    description:
+      "A change made with the session cookie (or a sign-in) without an `Origin` header equal to the console's origin.",
+  },
+  csrf_token_invalid: {
+    status: 403,
+    description: "A change made with the session cookie without the session's `X-CSRF-Token` header.",
+  },
+  key_not_found: {
+    status: 404,
+    description: "The project has no API key with this id (another project's is not found either).",
+  },
+  key_revoked: {
+    status: 409,
+    description:
+      'The API key is revoked (perhaps by another rotation of it at the same moment, whose new key is then its only replacement): it cannot be rotated; create a new key.',
+  },
+  too_many_keys: {
+    status: 409,
+    description: `The project has ${MAX_ACTIVE_KEYS_PER_PROJECT} active API keys, the most a project may have: revoke one first.`,
+  },
+  too_many_sessions: {
+    status: 409,
+    description: `The project has ${MAX_LIVE_SESSIONS_PER_PROJECT} live console sessions, the most a project may have: sign out elsewhere, wait for idle ones to end (${SESSION_IDLE_TIMEOUT_MS / 60_000} minutes), or rotate the console token, which ends them all.`,
+  },
+  invalid_domain: {
+    status: 400,
+    description:
+      "Not a domain one can attach (not a host name, an IP address, a wildcard, a public suffix, or the platform's own domain).",
+  },
+  plan_without_custom_domains: {
+    status: 403,
+    description: "Custom domains need a paid plan (Pro or above); the project's plan has none.",
+  },
+  domain_not_found: {
+    status: 404,
+    description: "The project has no such custom domain (another project's is not found either).",
+  },
+  domain_taken: {
+    status: 409,
+    description:
+      'The project has this domain already, or the edge reports it in use outside the platform. (A name another project has can be claimed: the first project whose DNS proof holds owns it.)',
+  },
+  domain_role_conflict: {
+    status: 409,
+    description:
+      'The change contradicts the domain roles (a redirect without a primary, making the primary a redirect, removing the primary before the others, a primary that does not serve yet).',
+  },
+  confirmation_required: {
+    status: 409,
+    description:
+      'Removing a domain that has served traffic and is not a redirect stops its traffic; repeat with `confirm=traffic-stops`.',
+  },
+  too_many_domains: {
+    status: 409,
+    description: 'The project has as many custom domains as one project may have.',
+  },
+  domain_busy: {
+    status: 409,
+    description: 'The domain changed while the request ran; retry it.',
+  },
+  sandbox_zone_taken: {
+    status: 409,
+    description:
+      "Local mode's sandbox DNS only: the name's zone holds another project's records, or it is under local mode's own domain; only their owner changes them.",
+  },
+  dns_unavailable: {
+    status: 503,
+    description:
+      "DNS could not be asked about the domain (the service's resolver failed or timed out), so there is no verdict; retry after `Retry-After`.",
+  },
+} as const satisfies Record<string, { status: number; description: string }>;
+
+/** Any code the service answers with, the pets API's or the console's. */
+export type AnyErrorCode = ErrorCode | keyof typeof CONSOLE_ERROR_CATALOGUE;

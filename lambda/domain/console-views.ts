@@ -1,0 +1,49 @@
+import type { PlanLimits, PlanName } from './plans';
+
+/**
+ * What the console shows of a project's session, usage and keys: the console API's answers,
+ * made by the domain (console-session.ts, usage.ts, the key rules) and named by the console's
+ * route table. Plain types with no Node, as the domains' views in custom-domain-record.ts: the
+ * console page type-checks against them.
+ */
+
+/** What a signed-in page learns about its session (`POST`/`GET /session`). */
+export interface ConsoleSessionView {
+  readonly project: string;
+  readonly csrfToken: string;
+  readonly idleTimeoutSeconds: number;
+  /** When the session ends at the latest (its maximum lifetime), ISO 8601. */
+  readonly expiresAt: string;
+}
+
+/** A window of the rate limiter, as the overview shows it. */
+export interface WindowUsage {
+  readonly used: number;
+  readonly limit: number;
+  /** When the window ends, ISO 8601. */
+  readonly resetsAt: string;
+}
+
+/** A project's overview for its console (`GET /usage`). */
+export interface ProjectOverview {
+  readonly project: { readonly name: string; readonly plan: PlanName; readonly address: string };
+  readonly limits: PlanLimits;
+  readonly customDomains: { readonly allowed: true } | { readonly allowed: false; readonly reason: string };
+  readonly usage: { readonly minute: WindowUsage; readonly day: WindowUsage };
+}
+
+/** An API key as the console shows it: never its secret or its hash. */
+export interface ApiKeyView {
+  readonly keyId: string;
+  readonly name: string;
+  readonly createdAt: string;
+  readonly revokedAt?: string;
+}
+
+/** A key just issued: the key itself, shown this once, and its view. */
+export interface IssuedKey {
+  readonly apiKey: string;
+  readonly key: ApiKeyView;
+  /** On a rotation: the id of the key it replaces. */
+  readonly replaces?: string;
+}
