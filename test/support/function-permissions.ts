@@ -1,5 +1,5 @@
 // @cloud-copilot/iam-simulate is AGPL-3.0-or-later: it is a devDependency used only by the tests
-// (this module and test/lib/iam.test.ts), never bundled into a function or shipped (doc/testing.md).
+// (this module and test/lib/iam.test.ts), never bundled into a function or shipped (doc/operations.md).
 import { runSimulation } from '@cloud-copilot/iam-simulate';
 import { RUNTIME_ENV } from '../../lambda/shared/runtime-env';
 import additions from '../lib/iam-reference-additions.json';
