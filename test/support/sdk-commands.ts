@@ -20,13 +20,15 @@ import { REPO_ROOT } from './processes';
  * 2. **The code.** A class is kept whole, so a repository used for one read ships its writes too.
  *    A call graph over the TypeScript sources (the modules the metafile lists) narrows the commands to
  *    those constructed in code reachable from the handler module: module initialization, then every
- *    function, method and class referenced from reachable code, a method called through an interface
- *    reaching each method of that name in the classes reachable code instantiates. Every function
- *    value referenced is taken as called, so it over-approximates, never under.
+ *    function, method and class referenced from reachable code; a method called through an interface
+ *    (or on a value of unknown type) reaches the method of that name of each class that reachable
+ *    code instantiates and whose instances have that type. Every function value referenced is taken
+ *    as called, and every branch as taken, so it over-approximates, never under. Packages'
+ *    declarations are not parsed (but Node's): an SDK command is known by the module it is imported from.
  *
  * Each command found is tied to the class whose method constructs it (a repository), and that class
- * to the environment variable its instantiation reads (`requireEnv(RUNTIME_ENV.petsTable)`), which
- * names the table it uses.
+ * to the environment variables each of its constructions requires (`requireEnv(RUNTIME_ENV.petsTable)`),
+ * which name the table it uses.
  */
 
 /** One SDK command a function can send. */
@@ -137,7 +139,7 @@ function sdkImport(specifier: ts.ImportSpecifier): string | undefined {
   return ts.isStringLiteral(from) && from.text.startsWith('@aws-sdk/') ? from.text : undefined;
 }
 
-/** Step 2: the commands constructed in code reachable from `entry`, within the modules the bundle holds. */
+/** Step 2: the commands constructed in code reachable from a handler, whose bundle's modules load first. */
 class Reachability {
   private readonly visited = new Set<string>();
   private readonly queue: { body: Body; owner?: ClassLike; path: readonly string[] }[] = [];
