@@ -81,7 +81,7 @@ export class KeyAdmin {
 
   /** Every key, or a project's, oldest first (records only: they hold no secret). */
   list(project?: string): Promise<ApiKeyRecord[]> {
-    return worded('', () => this.rules.list(project));
+    return worded('', () => (project === undefined ? this.rules.list() : this.rules.listOf(project)));
   }
 
   /** Issues a key of a project. */

@@ -127,9 +127,16 @@ export interface KeyScope {
 export class ProjectKeys {
   constructor(private readonly options: ProjectKeysOptions) {}
 
-  /** Every key, or a project's, oldest first (records only: they hold no secret). */
-  async list(project?: string): Promise<ApiKeyRecord[]> {
-    if (project === undefined) return this.options.keys.list();
+  /** Every key, oldest first (an operator's listing: a scan of the whole table). */
+  list(): Promise<ApiKeyRecord[]> {
+    return this.options.keys.list();
+  }
+
+  /**
+   * A project's keys, oldest first (records only: they hold no secret). Apart from {@link list}
+   * so that the console's code cannot reach the scan, which its role may not make.
+   */
+  async listOf(project: string): Promise<ApiKeyRecord[]> {
     await this.existingProject(project);
     return this.options.keys.listByProject(project);
   }

@@ -203,7 +203,7 @@ export function consoleApi({
       body: await projectOverview(event.project, counters, clock(), projectAddress(project(event))),
     }),
     listKeys: async (event) => ({
-      body: { keys: (await keyCall(() => keys.list(project(event)))).map(keyView) },
+      body: { keys: (await keyCall(() => keys.listOf(project(event)))).map(keyView) },
     }),
     createKey: async (event) => {
       const { name } = event.jsonBody;

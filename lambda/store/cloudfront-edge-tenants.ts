@@ -257,7 +257,13 @@ export class CloudFrontEdgeTenants implements EdgeTenants {
    * elsewhere does not stop a more specific name here). Alternate domain names are unique in
    * CloudFront, so a conflict while our own tenant holds the name is that tenant. When
    * CloudFront cannot check (InvalidArgument: it wants proof of control of the domain first),
-   * there is no verdict, and creating the tenant refuses a name in use instead.
+   * there is no verdict, and creating the tenant refuses a name in use instead. That is every custom
+   * domain: CloudFront checks only a domain that the named resource's certificate covers (API
+   * Reference, ListDomainConflicts: "a standard distribution or distribution tenant in your account
+   * that has an attached TLS certificate, which covers the specified domain"), and the edge
+   * distribution's certificate is the platform's. The refusal, CreateDistributionTenant's
+   * CNAMEAlreadyExists, is AWS's documented sign of a name attached elsewhere (CloudFront Developer
+   * Guide, "Move an alternate domain name").
    */
   async conflict(name: string): Promise<string | undefined> {
     const domain = normalize(name);

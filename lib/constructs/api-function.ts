@@ -172,6 +172,9 @@ export interface ApiFunctionProps {
  * every log group of the account).
  */
 export class ApiFunction extends LambdaFunction {
+  /** Its module under `lambda/handlers/` (without extension), which the IAM tests analyse. */
+  public readonly handlerModule: string;
+
   constructor(scope: Construct, id: string, props: ApiFunctionProps) {
     // Siblings, not children: the log group and the role must exist before super() runs.
     const logGroup = functionLogGroup(scope, `${id}Logs`, props);
@@ -218,6 +221,7 @@ export class ApiFunction extends LambdaFunction {
       environment: props.environment,
       reservedConcurrentExecutions: props.reservedConcurrentExecutions,
     });
+    this.handlerModule = props.handlerModule;
     Validations.of(role).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason:

@@ -6,17 +6,21 @@ import { Construct } from 'constructs';
 /**
  * The actions of AWS's AmazonAPIGatewayPushToCloudWatchLogs policy: what API Gateway does
  * with the account's logging role (create the execution log groups, write access and
- * execution logs).
+ * execution logs), by the resource each takes (Service Authorization Reference, CloudWatch Logs).
  */
-export const API_GATEWAY_LOGGING_ACTIONS = [
-  'logs:CreateLogGroup',
-  'logs:CreateLogStream',
-  'logs:DescribeLogGroups',
-  'logs:DescribeLogStreams',
-  'logs:PutLogEvents',
-  'logs:GetLogEvents',
-  'logs:FilterLogEvents',
-] as const;
+export const API_GATEWAY_LOGGING_ACTIONS = {
+  /** On log groups and their streams: granted on the account's log groups in the region. */
+  logGroups: [
+    'logs:CreateLogGroup',
+    'logs:CreateLogStream',
+    'logs:DescribeLogStreams',
+    'logs:PutLogEvents',
+    'logs:GetLogEvents',
+    'logs:FilterLogEvents',
+  ],
+  /** No resource type ("DescribeLogGroups: *"): on a log group ARN it would never be allowed. */
+  unscoped: ['logs:DescribeLogGroups'],
+} as const;
 
 /**
  * API Gateway's account-level settings for the region: the role it writes every API's
@@ -38,12 +42,22 @@ export class ApiGatewayAccount extends Construct {
       inlinePolicies: {
         logs: new PolicyDocument({
           statements: [
-            new PolicyStatement({ actions: [...API_GATEWAY_LOGGING_ACTIONS], resources: [logGroups] }),
+            new PolicyStatement({
+              actions: [...API_GATEWAY_LOGGING_ACTIONS.logGroups],
+              resources: [logGroups],
+            }),
+            new PolicyStatement({ actions: [...API_GATEWAY_LOGGING_ACTIONS.unscoped], resources: ['*'] }),
           ],
         }),
       },
     });
     this.cloudWatchRole.applyRemovalPolicy(RemovalPolicy.RETAIN);
+    Validations.of(this.cloudWatchRole).acknowledge({
+      id: 'AwsSolutions-IAM5[Resource::*]',
+      reason:
+        'Only logs:DescribeLogGroups, a listing that defines no resource type in the Service Authorization ' +
+        'Reference, so `*` is the only resource it accepts; AWS grants it so in AmazonAPIGatewayPushToCloudWatchLogs.',
+    });
     Validations.of(this.cloudWatchRole).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::arn:<AWS::Partition>:logs:<AWS::Region>:<AWS::AccountId>:log-group:*]',
       reason:

@@ -46,8 +46,11 @@ export const EDGE_TENANT_ACTIONS = {
    * standard distribution or distribution tenant", alternate-domain-names-move-find-source.html).
    */
   distribution: ['cloudfront:ListDomainConflicts', 'cloudfront:GetDistribution'],
-  /** No resource type at all: `*` is the only resource these accept. */
-  unscoped: ['cloudfront:CreateDistributionTenant', 'cloudfront:ListDistributionTenants'],
+  /**
+   * No resource type at all: `*` is the only resource it accepts. (ListDistributionTenants, also
+   * unscoped, is the stale-tenant sweep's alone: no code the console function reaches lists tenants.)
+   */
+  unscoped: ['cloudfront:CreateDistributionTenant'],
 } as const;
 
 /** The account's distribution tenants: ids CloudFront assigns at run time, so a pattern. */
@@ -256,7 +259,7 @@ export class ConsoleService extends Construct {
   /**
    * CloudFront's tenant actions, each on the narrowest resource IAM allows for it: the tenants
    * (their ids are CloudFront's, made at run time, so `distribution-tenant/*`), the edge
-   * distribution, and `*` for the two actions that take no resource.
+   * distribution, and `*` for the one action that takes no resource.
    */
   private grantEdgeTenants(distributionId: string): void {
     const stack = Stack.of(this);
@@ -295,9 +298,9 @@ export class ConsoleService extends Construct {
     Validations.of(policy).acknowledge({
       id: 'AwsSolutions-IAM5[Resource::*]',
       reason:
-        'Only cloudfront:CreateDistributionTenant and cloudfront:ListDistributionTenants, which define no resource ' +
-        'type in the Service Authorization Reference, so `*` is the only resource they accept; the function lists ' +
-        'and creates tenants of the edge distribution only (its id is in the request). And acm:RequestCertificate, ' +
+        'Only cloudfront:CreateDistributionTenant, which defines no resource type in the Service Authorization ' +
+        'Reference, so `*` is the only resource it accepts; the function creates tenants of the edge distribution ' +
+        'only (its id is in the request). And acm:RequestCertificate, ' +
         'whose certificate does not exist before the call, limited by its condition to DNS validation.',
     });
     const tenantsArn = nagArn(stack, TENANTS);

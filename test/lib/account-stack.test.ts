@@ -34,7 +34,7 @@ describe('the account stack', () => {
             {
               Effect: 'Allow',
               // Sorted by the minimizePolicies flag.
-              Action: [...API_GATEWAY_LOGGING_ACTIONS].sort(),
+              Action: [...API_GATEWAY_LOGGING_ACTIONS.logGroups].sort(),
               Resource: {
                 'Fn::Join': [
                   '',
@@ -50,6 +50,8 @@ describe('the account stack', () => {
                 ],
               },
             },
+            // DescribeLogGroups takes no resource: on the log groups' ARN it would never be allowed.
+            { Effect: 'Allow', Action: 'logs:DescribeLogGroups', Resource: '*' },
           ],
         },
       },

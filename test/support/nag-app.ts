@@ -50,16 +50,12 @@ function acknowledgementsOf(root: IConstruct): NagAcknowledgement[] {
 const NAG_PLATFORM = { domain: 'animalstore.example', hostedZoneId: 'Z0123456789PLATFORM' };
 
 /**
- * Composes the app as `bin/animal-store.ts` does, for both environments (production with a
- * platform address, the wildcard, and a region, so the edge stack is built), plus a staging
- * copy with an alarm email and production in the default configuration (no platform address), all
- * environment-agnostic and without bundling; registers the AWS
- * Solutions checks as the bin does and synthesizes. The findings come from running the same checks over the
- * synthesized tree, so a failure lists each one.
+ * Adds every stack the app can deploy to `app`, as `bin/animal-store.ts` composes them, for both
+ * environments (production with a platform address, the wildcard, and a region, so the edge stack
+ * is built), plus a staging copy with an alarm email and production in the default configuration
+ * (no platform address), all environment-agnostic. The nag and IAM tests read these stacks.
  */
-export function runNag(): NagRun {
-  const app = testApp();
-  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+export function addEveryStack(app: App): void {
   const configs = environmentConfigs({});
   addAnimalStoreStacks(app, {
     environments: [
@@ -74,6 +70,17 @@ export function runNag(): NagRun {
       { ...configs.production, stackName: NAG_DEFAULT_PRODUCTION_STACK },
     ],
   });
+}
+
+/**
+ * Composes every stack ({@link addEveryStack}) without bundling, registers the AWS Solutions
+ * checks as the bin does and synthesizes. The findings come from running the same checks over the
+ * synthesized tree, so a failure lists each one.
+ */
+export function runNag(): NagRun {
+  const app = testApp();
+  Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
+  addEveryStack(app);
   let synthError: Error | undefined;
   try {
     app.synth();

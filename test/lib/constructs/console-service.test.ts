@@ -227,10 +227,7 @@ describe('least privilege', () => {
           ],
         },
       },
-      {
-        actions: ['cloudfront:CreateDistributionTenant', 'cloudfront:ListDistributionTenants'],
-        resource: '*',
-      },
+      { actions: ['cloudfront:CreateDistributionTenant'], resource: '*' },
     ]);
     expect(
       [
@@ -246,7 +243,6 @@ describe('least privilege', () => {
         'cloudfront:GetDistributionTenant',
         'cloudfront:GetDistributionTenantByDomain',
         'cloudfront:GetManagedCertificateDetails',
-        'cloudfront:ListDistributionTenants',
         'cloudfront:ListDomainConflicts',
         'cloudfront:UpdateDistributionTenant',
         'cloudfront:VerifyDnsConfiguration',

