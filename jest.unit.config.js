@@ -25,6 +25,7 @@ module.exports = {
     '<rootDir>/test/lib/constructs/redirect-function.test.ts',
     '<rootDir>/test/lib/constructs/edge-handover.test.ts',
     '<rootDir>/client/test/retry.test.ts',
+    '<rootDir>/test/support/**/*.test.ts',
   ],
   testPathIgnorePatterns: [
     '/node_modules/',
