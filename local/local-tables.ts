@@ -81,18 +81,24 @@ export async function ensureLocalTables(client: DynamoDBClient): Promise<void> {
       if (!(error instanceof ResourceInUseException)) throw error;
     }
   }
+  for (const tableName of waiting) await waitForActiveTable(client, tableName);
+}
+
+/**
+ * Waits until a table and its indexes are ACTIVE: a store answers a new table's item
+ * operations with ResourceNotFoundException until then, however soon it gets there.
+ */
+export async function waitForActiveTable(client: DynamoDBClient, tableName: string): Promise<void> {
   const deadline = Date.now() + ACTIVE_DEADLINE_MS;
-  for (const tableName of waiting) {
-    for (;;) {
-      const status = await tableStatus(client, tableName);
-      if (status === 'ACTIVE') break;
-      if (Date.now() > deadline) {
-        throw new Error(
-          `Table ${tableName} is still ${status ?? 'missing'} after ${ACTIVE_DEADLINE_MS / 1000} s: the store does not finish creating it.`,
-        );
-      }
-      await new Promise((resolve) => setTimeout(resolve, ACTIVE_POLL_MS));
+  for (;;) {
+    const status = await tableStatus(client, tableName);
+    if (status === 'ACTIVE') return;
+    if (Date.now() > deadline) {
+      throw new Error(
+        `Table ${tableName} is still ${status ?? 'missing'} after ${ACTIVE_DEADLINE_MS / 1000} s: the store does not finish creating it.`,
+      );
     }
+    await new Promise((resolve) => setTimeout(resolve, ACTIVE_POLL_MS));
   }
 }
 

@@ -117,8 +117,12 @@ describeInBrowser('the console CSP browser test')('the console page in Chromium,
         const style = document.createElement('style');
         style.textContent = 'body { display: none; }';
         document.head.append(style);
-        // Violation reports are dispatched as a task: let it run.
-        await new Promise((resolve) => setTimeout(resolve, 0));
+        // Violation events are dispatched as tasks of their own, in no set order with timers:
+        // wait for one per blocked element (bounded, so a missing one fails the assertion below).
+        const deadline = Date.now() + 10000;
+        while (violations.length < 2 && Date.now() < deadline) {
+          await new Promise((resolve) => setTimeout(resolve, 10));
+        }
         return {
           ran: document.body.dataset.injected ?? null,
           display: getComputedStyle(document.body).display,

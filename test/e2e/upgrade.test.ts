@@ -8,7 +8,12 @@ import { PLANS } from '../../lambda/domain/plans';
 import { createDocumentClient } from '../../lambda/store/dynamodb-client';
 import { API_KEYS_TABLE, FORMER_PETS_TABLE } from '../../lambda/store/table-schema';
 import { startEmbeddedDynamoDb } from '../../local/embedded-dynamodb';
-import { createTableInput, LOCAL_TABLE_NAMES, localStoreClient } from '../../local/local-tables';
+import {
+  createTableInput,
+  LOCAL_TABLE_NAMES,
+  localStoreClient,
+  waitForActiveTable,
+} from '../../local/local-tables';
 import { startLocalMode } from '../support/processes';
 
 /**
@@ -32,6 +37,9 @@ describe('npm start on data from before projects', () => {
           createTableInput({ ...API_KEYS_TABLE, globalIndexes: [] }, LOCAL_TABLE_NAMES.apiKeys),
         ),
       );
+      // The store answers a table's writes only once it is ACTIVE, which may be a while on a busy machine.
+      await waitForActiveTable(admin, LOCAL_TABLE_NAMES.pets);
+      await waitForActiveTable(admin, LOCAL_TABLE_NAMES.apiKeys);
       // Written as the former release wrote them, with raw puts.
       const keyWithoutProject: Record<string, unknown> = {
         ...oldKey.record,

@@ -3,7 +3,7 @@ import { type DynamoDBDocumentClient, PutCommand, QueryCommand, ScanCommand } fr
 import { createDocumentClient } from '../../lambda/store/dynamodb-client';
 import type { TableDefinition } from '../../lambda/store/table-schema';
 import { type EmbeddedDynamoDb, startEmbeddedDynamoDb } from '../../local/embedded-dynamodb';
-import { createTableInput, localStoreClient } from '../../local/local-tables';
+import { createTableInput, localStoreClient, waitForActiveTable } from '../../local/local-tables';
 import { upgradeLocalTable } from '../../local/table-upgrade';
 
 const OLD: TableDefinition = {
@@ -45,6 +45,7 @@ afterAll(async () => {
 
 async function tableWith(definition: TableDefinition, name: string, items: number): Promise<void> {
   await client.send(new CreateTableCommand(createTableInput(definition, name)));
+  await waitForActiveTable(client, name);
   for (let id = 1; id <= items; id++) {
     await documents.send(
       new PutCommand({ TableName: name, Item: { id, colour: 'red', owner: id % 2 ? 'a' : 'b' } }),

@@ -3,12 +3,17 @@ import { createDocumentClient } from '../../lambda/store/dynamodb-client';
 import { type EmbeddedDynamoDb, startEmbeddedDynamoDb } from '../../local/embedded-dynamodb';
 import { CreateTableCommand } from '@aws-sdk/client-dynamodb';
 import type { TableDefinition } from '../../lambda/store/table-schema';
-import { createTableInput, ensureLocalTablesAt, localStoreClient } from '../../local/local-tables';
+import {
+  createTableInput,
+  ensureLocalTablesAt,
+  localStoreClient,
+  waitForActiveTable,
+} from '../../local/local-tables';
 
 export interface TestStore {
   readonly store: EmbeddedDynamoDb;
   readonly documents: DynamoDBDocumentClient;
-  /** Creates a table from a shared definition under another name (e.g. a deployed table's). */
+  /** Creates a table from a shared definition under another name (e.g. a deployed table's), and waits until it is ACTIVE. */
   createTable(definition: TableDefinition, tableName: string): Promise<void>;
   close(): Promise<void>;
 }
@@ -25,6 +30,7 @@ export async function startTestStore(): Promise<TestStore> {
       const client = localStoreClient(store.endpoint);
       try {
         await client.send(new CreateTableCommand(createTableInput(definition, tableName)));
+        await waitForActiveTable(client, tableName);
       } finally {
         client.destroy();
       }

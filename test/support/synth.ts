@@ -9,6 +9,7 @@ import {
   environmentConfigs,
 } from '../../lib/config/environments';
 import { REPO_ROOT } from './processes';
+import { cachedTemplate } from './synth-cache';
 
 /** The context `cdk synth` gives the app from cdk.json: the feature flags above all. */
 export const CDK_JSON_CONTEXT = (
@@ -23,36 +24,36 @@ export function testApp(context: Record<string, unknown> = {}): App {
   return new App({ context: { ...CDK_JSON_CONTEXT, 'aws:cdk:bundling-stacks': [], ...context } });
 }
 
-const templates = new Map<string, Template>();
-
 /** What a test changes in an environment's shipped configuration (an upgrade step, a platform address). */
 export type EnvironmentChanges = Partial<Pick<EnvironmentConfig, 'petsUpgradeStep' | 'platformAddress'>>;
 
 /**
  * Synthesizes one environment's stack in a {@link testApp}, environment-agnostic whatever the
  * shell sets, with its shipped configuration or that changed by `changes`. Templates are
- * immutable, so each configuration is synthesized once per test file.
+ * immutable, so each configuration is synthesized once per test run (test/support/synth-cache.ts).
  */
 export function synthEnvironment(name: EnvironmentName, changes: EnvironmentChanges = {}): Template {
-  const key = JSON.stringify([name, changes]);
-  const cached = templates.get(key);
-  if (cached) return cached;
-  const config = { ...environmentConfigs({})[name], ...changes };
-  const template = Template.fromStack(new AnimalStoreStack(testApp(), config.stackName, { config }));
-  templates.set(key, template);
-  return template;
+  return cachedTemplate(['environment', name, changes], () => {
+    const config = { ...environmentConfigs({})[name], ...changes };
+    return Template.fromStack(new AnimalStoreStack(testApp(), config.stackName, { config }));
+  });
 }
 
 /** Production's platform address in the tests, as `-c platformDomain=… -c platformHostedZoneId=…` give it. */
 export const TEST_PLATFORM = { domain: 'animalstore.example', hostedZoneId: 'Z0123456789PLATFORM' };
 
-/** Production as the edge serves it (a platform address and a stated region), changed by `changes`. */
+/**
+ * Production as the edge serves it (a platform address and a stated region), changed by
+ * `changes` (plain data), synthesized once per test run like {@link synthEnvironment}.
+ */
 export function productionWithEdge(changes: Partial<EnvironmentConfig> = {}): Template {
-  const config = {
-    ...environmentConfigs({}).production,
-    platformAddress: TEST_PLATFORM,
-    region: 'eu-west-1',
-    ...changes,
-  };
-  return Template.fromStack(new AnimalStoreStack(testApp(), config.stackName, { config }));
+  return cachedTemplate(['productionWithEdge', changes], () => {
+    const config = {
+      ...environmentConfigs({}).production,
+      platformAddress: TEST_PLATFORM,
+      region: 'eu-west-1',
+      ...changes,
+    };
+    return Template.fromStack(new AnimalStoreStack(testApp(), config.stackName, { config }));
+  });
 }

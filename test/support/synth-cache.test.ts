@@ -1,0 +1,77 @@
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Template } from 'aws-cdk-lib/assertions';
+import { SYNTH_CACHE_VARIABLE } from './global-setup';
+
+/**
+ * The run's template cache: a configuration is synthesized once and read by the other test
+ * files; two configurations never share a template.
+ */
+
+type CacheModule = typeof import('./synth-cache');
+
+/** The cache module as a test file other than this one loads it: its own memory, the run's folder. */
+function freshModule(): CacheModule {
+  let loaded: CacheModule | undefined;
+  jest.isolateModules(() => {
+    loaded = jest.requireActual<CacheModule>('./synth-cache');
+  });
+  if (!loaded) throw new Error('synth-cache did not load');
+  return loaded;
+}
+
+/** A template standing for one configuration's, and a counter of the syntheses asked for. */
+function synthesizer(name: string) {
+  const calls: string[] = [];
+  const synthesize = () => {
+    calls.push(name);
+    return Template.fromJSON({ Resources: { [name]: { Type: 'AWS::SNS::Topic', Properties: {} } } });
+  };
+  return { calls, synthesize };
+}
+
+const folder = mkdtempSync(path.join(os.tmpdir(), 'synth-cache-test-'));
+const before = process.env[SYNTH_CACHE_VARIABLE];
+beforeAll(() => {
+  process.env[SYNTH_CACHE_VARIABLE] = folder;
+});
+afterAll(() => {
+  if (before === undefined) delete process.env[SYNTH_CACHE_VARIABLE];
+  else process.env[SYNTH_CACHE_VARIABLE] = before;
+  rmSync(folder, { recursive: true, force: true });
+});
+
+describe('cachedTemplate', () => {
+  it('synthesizes a configuration once: another test file reads the template the first one wrote', () => {
+    const first = synthesizer('Written');
+    const template = freshModule().cachedTemplate(['environment', 'staging', {}], first.synthesize);
+    const other = synthesizer('Other');
+    const read = freshModule().cachedTemplate(['environment', 'staging', {}], other.synthesize);
+    expect({ first: first.calls, other: other.calls }).toEqual({ first: ['Written'], other: [] });
+    expect(read.toJSON()).toEqual(template.toJSON());
+    expect(readdirSync(folder).filter((file) => file.endsWith('.partial'))).toEqual([]);
+  });
+
+  it('keeps a property set to undefined apart from one left out, and each configuration apart', () => {
+    const cache = freshModule();
+    const keys = [
+      ['productionWithEdge', {}],
+      ['productionWithEdge', { platformAddress: undefined }],
+      ['productionWithEdge', { reservedConcurrency: 10 }],
+      ['environment', 'production', {}],
+    ];
+    const names = keys.map((key, index) => {
+      const { synthesize } = synthesizer(`Configuration${index}`);
+      return Object.keys(cache.cachedTemplate(key, synthesize).toJSON().Resources as object);
+    });
+    expect(names).toEqual([['Configuration0'], ['Configuration1'], ['Configuration2'], ['Configuration3']]);
+  });
+
+  it('refuses a configuration that is not plain data, which it could not tell apart', () => {
+    const { synthesize } = synthesizer('Never');
+    expect(() =>
+      freshModule().cachedTemplate(['environment', { grant: () => undefined }], synthesize),
+    ).toThrow(/must be plain data/);
+  });
+});
