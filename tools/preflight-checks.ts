@@ -1,0 +1,461 @@
+import type { EnvironmentName } from '../lib/config/environments';
+import type {
+  AwsProblem,
+  CallerIdentity,
+  CloudFrontProbe,
+  ConcurrencyLimit,
+  DeployedStack,
+  HostedZone,
+  Outcome,
+} from './preflight-aws';
+import type { DeployPlan, PlannedStack } from './preflight-plan';
+
+/**
+ * The preflight's diagnosis: plain functions from the facts gathered (preflight.ts) to one line
+ * per check, each with its fix. No AWS, no DNS, no I/O: every verdict is testable from facts.
+ */
+
+/** The CDK's bootstrap stack (default qualifier). */
+export const TOOLKIT_STACK = 'CDKToolkit';
+/** Lambda keeps this many executions of a region's quota unreserved, or the whole quota below it. */
+export const MIN_UNRESERVED_CONCURRENCY = 100;
+/** The catch-all's reservation to recommend: enough for its job (lib/config/environments.ts). */
+export const RECOMMENDED_RESERVED_CONCURRENCY = 10;
+/** What the stale-tenant sweep reserves where the edge serves production (lib/animal-store-stack.ts). */
+const SWEEP_RESERVATION = 1;
+
+/** A DNS answer, or why there was none. */
+export type DnsOutcome =
+  { readonly ok: true; readonly value: readonly string[] } | { readonly ok: false; readonly message: string };
+
+/** Everything the checks read, gathered before any is diagnosed. */
+export interface PreflightFacts {
+  readonly stage: EnvironmentName;
+  readonly probe: boolean;
+  readonly identity: Outcome<CallerIdentity>;
+  /** The region the SDK, and so the CDK CLI, targets; undefined when none is set. */
+  readonly sdkRegion?: string;
+  /** The deploy's plan, or the configuration's message; undefined without a region to plan in. */
+  readonly plan?:
+    { readonly ok: true; readonly value: DeployPlan } | { readonly ok: false; readonly message: string };
+  /** CDKToolkit, by region. */
+  readonly toolkits: ReadonlyMap<string, Outcome<DeployedStack | undefined>>;
+  /** GetAccountSettings, by region. */
+  readonly concurrency: ReadonlyMap<string, Outcome<ConcurrencyLimit>>;
+  /** The plan's stacks as deployed, by name. */
+  readonly stacks: ReadonlyMap<string, Outcome<DeployedStack | undefined>>;
+  /** What the deployed stacks reserve already, by name (deployed ones only). */
+  readonly deployedReservations: ReadonlyMap<string, Outcome<number>>;
+  readonly hostedZone?: Outcome<HostedZone | undefined>;
+  /** The NS records public DNS returns for the platform domain. */
+  readonly publicNameServers?: DnsOutcome;
+  /** `--probe` only. */
+  readonly cloudFront?: Outcome<CloudFrontProbe>;
+}
+
+export type CheckStatus = 'pass' | 'fail' | 'warn' | 'skip';
+
+/** One line of the report: a check's verdict on one thing, with the fix when it is not a pass. */
+export interface CheckLine {
+  readonly check: string;
+  readonly status: CheckStatus;
+  readonly summary: string;
+  readonly fix?: string;
+}
+
+/** A check, declared once: its name, what it looks at (for usage), and its diagnosis. */
+export interface CheckSpec {
+  readonly name: string;
+  readonly description: string;
+  readonly diagnose: (facts: PreflightFacts) => readonly Omit<CheckLine, 'check'>[];
+}
+
+const pass = (summary: string) => ({ status: 'pass', summary }) as const;
+const fail = (summary: string, fix: string) => ({ status: 'fail', summary, fix }) as const;
+const warn = (summary: string, fix: string) => ({ status: 'warn', summary, fix }) as const;
+const skip = (summary: string) => ({ status: 'skip', summary }) as const;
+
+const SIGN_IN =
+  'sign in (aws sso login, or AWS_PROFILE=<profile>), or set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, then run again';
+
+/** A call's failure as a line: what failed, and the fix its kind needs. */
+function problemLine(what: string, action: string, problem: AwsProblem) {
+  switch (problem.kind) {
+    case 'credentials':
+      return fail(`${what}: no usable AWS credentials (${problem.message})`, SIGN_IN);
+    case 'denied':
+      return fail(
+        `${what}: refused (${problem.message})`,
+        `allow ${action} to the credentials you deploy with`,
+      );
+    case 'missing-package':
+      return fail(
+        `${what}: cannot check, the SDK package ${problem.packageName} is not installed`,
+        `npm install ${problem.packageName}@3 (a dependency of the preflight)`,
+      );
+    case 'failed':
+      return fail(`${what}: ${problem.message}`, 'check the network and the region, then run again');
+  }
+}
+
+/** Why the AWS checks cannot run: no credentials, or no plan. */
+function blocked(facts: PreflightFacts): string | undefined {
+  if (!facts.identity.ok && facts.identity.problem.kind === 'credentials') return 'needs working credentials';
+  if (!facts.plan?.ok) return 'needs a deploy plan (see the region check)';
+  return undefined;
+}
+
+/** The regions of the plan's stacks, in deploy order, each once. */
+export function planRegions(plan: DeployPlan): string[] {
+  return [...new Set(plan.stacks.map((stack) => stack.region))];
+}
+
+function accountOf(facts: PreflightFacts): string {
+  return facts.identity.ok ? facts.identity.value.account : '<account>';
+}
+
+/**
+ * What is wrong with a stack's state for a deploy, with the fix; undefined when a deploy can
+ * update it (every `*_COMPLETE` but ROLLBACK_COMPLETE).
+ */
+export function stackStateProblem(
+  name: string,
+  region: string,
+  stack: DeployedStack,
+): { summary: string; fix: string } | undefined {
+  const { status } = stack;
+  const where = `--stack-name ${name} --region ${region}`;
+  const because = stack.statusReason ? ` (${stack.statusReason})` : '';
+  if (status === 'ROLLBACK_COMPLETE') {
+    return {
+      summary: `${name} is ROLLBACK_COMPLETE: its first deploy failed${because}, and CloudFormation cannot update it`,
+      fix: `delete it (aws cloudformation delete-stack ${where}), then deploy again`,
+    };
+  }
+  if (status === 'REVIEW_IN_PROGRESS') {
+    return {
+      summary: `${name} is REVIEW_IN_PROGRESS: a change set created it and was never executed`,
+      fix: `execute or delete the change set (aws cloudformation list-change-sets ${where}), or delete the stack`,
+    };
+  }
+  if (status.endsWith('_IN_PROGRESS')) {
+    return {
+      summary: `${name} is ${status}: an operation on it is running`,
+      fix: `wait for it to end (aws cloudformation describe-stacks ${where}), then run the preflight again`,
+    };
+  }
+  if (status === 'UPDATE_ROLLBACK_FAILED') {
+    return {
+      summary: `${name} is UPDATE_ROLLBACK_FAILED${because}`,
+      fix: `aws cloudformation continue-update-rollback ${where} (with --resources-to-skip for a resource changed by hand)`,
+    };
+  }
+  if (status === 'UPDATE_FAILED') {
+    return {
+      summary: `${name} is UPDATE_FAILED: an update failed with rollback turned off${because}`,
+      fix: `aws cloudformation rollback-stack ${where}, or fix the cause and deploy again`,
+    };
+  }
+  if (status.endsWith('_FAILED')) {
+    return {
+      summary: `${name} is ${status}${because}`,
+      fix: `delete it (aws cloudformation delete-stack ${where}, with --retain-resources for what cannot be deleted), then deploy again`,
+    };
+  }
+  return undefined;
+}
+
+function credentials(facts: PreflightFacts) {
+  const { identity } = facts;
+  if (!identity.ok) return [problemLine('credentials', 'sts:GetCallerIdentity', identity.problem)];
+  return [pass(`account ${identity.value.account} as ${identity.value.arn}`)];
+}
+
+function regions(facts: PreflightFacts) {
+  if (facts.sdkRegion === undefined) {
+    return [
+      fail(
+        'no AWS region set: the CDK CLI would deploy to us-east-1',
+        "set AWS_REGION to the region to deploy to (production's, for every stack), e.g. export AWS_REGION=eu-west-1",
+      ),
+    ];
+  }
+  const { plan } = facts;
+  if (!plan?.ok) {
+    return [
+      fail(
+        `the app refuses this configuration: ${plan?.message ?? 'no plan'}`,
+        'fix the context values as the message says (the same -c values as cdk deploy), then run again',
+      ),
+    ];
+  }
+  const where = planRegions(plan.value).map((region) => {
+    const names = plan.value.stacks.filter((stack) => stack.region === region).map((stack) => stack.name);
+    return `${region} (${names.join(', ')})`;
+  });
+  return [pass(`${facts.stage} deploys to ${where.join(' and ')}`)];
+}
+
+function bootstrap(facts: PreflightFacts) {
+  const why = blocked(facts);
+  if (why || !facts.plan?.ok) return [skip(`bootstrap: ${why}`)];
+  const plan = facts.plan.value;
+  return planRegions(plan).map((region) => {
+    const required = Math.max(
+      ...plan.stacks.filter((s) => s.region === region).map((s) => s.bootstrapVersion),
+    );
+    const command = `npx cdk bootstrap aws://${accountOf(facts)}/${region}`;
+    const toolkit = facts.toolkits.get(region);
+    if (!toolkit) return skip(`${region}: not looked up`);
+    if (!toolkit.ok)
+      return problemLine(`${region}: ${TOOLKIT_STACK}`, 'cloudformation:DescribeStacks', toolkit.problem);
+    if (!toolkit.value) {
+      return fail(`${region}: not bootstrapped (no ${TOOLKIT_STACK} stack)`, command);
+    }
+    const state = stackStateProblem(TOOLKIT_STACK, region, toolkit.value);
+    if (state) return fail(`${region}: ${state.summary}`, `${state.fix} (${command})`);
+    const version = Number(toolkit.value.outputs.BootstrapVersion);
+    if (!Number.isInteger(version)) {
+      return fail(
+        `${region}: ${TOOLKIT_STACK} has no BootstrapVersion output`,
+        `bootstrap again: ${command}`,
+      );
+    }
+    if (version < required) {
+      return fail(
+        `${region}: ${TOOLKIT_STACK} is version ${version}, the templates need ${required}`,
+        `bootstrap again: ${command}`,
+      );
+    }
+    return pass(`${region}: ${TOOLKIT_STACK} version ${version} (the templates need ${required})`);
+  });
+}
+
+/** What the plan's stacks in a region already hold: reserved by their deployed templates. */
+function heldIn(facts: PreflightFacts, stacks: readonly PlannedStack[]): number {
+  return stacks
+    .map((stack) => facts.deployedReservations.get(stack.name))
+    .reduce((sum, held) => sum + (held?.ok ? held.value : 0), 0);
+}
+
+function concurrency(facts: PreflightFacts) {
+  const why = blocked(facts);
+  if (why || !facts.plan?.ok) return [skip(`concurrency: ${why}`)];
+  const plan = facts.plan.value;
+  const key = plan.reservedConcurrencyKey;
+  return planRegions(plan).map((region) => {
+    const stacks = plan.stacks.filter((stack) => stack.region === region);
+    const limit = facts.concurrency.get(region);
+    if (!limit) return skip(`${region}: not looked up`);
+    if (!limit.ok)
+      return problemLine(`${region}: concurrency quota`, 'lambda:GetAccountSettings', limit.problem);
+    const quota = limit.value.concurrentExecutions;
+    const minimum = Math.min(MIN_UNRESERVED_CONCURRENCY, quota);
+    // What this deploy may reserve: what is unreserved above the minimum, and what its stacks hold already.
+    const held = heldIn(facts, stacks);
+    const room = Math.max(0, limit.value.unreservedConcurrentExecutions - minimum + held);
+    // The quota that fits `reserve`: Lambda's minimum (100 from there on), other functions' reservations, and it.
+    const others = Math.max(0, quota - limit.value.unreservedConcurrentExecutions - held);
+    const quotaFor = (reserve: number) => MIN_UNRESERVED_CONCURRENCY + others + reserve;
+    const planned = stacks.reduce((sum, stack) => sum + stack.reservedConcurrency, 0);
+    const seen = `quota ${quota}, ${limit.value.unreservedConcurrentExecutions} unreserved`;
+    // The environment's own region gets the recommendation; the edge's reserves nothing.
+    const ownRegion = region === plan.region;
+    const wanted = RECOMMENDED_RESERVED_CONCURRENCY + (plan.edge ? SWEEP_RESERVATION : 0);
+    if (planned > room) {
+      return fail(
+        `${region}: this deploy reserves ${planned}, but the ${seen} leave ${room} to reserve (Lambda keeps ${minimum} unreserved)`,
+        `deploy without -c ${key} (nothing reserved), or raise the quota to at least ${quotaFor(planned)} ` +
+          `(Service Quotas, AWS Lambda, "Concurrent executions", in ${region})`,
+      );
+    }
+    const reserves =
+      planned === 0 ? 'this deploy reserves none' : `this deploy reserves ${planned} of ${room} it may`;
+    if (!ownRegion) return pass(`${region}: ${seen}; ${reserves}`);
+    const recommendation =
+      room >= wanted
+        ? `recommended: -c ${key}=${RECOMMENDED_RESERVED_CONCURRENCY}`
+        : `recommended: leave ${key} unset until the quota is at least ${quotaFor(wanted)}`;
+    return pass(`${region}: ${seen}; ${reserves}; ${recommendation}`);
+  });
+}
+
+const SUPPORT_STEP =
+  'open a case with AWS Support (Account and billing) asking to verify the account for CloudFront, ' +
+  'quoting "Your account must be verified before you can add new CloudFront resources", and deploy the edge stack once they answer';
+
+function cloudFront(facts: PreflightFacts) {
+  const why = blocked(facts);
+  if (why || !facts.plan?.ok) return [skip(`CloudFront: ${why}`)];
+  if (!facts.plan.value.edge) {
+    return [
+      skip(
+        'no edge stack in this deploy (production with platformDomain, platformHostedZoneId and productionRegion)',
+      ),
+    ];
+  }
+  const probe = facts.cloudFront;
+  if (!facts.probe || !probe) {
+    return [
+      warn(
+        'a new account cannot create CloudFront resources until AWS verifies it, and only a create call tells',
+        `run again with --probe to find out, or ${SUPPORT_STEP}`,
+      ),
+    ];
+  }
+  if (!probe.ok) {
+    return [
+      problemLine(
+        'probe (create a CloudFront Function)',
+        'cloudfront:CreateFunction and cloudfront:DeleteFunction',
+        probe.problem,
+      ),
+    ];
+  }
+  const result = probe.value;
+  if (!result.created)
+    return [fail(`the account is not verified for CloudFront: ${result.message}`, SUPPORT_STEP)];
+  if (!result.deleted) {
+    return [
+      warn(
+        `the account may create CloudFront resources, but the probe's function ${result.name} was not deleted (${result.deleteProblem})`,
+        `delete it: aws cloudfront describe-function --name ${result.name} (its ETag), then aws cloudfront delete-function --name ${result.name} --if-match <ETag>`,
+      ),
+    ];
+  }
+  return [
+    pass(`the account may create CloudFront resources (created and deleted the function ${result.name})`),
+  ];
+}
+
+function hostedZone(facts: PreflightFacts) {
+  const address = facts.plan?.ok ? facts.plan.value.platformAddress : undefined;
+  if (!address)
+    return [skip('no platform domain in this deploy (-c platformDomain, -c platformHostedZoneId)')];
+  const { domain, hostedZoneId: id } = address;
+  const zone = facts.hostedZone;
+  if (!zone) return [skip(`hosted zone ${id}: ${blocked(facts) ?? 'not looked up'}`)];
+  if (!zone.ok) return [problemLine(`hosted zone ${id}`, 'route53:GetHostedZone', zone.problem)];
+  if (!zone.value) {
+    return [
+      fail(
+        `no hosted zone ${id} in this account`,
+        `create a public hosted zone for ${domain} (aws route53 create-hosted-zone --name ${domain} --caller-reference <unique>) and pass its id as -c platformHostedZoneId`,
+      ),
+    ];
+  }
+  if (zone.value.name !== domain) {
+    return [
+      fail(
+        `hosted zone ${id} is for ${zone.value.name}, not ${domain}`,
+        `pass the id of ${domain}'s public zone as -c platformHostedZoneId (aws route53 list-hosted-zones-by-name --dns-name ${domain})`,
+      ),
+    ];
+  }
+  if (zone.value.privateZone) {
+    return [
+      fail(
+        `hosted zone ${id} (${domain}) is private: the certificates validated by DNS there would never validate`,
+        `create a public hosted zone for ${domain}, delegate it, and pass its id as -c platformHostedZoneId`,
+      ),
+    ];
+  }
+  return [pass(`${id} is the public zone of ${domain}`)];
+}
+
+const sameSet = (a: readonly string[], b: readonly string[]) =>
+  new Set(a).size === new Set(b).size && a.every((name) => b.includes(name));
+
+function delegation(facts: PreflightFacts) {
+  const address = facts.plan?.ok ? facts.plan.value.platformAddress : undefined;
+  if (!address) return [skip('no platform domain in this deploy')];
+  const { domain } = address;
+  const zone = facts.hostedZone;
+  if (!zone?.ok || !zone.value || zone.value.privateZone || zone.value.name !== domain) {
+    return [skip(`${domain}: needs the public hosted zone (see the hosted-zone check)`)];
+  }
+  const zoneServers = [...zone.value.nameServers].sort();
+  const setThem = `at ${domain}'s registrar (or its parent zone), set its NS records to the zone's: ${zoneServers.join(', ')}`;
+  const answer = facts.publicNameServers;
+  if (!answer) return [skip(`${domain}: not looked up`)];
+  if (!answer.ok)
+    return [fail(`${domain}: ${answer.message}`, 'check the network (or --resolver), then run again')];
+  const servers = [...answer.value].sort();
+  if (servers.length === 0) {
+    return [fail(`${domain} is not delegated: public DNS returns no NS records for it`, setThem)];
+  }
+  if (!sameSet(servers, zoneServers)) {
+    return [fail(`${domain} is delegated elsewhere: public DNS returns NS ${servers.join(', ')}`, setThem)];
+  }
+  return [pass(`${domain} is delegated to the zone's name servers (${servers.join(', ')})`)];
+}
+
+function stacks(facts: PreflightFacts) {
+  const why = blocked(facts);
+  if (why || !facts.plan?.ok) return [skip(`stacks: ${why}`)];
+  return facts.plan.value.stacks.map((planned) => {
+    const { name, region } = planned;
+    const deployed = facts.stacks.get(name);
+    if (!deployed) return skip(`${name}: not looked up`);
+    if (!deployed.ok)
+      return problemLine(`${name} (${region})`, 'cloudformation:DescribeStacks', deployed.problem);
+    if (!deployed.value) return pass(`${name} (${region}): not deployed yet, the deploy creates it`);
+    const problem = stackStateProblem(name, region, deployed.value);
+    if (problem) return fail(`${problem.summary} (${region})`, problem.fix);
+    return pass(`${name} (${region}): ${deployed.value.status}`);
+  });
+}
+
+/** The checks, in the order they print. */
+export const CHECKS: readonly CheckSpec[] = [
+  {
+    name: 'credentials',
+    description: 'the AWS credentials work, and whose they are (STS)',
+    diagnose: credentials,
+  },
+  {
+    name: 'region',
+    description: "the region is set, and the app accepts the configuration (production's region, -c values)",
+    diagnose: regions,
+  },
+  {
+    name: 'bootstrap',
+    description: 'CDKToolkit in every region of the deploy, at the version the templates need',
+    diagnose: bootstrap,
+  },
+  {
+    name: 'concurrency',
+    description: 'the Lambda quota of each region leaves room for what the stacks reserve; a value to use',
+    diagnose: concurrency,
+  },
+  {
+    name: 'cloudfront',
+    description: 'the account may create CloudFront resources (with --probe; a warning without)',
+    diagnose: cloudFront,
+  },
+  {
+    name: 'hosted-zone',
+    description: "the platform domain's hosted zone exists and is public (Route 53)",
+    diagnose: hostedZone,
+  },
+  {
+    name: 'delegation',
+    description: "public DNS returns the zone's name servers for the platform domain",
+    diagnose: delegation,
+  },
+  {
+    name: 'stacks',
+    description: "the deploy's stacks that exist are in a state a deploy can update",
+    diagnose: stacks,
+  },
+];
+
+/** Every check's lines, in order. */
+export function diagnose(facts: PreflightFacts): CheckLine[] {
+  return CHECKS.flatMap((check) => check.diagnose(facts).map((line) => ({ check: check.name, ...line })));
+}
+
+/** A failing line fails the run; a warning does not (it says what the preflight cannot see). */
+export function passed(lines: readonly CheckLine[]): boolean {
+  return lines.every((line) => line.status !== 'fail');
+}
