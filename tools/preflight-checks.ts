@@ -9,6 +9,7 @@ import type {
   Outcome,
 } from './preflight-aws';
 import type { DeployPlan, PlannedStack } from './preflight-plan';
+import { stackStateProblem } from './stack-state';
 
 /**
  * The preflight's diagnosis: plain functions from the facts gathered (preflight.ts) to one line
@@ -114,57 +115,6 @@ function accountOf(facts: PreflightFacts): string {
   return facts.identity.ok ? facts.identity.value.account : '<account>';
 }
 
-/**
- * What is wrong with a stack's state for a deploy, with the fix; undefined when a deploy can
- * update it (every `*_COMPLETE` but ROLLBACK_COMPLETE).
- */
-export function stackStateProblem(
-  name: string,
-  region: string,
-  stack: DeployedStack,
-): { summary: string; fix: string } | undefined {
-  const { status } = stack;
-  const where = `--stack-name ${name} --region ${region}`;
-  const because = stack.statusReason ? ` (${stack.statusReason})` : '';
-  if (status === 'ROLLBACK_COMPLETE') {
-    return {
-      summary: `${name} is ROLLBACK_COMPLETE: its first deploy failed${because}, and CloudFormation cannot update it`,
-      fix: `delete it (aws cloudformation delete-stack ${where}), then deploy again`,
-    };
-  }
-  if (status === 'REVIEW_IN_PROGRESS') {
-    return {
-      summary: `${name} is REVIEW_IN_PROGRESS: a change set created it and was never executed`,
-      fix: `execute or delete the change set (aws cloudformation list-change-sets ${where}), or delete the stack`,
-    };
-  }
-  if (status.endsWith('_IN_PROGRESS')) {
-    return {
-      summary: `${name} is ${status}: an operation on it is running`,
-      fix: `wait for it to end (aws cloudformation describe-stacks ${where}), then run the preflight again`,
-    };
-  }
-  if (status === 'UPDATE_ROLLBACK_FAILED') {
-    return {
-      summary: `${name} is UPDATE_ROLLBACK_FAILED${because}`,
-      fix: `aws cloudformation continue-update-rollback ${where} (with --resources-to-skip for a resource changed by hand)`,
-    };
-  }
-  if (status === 'UPDATE_FAILED') {
-    return {
-      summary: `${name} is UPDATE_FAILED: an update failed with rollback turned off${because}`,
-      fix: `aws cloudformation rollback-stack ${where}, or fix the cause and deploy again`,
-    };
-  }
-  if (status.endsWith('_FAILED')) {
-    return {
-      summary: `${name} is ${status}${because}`,
-      fix: `delete it (aws cloudformation delete-stack ${where}, with --retain-resources for what cannot be deleted), then deploy again`,
-    };
-  }
-  return undefined;
-}
-
 function credentials(facts: PreflightFacts) {
   const { identity } = facts;
   if (!identity.ok) return [problemLine('credentials', 'sts:GetCallerIdentity', identity.problem)];
@@ -198,7 +148,7 @@ function regions(facts: PreflightFacts) {
 
 function bootstrap(facts: PreflightFacts) {
   const why = blocked(facts);
-  if (why || !facts.plan?.ok) return [skip(`bootstrap: ${why}`)];
+  if (why || !facts.plan?.ok) return [skip(why ?? 'no plan')];
   const plan = facts.plan.value;
   return planRegions(plan).map((region) => {
     const required = Math.max(
@@ -240,7 +190,7 @@ function heldIn(facts: PreflightFacts, stacks: readonly PlannedStack[]): number 
 
 function concurrency(facts: PreflightFacts) {
   const why = blocked(facts);
-  if (why || !facts.plan?.ok) return [skip(`concurrency: ${why}`)];
+  if (why || !facts.plan?.ok) return [skip(why ?? 'no plan')];
   const plan = facts.plan.value;
   const key = plan.reservedConcurrencyKey;
   return planRegions(plan).map((region) => {
@@ -286,7 +236,7 @@ const SUPPORT_STEP =
 
 function cloudFront(facts: PreflightFacts) {
   const why = blocked(facts);
-  if (why || !facts.plan?.ok) return [skip(`CloudFront: ${why}`)];
+  if (why || !facts.plan?.ok) return [skip(why ?? 'no plan')];
   if (!facts.plan.value.edge) {
     return [
       skip(
@@ -329,6 +279,7 @@ function cloudFront(facts: PreflightFacts) {
 }
 
 function hostedZone(facts: PreflightFacts) {
+  if (!facts.plan?.ok) return [skip(blocked(facts) ?? 'no plan')];
   const address = facts.plan?.ok ? facts.plan.value.platformAddress : undefined;
   if (!address)
     return [skip('no platform domain in this deploy (-c platformDomain, -c platformHostedZoneId)')];
@@ -367,6 +318,7 @@ const sameSet = (a: readonly string[], b: readonly string[]) =>
   new Set(a).size === new Set(b).size && a.every((name) => b.includes(name));
 
 function delegation(facts: PreflightFacts) {
+  if (!facts.plan?.ok) return [skip(blocked(facts) ?? 'no plan')];
   const address = facts.plan?.ok ? facts.plan.value.platformAddress : undefined;
   if (!address) return [skip('no platform domain in this deploy')];
   const { domain } = address;
@@ -392,7 +344,7 @@ function delegation(facts: PreflightFacts) {
 
 function stacks(facts: PreflightFacts) {
   const why = blocked(facts);
-  if (why || !facts.plan?.ok) return [skip(`stacks: ${why}`)];
+  if (why || !facts.plan?.ok) return [skip(why ?? 'no plan')];
   return facts.plan.value.stacks.map((planned) => {
     const { name, region } = planned;
     const deployed = facts.stacks.get(name);
