@@ -214,7 +214,7 @@ function concurrency(facts: PreflightFacts) {
     const wanted = RECOMMENDED_RESERVED_CONCURRENCY + (plan.edge ? SWEEP_RESERVATION : 0);
     if (planned > room) {
       return fail(
-        `${region}: this deploy reserves ${planned}, but the ${seen} leave ${room} to reserve (Lambda keeps ${minimum} unreserved)`,
+        `${region}: this deploy reserves ${planned}, but only ${room} may be reserved (${seen}; Lambda keeps ${minimum} unreserved)`,
         `deploy without -c ${key} (nothing reserved), or raise the quota to at least ${quotaFor(planned)} ` +
           `(Service Quotas, AWS Lambda, "Concurrent executions", in ${region})`,
       );

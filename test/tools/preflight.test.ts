@@ -426,7 +426,7 @@ describe('each failing check, with its fix; exit 1', () => {
     const run = await preflight(PRODUCTION, productionPlan(10));
     expect(run.code).toBe(1);
     expect(lineOf(run, 'concurrency', REGION)).toBe(
-      `FAIL  concurrency  ${REGION}: this deploy reserves 11, but the quota 10, 10 unreserved leave 0 to reserve (Lambda keeps 10 unreserved). ` +
+      `FAIL  concurrency  ${REGION}: this deploy reserves 11, but only 0 may be reserved (quota 10, 10 unreserved; Lambda keeps 10 unreserved). ` +
         `Fix: deploy without -c productionReservedConcurrency (nothing reserved), or raise the quota to at least 111 ` +
         `(Service Quotas, AWS Lambda, "Concurrent executions", in ${REGION})`,
     );
@@ -629,5 +629,23 @@ describe('invocation', () => {
       stdout: '',
       stderr: 'Unknown stage "qa": use staging or production.\n',
     });
+  }, 60_000);
+
+  it('as a process, with the SDK of this machine and no region anywhere: the report on stdout, exit 1', async () => {
+    const nowhere = {
+      AWS_REGION: '',
+      AWS_DEFAULT_REGION: '',
+      AWS_PROFILE: '',
+      AWS_CONFIG_FILE: '/dev/null',
+      AWS_SHARED_CREDENTIALS_FILE: '/dev/null',
+      AWS_EC2_METADATA_DISABLED: 'true',
+    };
+    const run = await runTs('tools/preflight.ts', ['--stage', 'staging'], nowhere);
+    expect(run).toEqual({ code: 1, stdout: expect.any(String), stderr: '' });
+    expect(run.stdout).toMatch(
+      /^FAIL {2}region +no AWS region set: the CDK CLI would deploy to us-east-1\. Fix: set AWS_REGION/m,
+    );
+    expect(run.stdout).toMatch(/^Preflight of staging: .* Fix what failed, then run it again\.$/m);
+    expect(run.stdout).not.toMatch(DEVELOPER_NOISE);
   }, 60_000);
 });
