@@ -4,7 +4,9 @@ import {
   GetTemplateCommand,
 } from '@aws-sdk/client-cloudformation';
 import { CloudFrontClient, CreateFunctionCommand, DeleteFunctionCommand } from '@aws-sdk/client-cloudfront';
-import { createRequire } from 'node:module';
+import { GetAccountSettingsCommand, LambdaClient } from '@aws-sdk/client-lambda';
+import { GetHostedZoneCommand, NoSuchHostedZone, Route53Client } from '@aws-sdk/client-route-53';
+import { GetCallerIdentityCommand, STSClient } from '@aws-sdk/client-sts';
 import { reason } from './failures';
 
 /**
@@ -19,8 +21,6 @@ export type AwsProblem =
   | { readonly kind: 'credentials'; readonly message: string }
   /** The caller may not make the call (IAM, SCP) or the account may not (CloudFront verification). */
   | { readonly kind: 'denied'; readonly message: string }
-  /** The SDK package of the call is not installed. */
-  | { readonly kind: 'missing-package'; readonly packageName: string }
   | { readonly kind: 'failed'; readonly message: string };
 
 /** A fact, or why it could not be had. */
@@ -82,28 +82,18 @@ export interface PreflightAws {
   close(): void;
 }
 
-/** An SDK client's send, for a package that may not be installed: a command by name and its input. */
-export type SdkSend = (command: string, input: object) => Promise<unknown>;
-
-/** How to reach AWS: SDK clients by region, and the senders of the optional packages. */
+/** How to reach AWS: SDK clients, by region where the API is regional. */
 export interface PreflightClients {
   readonly cloudFormation: (region: string) => CloudFormationClient;
   /** CloudFront's API is global (us-east-1). */
   readonly cloudFront: () => CloudFrontClient;
-  /** undefined: @aws-sdk/client-sts is not installed. */
-  readonly sts?: SdkSend;
-  readonly lambda?: (region: string) => SdkSend;
-  readonly route53?: SdkSend;
+  readonly sts: () => STSClient;
+  readonly lambda: (region: string) => LambdaClient;
+  /** Route 53's API is global (us-east-1). */
+  readonly route53: () => Route53Client;
   readonly sdkRegion: () => Promise<string | undefined>;
   readonly close?: () => void;
 }
-
-/** The packages the preflight needs that the project does not depend on yet. */
-export const OPTIONAL_PACKAGES = {
-  sts: '@aws-sdk/client-sts',
-  lambda: '@aws-sdk/client-lambda',
-  route53: '@aws-sdk/client-route-53',
-} as const;
 
 const CREDENTIAL_ERRORS = new Set([
   'CredentialsProviderError',
@@ -135,11 +125,6 @@ async function outcome<T>(call: () => Promise<T>): Promise<Outcome<T>> {
     return { ok: false, problem: problemOf(error) };
   }
 }
-
-const missing = (key: keyof typeof OPTIONAL_PACKAGES): Outcome<never> => ({
-  ok: false,
-  problem: { kind: 'missing-package', packageName: OPTIONAL_PACKAGES[key] },
-});
 
 /** `Name.` → `name`: DNS names compare lower-case, without the root's dot. */
 export function dnsName(name: string): string {
@@ -180,14 +165,11 @@ export const UNVERIFIED_ACCOUNT = /account must be verified/i;
 export function preflightAws(clients: PreflightClients): PreflightAws {
   return {
     sdkRegion: clients.sdkRegion,
-    callerIdentity: async () => {
-      const { sts } = clients;
-      if (!sts) return missing('sts');
-      return outcome(async () => {
-        const answer = (await sts('GetCallerIdentity', {})) as { Account?: string; Arn?: string };
+    callerIdentity: () =>
+      outcome(async () => {
+        const answer = await clients.sts().send(new GetCallerIdentityCommand({}));
         return { account: answer.Account ?? '', arn: answer.Arn ?? '' };
-      });
-    },
+      }),
     stack: (region, name) =>
       outcome(async () => {
         try {
@@ -218,39 +200,28 @@ export function preflightAws(clients: PreflightClients): PreflightAws {
           .send(new GetTemplateCommand({ StackName: name, TemplateStage: 'Original' }));
         return reservationOfBody(answer.TemplateBody);
       }),
-    concurrency: async (region) => {
-      const { lambda } = clients;
-      if (!lambda) return missing('lambda');
-      return outcome(async () => {
-        const answer = (await lambda(region)('GetAccountSettings', {})) as {
-          AccountLimit?: { ConcurrentExecutions?: number; UnreservedConcurrentExecutions?: number };
-        };
+    concurrency: (region) =>
+      outcome(async () => {
+        const { AccountLimit: limit } = await clients.lambda(region).send(new GetAccountSettingsCommand({}));
         return {
-          concurrentExecutions: answer.AccountLimit?.ConcurrentExecutions ?? 0,
-          unreservedConcurrentExecutions: answer.AccountLimit?.UnreservedConcurrentExecutions ?? 0,
+          concurrentExecutions: limit?.ConcurrentExecutions ?? 0,
+          unreservedConcurrentExecutions: limit?.UnreservedConcurrentExecutions ?? 0,
         };
-      });
-    },
-    hostedZone: async (id) => {
-      const { route53 } = clients;
-      if (!route53) return missing('route53');
-      return outcome(async () => {
+      }),
+    hostedZone: (id) =>
+      outcome(async () => {
         try {
-          const answer = (await route53('GetHostedZone', { Id: id })) as {
-            HostedZone?: { Name?: string; Config?: { PrivateZone?: boolean } };
-            DelegationSet?: { NameServers?: string[] };
-          };
+          const answer = await clients.route53().send(new GetHostedZoneCommand({ Id: id }));
           return {
             name: dnsName(answer.HostedZone?.Name ?? ''),
             privateZone: answer.HostedZone?.Config?.PrivateZone === true,
             nameServers: (answer.DelegationSet?.NameServers ?? []).map(dnsName),
           };
         } catch (error) {
-          if (error instanceof Error && error.name === 'NoSuchHostedZone') return undefined;
+          if (error instanceof NoSuchHostedZone) return undefined;
           throw error;
         }
-      });
-    },
+      }),
     probeCloudFront: (name) =>
       outcome(async (): Promise<CloudFrontProbe> => {
         const cloudFront = clients.cloudFront();
@@ -286,29 +257,6 @@ export function preflightAws(clients: PreflightClients): PreflightAws {
   };
 }
 
-type SdkModule = Readonly<Record<string, unknown>>;
-
-/** An optional SDK package; undefined when it is not installed. */
-function loadOptional(key: keyof typeof OPTIONAL_PACKAGES): SdkModule | undefined {
-  try {
-    return createRequire(__filename)(OPTIONAL_PACKAGES[key]) as SdkModule;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND') return undefined;
-    throw error;
-  }
-}
-
-/** A client of a loaded package, as an {@link SdkSend}: `GetAccountSettings` sends `GetAccountSettingsCommand`. */
-function sdkSender(sdk: SdkModule, clientName: string, region: string): { send: SdkSend; destroy(): void } {
-  type Client = { send(command: unknown): Promise<unknown>; destroy(): void };
-  const client = new (sdk[clientName] as new (config: { region: string }) => Client)({ region });
-  return {
-    send: (command, input) =>
-      client.send(new (sdk[`${command}Command`] as new (input: object) => unknown)(input)),
-    destroy: () => client.destroy(),
-  };
-}
-
 /**
  * The SDK's clients, with credentials and region from its default chain (AWS_PROFILE,
  * AWS_REGION, ...); one per service and region, made when first asked for.
@@ -320,31 +268,13 @@ export function sdkClients(): PreflightClients {
     made.set(key, client);
     return client;
   };
-  const sts = loadOptional('sts');
-  const lambda = loadOptional('lambda');
-  const route53 = loadOptional('route53');
-  // STS answers in any region; Route 53's API is global, in us-east-1.
+  // STS answers in any region; CloudFront's and Route 53's APIs are global, in us-east-1.
   return {
     cloudFormation: (region) => once(`cloudformation ${region}`, () => new CloudFormationClient({ region })),
     cloudFront: () => once('cloudfront', () => new CloudFrontClient({ region: 'us-east-1' })),
-    ...(sts
-      ? {
-          sts: (command, input) =>
-            once('sts', () => sdkSender(sts, 'STSClient', 'us-east-1')).send(command, input),
-        }
-      : {}),
-    ...(lambda
-      ? {
-          lambda: (region: string) => (command: string, input: object) =>
-            once(`lambda ${region}`, () => sdkSender(lambda, 'LambdaClient', region)).send(command, input),
-        }
-      : {}),
-    ...(route53
-      ? {
-          route53: (command, input) =>
-            once('route53', () => sdkSender(route53, 'Route53Client', 'us-east-1')).send(command, input),
-        }
-      : {}),
+    sts: () => once('sts', () => new STSClient({ region: 'us-east-1' })),
+    lambda: (region) => once(`lambda ${region}`, () => new LambdaClient({ region })),
+    route53: () => once('route53', () => new Route53Client({ region: 'us-east-1' })),
     sdkRegion: async () => {
       const client = new CloudFormationClient({});
       try {

@@ -89,11 +89,6 @@ function problemLine(what: string, action: string, problem: AwsProblem) {
         `${what}: refused (${problem.message})`,
         `allow ${action} to the credentials you deploy with`,
       );
-    case 'missing-package':
-      return fail(
-        `${what}: cannot check, the SDK package ${problem.packageName} is not installed`,
-        `npm install ${problem.packageName}@3 (a dependency of the preflight)`,
-      );
     case 'failed':
       return fail(`${what}: ${problem.message}`, 'check the network and the region, then run again');
   }

@@ -12,19 +12,31 @@ import {
   DeleteFunctionCommand,
   PreconditionFailed,
 } from '@aws-sdk/client-cloudfront';
+import {
+  GetAccountSettingsCommand,
+  LambdaClient,
+  LambdaServiceException,
+  TooManyRequestsException,
+} from '@aws-sdk/client-lambda';
+import {
+  GetHostedZoneCommand,
+  type GetHostedZoneCommandOutput,
+  NoSuchHostedZone,
+  Route53Client,
+} from '@aws-sdk/client-route-53';
+import { GetCallerIdentityCommand, STSClient, STSServiceException } from '@aws-sdk/client-sts';
 import { type AwsClientStub, mockClient } from 'aws-sdk-client-mock';
 import { UsageError } from '../../tools/failures';
 import { runPreflight } from '../../tools/preflight';
-import { preflightAws, type SdkSend } from '../../tools/preflight-aws';
+import { type PreflightClients, preflightAws } from '../../tools/preflight-aws';
 import type { DeployPlan } from '../../tools/preflight-plan';
 import { type DelegationDns, startDelegationDns } from '../support/delegation-dns';
 import { runTs } from '../support/processes';
 
 /**
- * The preflight against AWS's documented answers at the SDK boundary (CloudFormation and
- * CloudFront mocked with aws-sdk-client-mock; STS, Lambda and Route 53, whose SDK packages the
- * project does not have yet, answered at the same command level), and the delegation check
- * against a real DNS server on loopback.
+ * The preflight against AWS's documented answers (and errors) at the SDK boundary: STS,
+ * CloudFormation, Lambda, CloudFront and Route 53 mocked with aws-sdk-client-mock; the
+ * delegation check against a real DNS server on loopback.
  */
 
 const ACCOUNT = '123456789012';
@@ -91,9 +103,14 @@ const noSuchStack = (name: string) =>
     message: `Stack with id ${name} does not exist`,
   });
 
-/** An error as the SDK throws it for a service's error code. */
-const serviceError = (name: string, message: string, status: number) =>
-  Object.assign(new Error(message), { name, $fault: 'client', ...meta(status) });
+/** STS's answer to an expired session token (the ExpiredToken error code, 403). */
+const expiredToken = () =>
+  new STSServiceException({
+    name: 'ExpiredToken',
+    $fault: 'client',
+    ...meta(403),
+    message: 'The security token included in the request is expired',
+  });
 
 function describedStack(
   name: string,
@@ -127,6 +144,7 @@ const accountSettings = (quota: number, unreserved: number) => ({
 });
 
 /** GetHostedZone (Route 53 API Reference): a public zone has a delegation set, a private one VPCs. */
+type HostedZoneAnswer = Omit<GetHostedZoneCommandOutput, '$metadata'>;
 const publicZone = (name = DOMAIN) => ({
   HostedZone: {
     Id: `/hostedzone/${ZONE_ID}`,
@@ -137,29 +155,17 @@ const publicZone = (name = DOMAIN) => ({
   },
   DelegationSet: { NameServers: ZONE_SERVERS },
 });
-const privateZone = {
+const privateZone: HostedZoneAnswer = {
   HostedZone: { ...publicZone().HostedZone, Config: { PrivateZone: true } },
   VPCs: [{ VPCRegion: REGION, VPCId: 'vpc-0a1b2c3d' }],
 };
 
-/** An SDK package's client for one command name at a time, answering from `answers`. */
-function sender(answers: Record<string, () => unknown>): SdkSend & { calls: string[] } {
-  const calls: string[] = [];
-  const send = async (command: string) => {
-    calls.push(command);
-    const answer = answers[command];
-    if (!answer) throw new Error(`unexpected ${command}`);
-    return answer();
-  };
-  return Object.assign(send, { calls });
-}
-
 interface World {
   cfn: Record<string, AwsClientStub<CloudFormationClient>>;
   cloudFront: AwsClientStub<CloudFrontClient>;
-  sts: Record<string, () => unknown>;
-  lambda: Record<string, Record<string, () => unknown>>;
-  route53: Record<string, () => unknown>;
+  sts: AwsClientStub<STSClient>;
+  lambda: Record<string, AwsClientStub<LambdaClient>>;
+  route53: AwsClientStub<Route53Client>;
   sdkRegion?: string;
 }
 
@@ -171,7 +177,23 @@ const clients = {
     'us-east-1': new CloudFormationClient({ region: 'us-east-1' }),
   } as Record<string, CloudFormationClient>,
   cloudFront: new CloudFrontClient({ region: 'us-east-1' }),
+  sts: new STSClient({ region: 'us-east-1' }),
+  lambda: {
+    [REGION]: new LambdaClient({ region: REGION }),
+    'us-east-1': new LambdaClient({ region: 'us-east-1' }),
+  } as Record<string, LambdaClient>,
+  route53: new Route53Client({ region: 'us-east-1' }),
 };
+
+/** The clients above, with the SDK's region as `sdkRegion` answers it. */
+const sdk = (sdkRegion: () => Promise<string | undefined>): PreflightClients => ({
+  cloudFormation: (region) => clients.cfn[region] as CloudFormationClient,
+  cloudFront: () => clients.cloudFront,
+  sts: () => clients.sts,
+  lambda: (region) => clients.lambda[region] as LambdaClient,
+  route53: () => clients.route53,
+  sdkRegion,
+});
 
 beforeAll(async () => {
   dns = await startDelegationDns();
@@ -214,31 +236,34 @@ beforeEach(() => {
     },
   }));
   cloudFront.on(DeleteFunctionCommand).resolves(meta(204));
-  world = {
-    cfn,
-    cloudFront,
-    sts: {
-      GetCallerIdentity: () => ({
-        UserId: 'AIDAJQABLZS4A3QDU576Q',
-        Account: ACCOUNT,
-        Arn: `arn:aws:iam::${ACCOUNT}:user/deployer`,
-      }),
-    },
-    lambda: {
-      [REGION]: { GetAccountSettings: () => accountSettings(1000, 1000) },
-      'us-east-1': { GetAccountSettings: () => accountSettings(1000, 1000) },
-    },
-    route53: { GetHostedZone: () => publicZone() },
-    sdkRegion: REGION,
-  };
+  const sts = mockClient(clients.sts);
+  sts.on(GetCallerIdentityCommand).resolves({
+    ...meta(200),
+    UserId: 'AIDAJQABLZS4A3QDU576Q',
+    Account: ACCOUNT,
+    Arn: `arn:aws:iam::${ACCOUNT}:user/deployer`,
+  });
+  const lambda = Object.fromEntries(
+    Object.entries(clients.lambda).map(([region, client]) => {
+      const stub = mockClient(client);
+      stub.on(GetAccountSettingsCommand).resolves(accountSettings(1000, 1000));
+      return [region, stub];
+    }),
+  );
+  const route53 = mockClient(clients.route53);
+  route53.on(GetHostedZoneCommand, { Id: ZONE_ID }).resolves(publicZone());
+  world = { cfn, cloudFront, sts, lambda, route53, sdkRegion: REGION };
 });
 
 afterEach(() => {
-  for (const stub of Object.values(world.cfn)) stub.restore();
+  for (const stub of [...Object.values(world.cfn), ...Object.values(world.lambda)]) stub.restore();
   world.cloudFront.restore();
+  world.sts.restore();
+  world.route53.restore();
 });
 
 const stubOf = (region: string) => world.cfn[region] as AwsClientStub<CloudFormationClient>;
+const lambdaOf = (region: string) => world.lambda[region] as AwsClientStub<LambdaClient>;
 
 interface Run {
   code: number;
@@ -249,16 +274,7 @@ interface Run {
 
 async function preflight(args: string[], plan: DeployPlan = productionPlan()): Promise<Run> {
   const lines: string[] = [];
-  const sts = sender(world.sts);
-  const route53 = sender(world.route53);
-  const aws = preflightAws({
-    cloudFormation: (region) => clients.cfn[region] as CloudFormationClient,
-    cloudFront: () => clients.cloudFront,
-    sts,
-    lambda: (region) => sender(world.lambda[region] ?? {}),
-    route53,
-    sdkRegion: async () => world.sdkRegion,
-  });
+  const aws = preflightAws(sdk(async () => world.sdkRegion));
   const code = await runPreflight(['--resolver', dns.address, ...args], {
     out: (line) => lines.push(line),
     aws,
@@ -335,14 +351,13 @@ describe('an account ready for a first deploy', () => {
     expect(lineOf(run, 'hosted-zone')).toMatch(/^skip .*no platform domain/);
     expect(world.cloudFront.calls()).toHaveLength(0);
     expect(stubOf('us-east-1').calls()).toHaveLength(0);
+    expect(world.route53.calls()).toHaveLength(0);
   });
 });
 
 describe('each failing check, with its fix; exit 1', () => {
   it('credentials: expired ones fail the first check, and the checks that need them are skipped', async () => {
-    world.sts.GetCallerIdentity = () => {
-      throw serviceError('ExpiredToken', 'The security token included in the request is expired', 403);
-    };
+    world.sts.on(GetCallerIdentityCommand).rejects(expiredToken());
     const run = await preflight(PRODUCTION);
     expect(run.code).toBe(1);
     expect(lineOf(run, 'credentials')).toMatch(
@@ -350,27 +365,6 @@ describe('each failing check, with its fix; exit 1', () => {
     );
     expect(lineOf(run, 'bootstrap')).toMatch(/^skip .*needs working credentials$/);
     expect(stubOf(REGION).calls()).toHaveLength(0);
-  });
-
-  it('credentials: without the STS package, the line says which package to install', async () => {
-    const lines: string[] = [];
-    const aws = preflightAws({
-      cloudFormation: (region) => clients.cfn[region] as CloudFormationClient,
-      cloudFront: () => clients.cloudFront,
-      lambda: (region) => sender(world.lambda[region] ?? {}),
-      route53: sender(world.route53),
-      sdkRegion: async () => REGION,
-    });
-    const code = await runPreflight(['--stage', 'staging'], {
-      out: (line) => lines.push(line),
-      aws,
-      plan: () => stagingPlan,
-    });
-    expect(code).toBe(1);
-    expect(lines[0]).toBe(
-      'FAIL  credentials  credentials: cannot check, the SDK package @aws-sdk/client-sts is not installed. ' +
-        'Fix: npm install @aws-sdk/client-sts@3 (a dependency of the preflight)',
-    );
   });
 
   it('region: none set', async () => {
@@ -388,12 +382,7 @@ describe('each failing check, with its fix; exit 1', () => {
       'Invalid configuration of environment "production": region is eu-west-1 but this deploy targets us-east-1.';
     const code = await runPreflight(['--stage', 'production'], {
       out: (line) => lines.push(line),
-      aws: preflightAws({
-        cloudFormation: (region) => clients.cfn[region] as CloudFormationClient,
-        cloudFront: () => clients.cloudFront,
-        sts: sender(world.sts),
-        sdkRegion: async () => 'us-east-1',
-      }),
+      aws: preflightAws(sdk(async () => 'us-east-1')),
       plan: () => {
         throw new Error(refusal);
       },
@@ -422,7 +411,7 @@ describe('each failing check, with its fix; exit 1', () => {
   });
 
   it('concurrency: a new account quota of 10 cannot hold a reservation; the fix names the flag and the quota', async () => {
-    world.lambda[REGION] = { GetAccountSettings: () => accountSettings(10, 10) };
+    lambdaOf(REGION).on(GetAccountSettingsCommand).resolves(accountSettings(10, 10));
     const run = await preflight(PRODUCTION, productionPlan(10));
     expect(run.code).toBe(1);
     expect(lineOf(run, 'concurrency', REGION)).toBe(
@@ -433,7 +422,7 @@ describe('each failing check, with its fix; exit 1', () => {
   });
 
   it('concurrency: with nothing reserved the same quota passes, and the recommendation is to leave it off', async () => {
-    world.lambda[REGION] = { GetAccountSettings: () => accountSettings(10, 10) };
+    lambdaOf(REGION).on(GetAccountSettingsCommand).resolves(accountSettings(10, 10));
     const run = await preflight(PRODUCTION);
     expect(lineOf(run, 'concurrency', REGION)).toMatch(
       /^pass .*this deploy reserves none; recommended: leave productionReservedConcurrency unset until the quota is at least 111$/,
@@ -442,7 +431,7 @@ describe('each failing check, with its fix; exit 1', () => {
 
   it('concurrency: what a deployed stack reserves already counts as room for its redeploy', async () => {
     // Quota 121: production holds 11 already, so 110 are unreserved; 10 of them above the minimum.
-    world.lambda[REGION] = { GetAccountSettings: () => accountSettings(121, 110) };
+    lambdaOf(REGION).on(GetAccountSettingsCommand).resolves(accountSettings(121, 110));
     stubOf(REGION)
       .on(DescribeStacksCommand, { StackName: 'AnimalStore-production' })
       .resolves(describedStack('AnimalStore-production', REGION, 'UPDATE_COMPLETE'));
@@ -461,6 +450,36 @@ describe('each failing check, with its fix; exit 1', () => {
     expect(lineOf(run, 'concurrency', REGION)).toMatch(
       /this deploy reserves 11 of 21 it may; recommended: -c productionReservedConcurrency=10$/,
     );
+  });
+
+  it.each([
+    [
+      'refused by IAM',
+      new LambdaServiceException({
+        name: 'AccessDeniedException',
+        $fault: 'client',
+        ...meta(403),
+        message: `User: arn:aws:iam::${ACCOUNT}:user/deployer is not authorized to perform: lambda:GetAccountSettings because no identity-based policy allows the lambda:GetAccountSettings action`,
+      }),
+      /^FAIL {2}concurrency +us-east-1: concurrency quota: refused \(User: .* is not authorized to perform: lambda:GetAccountSettings .*\)\. Fix: allow lambda:GetAccountSettings to the credentials you deploy with$/,
+    ],
+    [
+      'throttled',
+      new TooManyRequestsException({
+        ...meta(429),
+        message: 'Rate exceeded',
+        Type: 'User',
+        Reason: 'CallerRateLimitExceeded',
+        retryAfterSeconds: '1',
+      }),
+      /^FAIL {2}concurrency +us-east-1: concurrency quota: Rate exceeded\. Fix: check the network and the region, then run again$/,
+    ],
+  ])('concurrency: GetAccountSettings %s in one region fails that region only', async (_, error, line) => {
+    lambdaOf('us-east-1').on(GetAccountSettingsCommand).rejects(error);
+    const run = await preflight(PRODUCTION);
+    expect(run.code).toBe(1);
+    expect(lineOf(run, 'concurrency', 'us-east-1')).toMatch(line);
+    expect(lineOf(run, 'concurrency', REGION)).toMatch(/^pass /);
   });
 
   it('cloudfront: --probe meets the unverified account’s AccessDenied, and says how to get verified', async () => {
@@ -512,19 +531,27 @@ describe('each failing check, with its fix; exit 1', () => {
   it.each([
     [
       'no such zone',
-      () => {
-        throw serviceError('NoSuchHostedZone', `No hosted zone found with ID: ${ZONE_ID}`, 404);
-      },
+      (zone: AwsClientStub<Route53Client>) =>
+        zone
+          .on(GetHostedZoneCommand)
+          .rejects(
+            new NoSuchHostedZone({ ...meta(404), message: `No hosted zone found with ID: ${ZONE_ID}` }),
+          ),
       `no hosted zone ${ZONE_ID} in this account. Fix: create a public hosted zone for ${DOMAIN}`,
     ],
-    ['a private zone', () => privateZone, `hosted zone ${ZONE_ID} (${DOMAIN}) is private`],
+    [
+      'a private zone',
+      (zone: AwsClientStub<Route53Client>) => zone.on(GetHostedZoneCommand).resolves(privateZone),
+      `hosted zone ${ZONE_ID} (${DOMAIN}) is private`,
+    ],
     [
       "another domain's zone",
-      () => publicZone('other.example'),
+      (zone: AwsClientStub<Route53Client>) =>
+        zone.on(GetHostedZoneCommand).resolves(publicZone('other.example')),
       `hosted zone ${ZONE_ID} is for other.example, not ${DOMAIN}`,
     ],
   ])('hosted-zone: %s', async (_, answer, message) => {
-    world.route53.GetHostedZone = answer;
+    answer(world.route53);
     const run = await preflight(PRODUCTION);
     expect(run.code).toBe(1);
     expect(lineOf(run, 'hosted-zone')).toContain(`FAIL  hosted-zone  ${message}`);
