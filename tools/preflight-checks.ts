@@ -1,14 +1,16 @@
-import type { EnvironmentName } from '../lib/config/environments';
-import type {
-  AwsProblem,
-  CallerIdentity,
-  CloudFrontProbe,
-  ConcurrencyLimit,
-  DeployedStack,
-  HostedZone,
-  Outcome,
-} from './preflight-aws';
 import type { DeployPlan, PlannedStack } from './preflight-plan';
+import { delegation, hostedZone } from './preflight-domain-checks';
+import {
+  blocked,
+  type CheckLine,
+  type CheckSpec,
+  fail,
+  pass,
+  type PreflightFacts,
+  problemLine,
+  skip,
+  warn,
+} from './preflight-verdict';
 import { stackStateProblem } from './stack-state';
 
 /**
@@ -24,82 +26,6 @@ export const MIN_UNRESERVED_CONCURRENCY = 100;
 export const RECOMMENDED_RESERVED_CONCURRENCY = 10;
 /** What the stale-tenant sweep reserves where the edge serves production (lib/animal-store-stack.ts). */
 const SWEEP_RESERVATION = 1;
-
-/** A DNS answer, or why there was none. */
-export type DnsOutcome =
-  { readonly ok: true; readonly value: readonly string[] } | { readonly ok: false; readonly message: string };
-
-/** Everything the checks read, gathered before any is diagnosed. */
-export interface PreflightFacts {
-  readonly stage: EnvironmentName;
-  readonly probe: boolean;
-  readonly identity: Outcome<CallerIdentity>;
-  /** The region the SDK, and so the CDK CLI, targets; undefined when none is set. */
-  readonly sdkRegion?: string;
-  /** The deploy's plan, or the configuration's message; undefined without a region to plan in. */
-  readonly plan?:
-    { readonly ok: true; readonly value: DeployPlan } | { readonly ok: false; readonly message: string };
-  /** CDKToolkit, by region. */
-  readonly toolkits: ReadonlyMap<string, Outcome<DeployedStack | undefined>>;
-  /** GetAccountSettings, by region. */
-  readonly concurrency: ReadonlyMap<string, Outcome<ConcurrencyLimit>>;
-  /** The plan's stacks as deployed, by name. */
-  readonly stacks: ReadonlyMap<string, Outcome<DeployedStack | undefined>>;
-  /** What the deployed stacks reserve already, by name (deployed ones only). */
-  readonly deployedReservations: ReadonlyMap<string, Outcome<number>>;
-  readonly hostedZone?: Outcome<HostedZone | undefined>;
-  /** The NS records public DNS returns for the platform domain. */
-  readonly publicNameServers?: DnsOutcome;
-  /** `--probe` only. */
-  readonly cloudFront?: Outcome<CloudFrontProbe>;
-}
-
-export type CheckStatus = 'pass' | 'fail' | 'warn' | 'skip';
-
-/** One line of the report: a check's verdict on one thing, with the fix when it is not a pass. */
-export interface CheckLine {
-  readonly check: string;
-  readonly status: CheckStatus;
-  readonly summary: string;
-  readonly fix?: string;
-}
-
-/** A check, declared once: its name, what it looks at (for usage), and its diagnosis. */
-export interface CheckSpec {
-  readonly name: string;
-  readonly description: string;
-  readonly diagnose: (facts: PreflightFacts) => readonly Omit<CheckLine, 'check'>[];
-}
-
-const pass = (summary: string) => ({ status: 'pass', summary }) as const;
-const fail = (summary: string, fix: string) => ({ status: 'fail', summary, fix }) as const;
-const warn = (summary: string, fix: string) => ({ status: 'warn', summary, fix }) as const;
-const skip = (summary: string) => ({ status: 'skip', summary }) as const;
-
-const SIGN_IN =
-  'sign in (aws sso login, or AWS_PROFILE=<profile>), or set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, then run again';
-
-/** A call's failure as a line: what failed, and the fix its kind needs. */
-function problemLine(what: string, action: string, problem: AwsProblem) {
-  switch (problem.kind) {
-    case 'credentials':
-      return fail(`${what}: no usable AWS credentials (${problem.message})`, SIGN_IN);
-    case 'denied':
-      return fail(
-        `${what}: refused (${problem.message})`,
-        `allow ${action} to the credentials you deploy with`,
-      );
-    case 'failed':
-      return fail(`${what}: ${problem.message}`, 'check the network and the region, then run again');
-  }
-}
-
-/** Why the AWS checks cannot run: no credentials, or no plan. */
-function blocked(facts: PreflightFacts): string | undefined {
-  if (!facts.identity.ok && facts.identity.problem.kind === 'credentials') return 'needs working credentials';
-  if (!facts.plan?.ok) return 'needs a deploy plan (see the region check)';
-  return undefined;
-}
 
 /** The regions of the plan's stacks, in deploy order, each once. */
 export function planRegions(plan: DeployPlan): string[] {
@@ -271,70 +197,6 @@ function cloudFront(facts: PreflightFacts) {
   return [
     pass(`the account may create CloudFront resources (created and deleted the function ${result.name})`),
   ];
-}
-
-function hostedZone(facts: PreflightFacts) {
-  if (!facts.plan?.ok) return [skip(blocked(facts) ?? 'no plan')];
-  const address = facts.plan?.ok ? facts.plan.value.platformAddress : undefined;
-  if (!address)
-    return [skip('no platform domain in this deploy (-c platformDomain, -c platformHostedZoneId)')];
-  const { domain, hostedZoneId: id } = address;
-  const zone = facts.hostedZone;
-  if (!zone) return [skip(`hosted zone ${id}: ${blocked(facts) ?? 'not looked up'}`)];
-  if (!zone.ok) return [problemLine(`hosted zone ${id}`, 'route53:GetHostedZone', zone.problem)];
-  if (!zone.value) {
-    return [
-      fail(
-        `no hosted zone ${id} in this account`,
-        `create a public hosted zone for ${domain} (aws route53 create-hosted-zone --name ${domain} --caller-reference <unique>) and pass its id as -c platformHostedZoneId`,
-      ),
-    ];
-  }
-  if (zone.value.name !== domain) {
-    return [
-      fail(
-        `hosted zone ${id} is for ${zone.value.name}, not ${domain}`,
-        `pass the id of ${domain}'s public zone as -c platformHostedZoneId (aws route53 list-hosted-zones-by-name --dns-name ${domain})`,
-      ),
-    ];
-  }
-  if (zone.value.privateZone) {
-    return [
-      fail(
-        `hosted zone ${id} (${domain}) is private: the certificates validated by DNS there would never validate`,
-        `create a public hosted zone for ${domain}, delegate it, and pass its id as -c platformHostedZoneId`,
-      ),
-    ];
-  }
-  return [pass(`${id} is the public zone of ${domain}`)];
-}
-
-const sameSet = (a: readonly string[], b: readonly string[]) =>
-  new Set(a).size === new Set(b).size && a.every((name) => b.includes(name));
-
-function delegation(facts: PreflightFacts) {
-  if (!facts.plan?.ok) return [skip(blocked(facts) ?? 'no plan')];
-  const address = facts.plan?.ok ? facts.plan.value.platformAddress : undefined;
-  if (!address) return [skip('no platform domain in this deploy')];
-  const { domain } = address;
-  const zone = facts.hostedZone;
-  if (!zone?.ok || !zone.value || zone.value.privateZone || zone.value.name !== domain) {
-    return [skip(`${domain}: needs the public hosted zone (see the hosted-zone check)`)];
-  }
-  const zoneServers = [...zone.value.nameServers].sort();
-  const setThem = `at ${domain}'s registrar (or its parent zone), set its NS records to the zone's: ${zoneServers.join(', ')}`;
-  const answer = facts.publicNameServers;
-  if (!answer) return [skip(`${domain}: not looked up`)];
-  if (!answer.ok)
-    return [fail(`${domain}: ${answer.message}`, 'check the network (or --resolver), then run again')];
-  const servers = [...answer.value].sort();
-  if (servers.length === 0) {
-    return [fail(`${domain} is not delegated: public DNS returns no NS records for it`, setThem)];
-  }
-  if (!sameSet(servers, zoneServers)) {
-    return [fail(`${domain} is delegated elsewhere: public DNS returns NS ${servers.join(', ')}`, setThem)];
-  }
-  return [pass(`${domain} is delegated to the zone's name servers (${servers.join(', ')})`)];
 }
 
 function stacks(facts: PreflightFacts) {

@@ -5,17 +5,9 @@ import { parseSimpleCommandLine, runToolMain, type SimpleToolSpec } from './cli'
 import { parseResolverAddress } from './domains-dns';
 import { reason, UsageError } from './failures';
 import { dnsName, type Outcome, type PreflightAws, preflightAws, sdkClients } from './preflight-aws';
-import {
-  CHECKS,
-  type CheckLine,
-  type DnsOutcome,
-  diagnose,
-  passed,
-  planRegions,
-  type PreflightFacts,
-  TOOLKIT_STACK,
-} from './preflight-checks';
+import { CHECKS, diagnose, passed, planRegions, TOOLKIT_STACK } from './preflight-checks';
 import { type DeployPlan, planDeploy } from './preflight-plan';
+import type { CheckLine, DnsOutcome, PreflightFacts } from './preflight-verdict';
 import { parseStage } from './stage';
 
 /**
