@@ -20,13 +20,21 @@ export interface OptionSpec {
   readonly value?: string;
   /** What it does; further lines are indented under it. */
   readonly description: string;
+  /** A one-letter form, e.g. `c` for `-c` (as `cdk -c key=value`). */
+  readonly short?: string;
+  /** A string option given any number of times: its values in order. */
+  readonly multiple?: boolean;
 }
 
 type OptionSpecs = Readonly<Record<string, OptionSpec>>;
 
-/** Parsed option values, typed from the declaration: a string or a flag, absent when not given. */
+/** Parsed option values, typed from the declaration: a string (or every one given), or a flag; absent when not given. */
 export type OptionValues<O extends OptionSpecs> = {
-  readonly [K in keyof O]?: O[K]['type'] extends 'string' ? string : boolean;
+  readonly [K in keyof O]?: O[K]['type'] extends 'string'
+    ? O[K]['multiple'] extends true
+      ? readonly string[]
+      : string
+    : boolean;
 };
 
 export interface CommandSpec<O extends OptionSpecs> {
@@ -82,6 +90,11 @@ function optionForm(name: string, option: OptionSpec): string {
   return option.type === 'string' ? `--${name} ${option.value ?? 'VALUE'}` : `--${name}`;
 }
 
+/** An option as its usage lists it: with its one-letter form, e.g. `-c, --context KEY=VALUE`. */
+function optionLabel(name: string, option: OptionSpec): string {
+  return option.short ? `-${option.short}, ${optionForm(name, option)}` : optionForm(name, option);
+}
+
 const VARIADIC = '...';
 
 function operandForm(operand: string): string {
@@ -118,7 +131,7 @@ export function toolUsage<O extends OptionSpecs>(tool: ToolSpec<O>): string {
     '',
     'Options:',
     ...Object.entries(tool.options).map(([name, option]) =>
-      entry(optionForm(name, option), option.description),
+      entry(optionLabel(name, option), option.description),
     ),
     entry(HELP_LINE, `Print this usage, or a command's, and exit.`),
     '',
@@ -136,7 +149,7 @@ export function commandUsage<O extends OptionSpecs>(tool: ToolSpec<O>, command: 
     '',
     'Options:',
     ...options.map((name) =>
-      entry(optionForm(name, tool.options[name] as OptionSpec), tool.options[name]?.description ?? ''),
+      entry(optionLabel(name, tool.options[name] as OptionSpec), tool.options[name]?.description ?? ''),
     ),
     entry(HELP_LINE, 'Print this usage and exit.'),
     '',
@@ -179,7 +192,12 @@ function tokenize(options: OptionSpecs, argv: readonly string[]) {
   const { tokens } = parseArgs({
     args: [...argv],
     options: {
-      ...Object.fromEntries(Object.entries(options).map(([name, option]) => [name, { type: option.type }])),
+      ...Object.fromEntries(
+        Object.entries(options).map(([name, option]) => [
+          name,
+          { type: option.type, ...(option.short ? { short: option.short } : {}) },
+        ]),
+      ),
       help: { type: 'boolean', short: 'h' },
     },
     allowPositionals: true,
@@ -201,7 +219,7 @@ function readOptions<O extends OptionSpecs>(
   fail: (message: string) => UsageError,
   where: string,
 ): OptionValues<O> {
-  const values: Record<string, string | boolean> = {};
+  const values: Record<string, string | boolean | string[]> = {};
   for (const token of tokens) {
     const option = options[token.name];
     if (!option) throw fail(`Unknown option ${token.rawName}.`);
@@ -217,7 +235,10 @@ function readOptions<O extends OptionSpecs>(
       if (token.value === undefined || (!token.inlineValue && token.value.startsWith('-'))) {
         throw fail(`--${token.name} needs a value: --${token.name} ${option.value ?? 'VALUE'}.`);
       }
-      values[token.name] = token.value;
+      const given = values[token.name];
+      values[token.name] = option.multiple
+        ? [...(Array.isArray(given) ? given : []), token.value]
+        : token.value;
     }
   }
   return values as OptionValues<O>;
@@ -271,7 +292,9 @@ export interface SimpleToolSpec<O extends OptionSpecs> {
 }
 
 export function simpleToolUsage<O extends OptionSpecs>(tool: SimpleToolSpec<O>): string {
-  const forms = Object.entries(tool.options).map(([name, option]) => ` [${optionForm(name, option)}]`);
+  const forms = Object.entries(tool.options).map(
+    ([name, option]) => ` [${optionForm(name, option)}${option.multiple ? ' ...' : ''}]`,
+  );
   return [
     `Usage: ${invocation(tool)}${forms.join('')}`,
     '',
@@ -279,7 +302,7 @@ export function simpleToolUsage<O extends OptionSpecs>(tool: SimpleToolSpec<O>):
     '',
     'Options:',
     ...Object.entries(tool.options).map(([name, option]) =>
-      entry(optionForm(name, option), option.description),
+      entry(optionLabel(name, option), option.description),
     ),
     entry(HELP_LINE, 'Print this usage and exit.'),
     '',

@@ -5,6 +5,7 @@ import { CONSOLE_API_PREFIX, CONSOLE_ROUTES } from '../lambda/api/console-routes
 import { CONSOLE_ERROR_CATALOGUE, ERROR_CATALOGUE } from '../lambda/api/errors';
 import { PLAN_NAMES, planCapacity } from '../lambda/domain/plans';
 import { planTableRows } from './plan-table';
+import { CHECKS } from './preflight-checks';
 import {
   ANONYMOUS_GATEWAY_LIMITS,
   PREFLIGHT_GATEWAY_LIMITS,
@@ -112,6 +113,12 @@ export const GENERATED_TABLES: Readonly<Record<string, () => string[]>> = {
       ],
     );
   },
+  /** tools/preflight-checks.ts */
+  'preflight-checks': () =>
+    table(
+      ['Check', 'What it looks at'],
+      CHECKS.map((check) => [`\`${check.name}\``, check.description]),
+    ),
 };
 
 const START = /<!-- generated:([a-z-]+):start -->/g;

@@ -8,11 +8,12 @@ import {
   localStoreEndpoint,
   localStoreLocation,
 } from '../../local/local-tables';
-import { parseCommandLine } from '../../tools/cli';
+import { parseCommandLine, parseSimpleCommandLine } from '../../tools/cli';
 import { parseResolverAddress } from '../../tools/domains-dns';
 import { DOMAINS_TOOL, runDomainsCommand } from '../../tools/domains';
 import { UsageError } from '../../tools/failures';
 import { KEYS_TOOL, runKeysCommand } from '../../tools/keys';
+import { PREFLIGHT_TOOL } from '../../tools/preflight';
 import { PROJECTS_TOOL, runProjectsCommand } from '../../tools/projects';
 
 /** What a wrong invocation or a failure must never show an operator. */
@@ -83,6 +84,32 @@ describe('a variadic last operand', () => {
         values: { json: true },
       });
     }
+  });
+});
+
+describe('a repeatable option with a one-letter form (preflight -c KEY=VALUE, as cdk takes it)', () => {
+  it('keeps every value in order, whichever form gives it', () => {
+    const line = parseSimpleCommandLine(PREFLIGHT_TOOL, [
+      '-c',
+      'a=1',
+      '--stage',
+      'staging',
+      '--context',
+      'b=2',
+    ]);
+    expect(line).toEqual({ values: { context: ['a=1', 'b=2'], stage: 'staging' } });
+  });
+
+  it('usage shows both forms, and that it repeats', () => {
+    const line = parseSimpleCommandLine(PREFLIGHT_TOOL, ['--help']);
+    expect(line.help).toMatch(/^Usage: npm run preflight -- .*\[--context KEY=VALUE \.\.\.\]/);
+    expect(line.help).toMatch(/^ {2}-c, --context KEY=VALUE\n/m);
+  });
+
+  it('without a value, the message names the option', () => {
+    expect(() => parseSimpleCommandLine(PREFLIGHT_TOOL, ['--stage', 'staging', '-c'])).toThrow(
+      /^--context needs a value: --context KEY=VALUE\.\nHelp: npm run preflight -- --help$/,
+    );
   });
 });
 
