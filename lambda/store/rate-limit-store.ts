@@ -5,37 +5,40 @@ import { StoreUnavailableError } from '../domain/errors';
 import type { PlanLimits } from '../domain/plans';
 import type { CounterState } from '../domain/rate-limit';
 import { type CountOutcome, type CounterStore, WHOLE_CALLER } from '../domain/rate-limiter';
-import { conditionalWrite, isConditionalCheckFailure, storeCall, storeFailure } from './dynamodb-client';
+import { isConditionalCheckFailure, storeCall, storeFailure } from './dynamodb-client';
 
 /**
- * A counter item: `minute`, `minuteCount`, `dayCount`, `expiresAt`, and `bans`, a map from
- * subject (a key of a project, or the keyless caller itself) to `{ until, count }`: a ban
- * refuses its subject only, while the counts are the caller's, all its subjects together.
+ * A counter item: `minute`, `minuteCount`, `dayCount`, `expiresAt`, and per subject (a key of
+ * a project, or the keyless caller itself) that was ever banned, `banUntil_<subject>` and
+ * `banCount_<subject>`: a ban refuses its subject only, while the counts are the caller's, all
+ * its subjects together. Flat attributes, not a map: the counting condition reads one
+ * top-level attribute, and a ban is one write that needs nothing to exist first. Names go
+ * through ExpressionAttributeNames, so any subject is a name, never a document path.
  */
 const NAMES = {
   '#minute': 'minute',
   '#minuteCount': 'minuteCount',
   '#dayCount': 'dayCount',
-  '#bans': 'bans',
-  '#subject': '',
-  '#until': 'until',
 } as const;
 
-const NOT_BANNED = '(attribute_not_exists(#bans.#subject.#until) OR #bans.#subject.#until <= :now)';
+const banUntilOf = (subject: string) => `banUntil_${subject}`;
+const banCountOf = (subject: string) => `banCount_${subject}`;
 
-const namesFor = (subject: string) => ({ ...NAMES, '#subject': subject });
+const NOT_BANNED = '(attribute_not_exists(#banUntil) OR #banUntil <= :now)';
+
+const namesFor = (subject: string) => ({ ...NAMES, '#banUntil': banUntilOf(subject) });
 
 /** The counter as `subject` sees it: the shared counts, and its own ban. */
 function toState(item: Record<string, unknown> | undefined, subject: string): CounterState | undefined {
   if (!item) return undefined;
-  const bans = (item.bans ?? {}) as Record<string, { until?: unknown; count?: unknown } | undefined>;
-  const ban = Object.hasOwn(bans, subject) ? bans[subject] : undefined;
+  const until = item[banUntilOf(subject)];
+  const count = item[banCountOf(subject)];
   return {
     minute: Number(item.minute ?? 0),
     minuteCount: Number(item.minuteCount ?? 0),
     dayCount: Number(item.dayCount ?? 0),
-    ...(ban?.until !== undefined ? { bannedUntil: Number(ban.until) } : {}),
-    ...(ban?.count !== undefined ? { banCount: Number(ban.count) } : {}),
+    ...(until !== undefined ? { bannedUntil: Number(until) } : {}),
+    ...(count !== undefined ? { banCount: Number(count) } : {}),
   };
 }
 
@@ -101,10 +104,7 @@ export class RateLimitStore implements CounterStore {
     return toState(Item, subject);
   }
 
-  /**
-   * Writes `subject`'s ban into the counter's `bans` map, which a nested SET needs to exist
-   * first: the map is created whole when it is missing (a ban is rare: two writes at most).
-   */
+  /** Writes `subject`'s ban on the counter (creating the counter when it has none yet): one write. */
   async ban(
     counterId: string,
     subject: string,
@@ -112,40 +112,26 @@ export class RateLimitStore implements CounterStore {
     banCount: number,
     expiresAtSeconds: number,
   ): Promise<void> {
-    const entry = { until: untilMs, count: banCount };
-    const common = {
-      TableName: this.tableName,
-      Key: { counterId },
-      ExpressionAttributeValues: { ':expiresAt': expiresAtSeconds },
-    };
-    const expiresAt = '#expiresAt = if_not_exists(#expiresAt, :expiresAt)';
-    for (let attempt = 0; attempt < 3; attempt++) {
-      const intoMap = await conditionalWrite(() =>
-        this.client.send(
-          new UpdateCommand({
-            ...common,
-            UpdateExpression: `SET #bans.#subject = :entry, ${expiresAt}`,
-            ConditionExpression: 'attribute_exists(#bans)',
-            ExpressionAttributeNames: { '#bans': 'bans', '#subject': subject, '#expiresAt': 'expiresAt' },
-            ExpressionAttributeValues: { ...common.ExpressionAttributeValues, ':entry': entry },
-          }),
-        ),
-      );
-      if (intoMap) return;
-      const newMap = await conditionalWrite(() =>
-        this.client.send(
-          new UpdateCommand({
-            ...common,
-            UpdateExpression: `SET #bans = :bans, ${expiresAt}`,
-            ConditionExpression: 'attribute_not_exists(#bans)',
-            ExpressionAttributeNames: { '#bans': 'bans', '#expiresAt': 'expiresAt' },
-            ExpressionAttributeValues: { ...common.ExpressionAttributeValues, ':bans': { [subject]: entry } },
-          }),
-        ),
-      );
-      if (newMap) return;
-    }
-    throw new StoreUnavailableError(new Error(`the bans of counter ${counterId} kept changing`));
+    await storeCall(() =>
+      this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { counterId },
+          UpdateExpression:
+            'SET #banUntil = :until, #banCount = :count, #expiresAt = if_not_exists(#expiresAt, :expiresAt)',
+          ExpressionAttributeNames: {
+            '#banUntil': banUntilOf(subject),
+            '#banCount': banCountOf(subject),
+            '#expiresAt': 'expiresAt',
+          },
+          ExpressionAttributeValues: {
+            ':until': untilMs,
+            ':count': banCount,
+            ':expiresAt': expiresAtSeconds,
+          },
+        }),
+      ),
+    );
   }
 
   private async conditionalUpdate(
