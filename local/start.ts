@@ -11,18 +11,17 @@ import { describeMigration, migrateToProjects } from '../tools/project-migration
 import { buildConsole, CONSOLE_BUILD_DIR } from '../console/build';
 import { CONSOLE_API_PREFIX } from '../lambda/api/console-routes';
 import { CONSOLE_PAGE_PATH } from './console-site';
+import { DEV_PROJECT, DEV_PROJECT_DEFAULT_PLAN } from './dev-project';
 import type { LocalDomainsOptions } from './local-domains';
 import { LOCAL_TABLE_NAMES, localStoreLocation, portFromEnv } from './local-tables';
 import { startLocalApi } from './server';
 
 /** Name of the key `npm start` issues; the previous one is revoked at each start, so only hashes are ever stored. */
 const DEV_KEY_NAME = 'local development key';
-/** The project `npm start` serves (at `http://dev.localhost:<port>/v1` too). */
-const DEV_PROJECT = 'dev';
 
 /** The development project's plan: DEV_PROJECT_PLAN, a standard plan (default pro). */
 function devProjectPlan(env: NodeJS.ProcessEnv = process.env): PlanName {
-  const plan = env.DEV_PROJECT_PLAN || 'pro';
+  const plan = env.DEV_PROJECT_PLAN || DEV_PROJECT_DEFAULT_PLAN;
   const standard = PLAN_NAMES.filter((name) => !isAgreedPlan(PLANS[name]));
   if (!isPlanName(plan) || isAgreedPlan(PLANS[plan])) {
     throw new Error(
