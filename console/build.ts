@@ -1,12 +1,12 @@
 import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { build, type BuildOptions } from 'esbuild';
+import { build, type BuildOptions, buildSync, type Metafile } from 'esbuild';
 
 /**
  * The console page, built by esbuild: one script and one style sheet (no inline script or
  * style, as its Content-Security-Policy demands), named by their content hash so that they can
  * be cached for ever, and the page that loads them, which is never cached. Local mode builds
- * it at start; the stack builds it at synth.
+ * it at start; the stack builds it at synth, in its own process (buildConsoleSync).
  */
 
 const SOURCE = path.join(__dirname, 'src');
@@ -48,11 +48,11 @@ export const CONSOLE_BUNDLE_OPTIONS = {
   jsxImportSource: 'preact',
 } satisfies BuildOptions;
 
-/** Builds the page into `outDir`, which is emptied first. */
-export async function buildConsole(outDir: string): Promise<ConsoleBuild> {
+/** The options of the page's build into `outDir`, which is emptied first. */
+function pageBuildOptions(outDir: string) {
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
-  const { metafile } = await build({
+  return {
     // main.tsx imports app.css: esbuild writes it beside the script, with the same name.
     entryPoints: { app: path.join(SOURCE, 'main.tsx') },
     ...CONSOLE_BUNDLE_OPTIONS,
@@ -63,13 +63,14 @@ export async function buildConsole(outDir: string): Promise<ConsoleBuild> {
     logLevel: 'warning',
     // The page has no source maps in production: nothing to hide, but nothing to serve either.
     sourcemap: false,
-  });
-  const outputs = Object.entries(metafile.outputs).map(([file, output]) => ({
-    name: path.basename(file),
-    entryPoint: output.entryPoint ?? '',
-  }));
-  const script = outputs.find((output) => output.name.endsWith('.js'))?.name;
-  const style = outputs.find((output) => output.name.endsWith('.css'))?.name;
+  } satisfies BuildOptions;
+}
+
+/** Writes the page that loads the built script and style sheet, and lists the files. */
+function pageOf(outDir: string, metafile: Metafile): ConsoleBuild {
+  const outputs = Object.keys(metafile.outputs).map((file) => path.basename(file));
+  const script = outputs.find((name) => name.endsWith('.js'));
+  const style = outputs.find((name) => name.endsWith('.css'));
   if (!script || !style) throw new Error('the console build made no script or no style sheet');
   const page = readFileSync(path.join(SOURCE, 'index.html'), 'utf8')
     .replace('{{app.js}}', script)
@@ -84,4 +85,19 @@ export async function buildConsole(outDir: string): Promise<ConsoleBuild> {
     ],
     scripts: [script],
   };
+}
+
+/** Builds the page into `outDir`, which is emptied first. */
+export async function buildConsole(outDir: string): Promise<ConsoleBuild> {
+  const { metafile } = await build(pageBuildOptions(outDir));
+  return pageOf(outDir, metafile);
+}
+
+/**
+ * The same build, synchronously: the stack's bundling runs inside synth, in `tryBundle`, which
+ * cannot wait (as the functions' bundling, lib/constructs/api-function.ts).
+ */
+export function buildConsoleSync(outDir: string): ConsoleBuild {
+  const { metafile } = buildSync(pageBuildOptions(outDir));
+  return pageOf(outDir, metafile);
 }

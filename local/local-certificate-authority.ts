@@ -1,3 +1,4 @@
+/* eslint-disable max-lines -- one stand-in for ACM's HTTP-validated issuance, kept whole while its root key, issuance and validation state are one object; the seam when it grows is the X.509 signing (createRoot, loadRoot, issueLeaf) apart from the validation state machine. */
 // @peculiar/x509 builds on tsyringe, which needs the Reflect metadata API before it loads.
 import 'reflect-metadata';
 import { randomBytes, webcrypto } from 'node:crypto';

@@ -1,11 +1,14 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { isAgreedPlan, isPlanName, PLANS, type PlanName, type StandardPlan } from '../lambda/domain/plans';
+import { DEV_PROJECT, DEV_PROJECT_DEFAULT_PLAN } from '../local/dev-project';
+import { generatedBlocks } from '../tools/doc-tables';
 
 /**
  * The README is the front door: what the service is, the quick start, the first five
- * minutes and links, within 200 lines. Its tables of facts live in doc/ (generated and
- * checked by test/docs/); this checks the few facts the README itself states.
+ * minutes and links, within 200 lines. Its tables of facts live in doc/, and the plan figures
+ * it states are a generated block (`npm run docs:tables`, checked by test/docs/); this checks
+ * the few facts the README itself states.
  */
 
 const ROOT = path.join(__dirname, '..');
@@ -36,26 +39,27 @@ describe('README', () => {
     expect(readme).toContain('apt-get install -y chromium');
   });
 
-  it('names the development project that npm start creates, its plan and its limit', () => {
-    const source = readFileSync(path.join(ROOT, 'tools', 'start.ts'), 'utf8');
-    expect(source).toMatch(/const DEV_PROJECT = 'dev';/);
-    const { plan } = standardPlan(/env\.DEV_PROJECT_PLAN \|\| '([a-z]+)'/.exec(source)?.[1]);
+  it('names the development project that npm start creates and its plan, linking to the plan table', () => {
+    const { plan } = standardPlan(DEV_PROJECT_DEFAULT_PLAN);
     expect(prose).toContain(
-      `development project \`dev\` on the ${plan.title} plan** (${number(plan.limits.perMinute)} requests per minute`,
+      `development project \`${DEV_PROJECT}\` on the ${plan.title} plan** ([its limits](doc/limits.md#plans)`,
     );
-    expect(readme).toContain('Project dev (');
-    expect(readme).toContain('http://dev.localhost:3000/v1');
+    expect(readme).toContain(`Project ${DEV_PROJECT} (${DEV_PROJECT_DEFAULT_PLAN} plan)`);
+    expect(readme).toContain(`http://${DEV_PROJECT}.localhost:3000/v1`);
   });
 
-  it('exhausts a Free minute with a Free project and its key, at exactly the Free plan’s limit', () => {
+  it('exhausts a Free minute with a Free project and its key, at exactly the Free plan’s limit (a generated block)', () => {
     const { plan } = standardPlan('free');
     const { perMinute, perDay } = plan.limits;
     expect(readme).toContain('npm run projects -- create demo --plan free --json');
     expect(readme).toContain('npm run keys -- create --project demo --json');
-    expect(prose).toContain(`Free plan (${perMinute} requests per minute, ${number(perDay)} per day)`);
+    expect(prose).toContain(
+      `Free project (${number(perMinute)} requests per minute, ${number(perDay)} per day)`,
+    );
     expect(readme).toContain(`for i in $(seq ${perMinute + 1}); do`);
     expect(readme).toMatch(new RegExp(`^# +${perMinute} 200$`, 'm'));
     expect(readme).toMatch(/^# +1 429$/m);
+    expect(generatedBlocks(readme).get('free-minute')).toContain(`for i in $(seq ${perMinute + 1}); do`);
   });
 
   it('shows the JSON the projects and keys tools print, with the fields they print', () => {

@@ -6,6 +6,7 @@ import { CONSOLE_ERROR_CATALOGUE, ERROR_CATALOGUE } from '../lambda/api/errors';
 import { PLAN_NAMES, planCapacity } from '../lambda/domain/plans';
 import { planTableRows } from './plan-table';
 import { CHECKS } from './preflight-checks';
+import { README_BLOCKS } from './readme-blocks';
 import {
   ANONYMOUS_GATEWAY_LIMITS,
   PREFLIGHT_GATEWAY_LIMITS,
@@ -14,14 +15,17 @@ import {
 } from '../lib/constructs/usage-plans';
 
 /**
- * `npm run docs:tables`: rewrites the tables of doc/*.md that restate the source, each
- * between `<!-- generated:<name>:start -->` and `<!-- generated:<name>:end -->`, from the
- * module that defines it. `--check` writes nothing and fails when a block is out of date
+ * `npm run docs:tables`: rewrites the blocks of doc/*.md and README.md that restate the source,
+ * each between `<!-- generated:<name>:start -->` and `<!-- generated:<name>:end -->`, from the
+ * module that defines it, and the files `npm run openapi` writes (the published document
+ * restates the plan table), so that a changed fact is one edit and this command.
+ * `--check` writes nothing and fails when a block or file is out of date
  * (test/docs/generated-tables.test.ts runs the same comparison).
  */
 
 const ROOT = path.join(__dirname, '..');
 export const DOC_DIR = path.join(ROOT, 'doc');
+export const README_FILE = path.join(ROOT, 'README.md');
 
 const number = (n: number) => n.toLocaleString('en-US');
 const row = (cells: readonly (string | number)[]) => `| ${cells.join(' | ')} |`;
@@ -31,7 +35,7 @@ const table = (head: readonly string[], rows: readonly (readonly (string | numbe
   ...rows.map(row),
 ];
 
-/** The tables, by block name: each a list of Markdown lines built from its source. */
+/** The blocks, by name: each a list of Markdown lines built from its source (tables, and the README's figures). */
 export const GENERATED_TABLES: Readonly<Record<string, () => string[]>> = {
   /** lambda/api/errors.ts */
   errors: () =>
@@ -119,6 +123,7 @@ export const GENERATED_TABLES: Readonly<Record<string, () => string[]>> = {
       ['Check', 'What it looks at'],
       CHECKS.map((check) => [`\`${check.name}\``, check.description]),
     ),
+  ...README_BLOCKS,
 };
 
 const START = /<!-- generated:([a-z-]+):start -->/g;
@@ -184,12 +189,13 @@ export function staleBlocks(text: string, file: string): string[] {
     .map(([name]) => name);
 }
 
-/** The Markdown files the tables live in. */
+/** The Markdown files the blocks live in: doc/*.md and the README. */
 export function docFiles(): string[] {
-  return readdirSync(DOC_DIR)
+  const docs = readdirSync(DOC_DIR)
     .filter((name) => name.endsWith('.md'))
     .sort()
     .map((name) => path.join(DOC_DIR, name));
+  return [...docs, README_FILE];
 }
 
 /** The file as it should be: its blocks regenerated and formatted as the repository's Prettier settings want. */
@@ -205,8 +211,9 @@ export async function regenerated(file: string): Promise<string> {
 }
 
 const USAGE = `Usage: npm run docs:tables [-- --check]
-Rewrites the generated tables of doc/*.md (${Object.keys(GENERATED_TABLES).join(', ')}) from the source.
-  --check   write nothing; exit 1 when a table is out of date`;
+Rewrites the generated blocks of doc/*.md and README.md (${Object.keys(GENERATED_TABLES).join(', ')})
+and the files of \`npm run openapi\` from the source.
+  --check   write nothing; exit 1 when a block or file is out of date`;
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
@@ -228,12 +235,17 @@ async function main(): Promise<void> {
     if (check) stale.push(name);
     else {
       writeFileSync(file, await regenerated(file));
-      console.log(`Rewrote the generated tables of ${name}.`);
+      console.log(`Rewrote the generated blocks of ${name}.`);
     }
   }
+  // Loaded here: it loads Prettier too (see regenerated).
+  const { syncGeneratedFiles } = await import('./openapi');
+  const openapi = await syncGeneratedFiles({ check });
+  stale.push(...openapi.stale);
+  if (openapi.written.length > 0) console.log(`Wrote ${openapi.written.join(', ')}.`);
   if (stale.length > 0) {
     console.error(
-      `Tables out of date with the source: ${stale.join(', ')}. Run \`npm run docs:tables\` and commit the result.`,
+      `Out of date with the source: ${stale.join(', ')}. Run \`npm run docs:tables\` and commit the result.`,
     );
     process.exitCode = 1;
   }

@@ -50,16 +50,17 @@ export const OPENAPI_TOOL: SimpleToolSpec<typeof OPTIONS> = {
   epilogue: 'Exit codes: 0 written (--check: up to date); 1 out of date or failed; 2 wrong invocation.',
 };
 
-async function main(argv: readonly string[]): Promise<void> {
-  const line = parseSimpleCommandLine(OPENAPI_TOOL, argv);
-  if (line.help !== undefined) {
-    console.log(line.help);
-    return;
-  }
-  const check = line.values.check === true;
+/**
+ * Writes the generated files that differ from what the source generates (with `check`, writes
+ * nothing); returns the paths, relative to the repository, of those written and of those stale.
+ */
+export async function syncGeneratedFiles({ check }: { check: boolean }): Promise<{
+  written: string[];
+  stale: string[];
+}> {
+  const written: string[] = [];
   const stale: string[] = [];
-  const generated = await generatedFiles();
-  for (const [file, content] of generated) {
+  for (const [file, content] of await generatedFiles()) {
     let current = '';
     try {
       current = readFileSync(file, 'utf8');
@@ -68,15 +69,31 @@ async function main(argv: readonly string[]): Promise<void> {
     }
     if (current === content) continue;
     if (check) stale.push(path.relative(ROOT, file));
-    else writeFileSync(file, content);
+    else {
+      writeFileSync(file, content);
+      written.push(path.relative(ROOT, file));
+    }
   }
+  return { written, stale };
+}
+
+async function main(argv: readonly string[]): Promise<void> {
+  const line = parseSimpleCommandLine(OPENAPI_TOOL, argv);
+  if (line.help !== undefined) {
+    console.log(line.help);
+    return;
+  }
+  const check = line.values.check === true;
+  const { stale } = await syncGeneratedFiles({ check });
   if (stale.length > 0) {
     throw new Refusal(
       `Out of date with the source: ${stale.join(', ')}. Run \`npm run openapi\` and commit the result.`,
     );
   }
   if (!check) {
-    console.log(`Wrote ${[...generated.keys()].map((file) => path.relative(ROOT, file)).join(', ')}.`);
+    console.log(
+      `Wrote ${[DOCUMENT_FILE, CLIENT_TYPES_FILE].map((file) => path.relative(ROOT, file)).join(', ')}.`,
+    );
   }
 }
 

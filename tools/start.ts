@@ -14,15 +14,14 @@ import { CONSOLE_PAGE_PATH } from '../local/console-site';
 import type { LocalDomainsOptions } from '../local/local-domains';
 import { LOCAL_TABLE_NAMES, localStoreLocation, portFromEnv } from '../local/local-tables';
 import { startLocalApi } from '../local/server';
+import { DEV_PROJECT, DEV_PROJECT_DEFAULT_PLAN } from '../local/dev-project';
 
 /** Name of the key `npm start` issues; the previous one is revoked at each start, so only hashes are ever stored. */
 const DEV_KEY_NAME = 'local development key';
-/** The project `npm start` serves (at `http://dev.localhost:<port>/v1` too). */
-const DEV_PROJECT = 'dev';
 
 /** The development project's plan: DEV_PROJECT_PLAN, a standard plan (default pro). */
 function devProjectPlan(env: NodeJS.ProcessEnv = process.env): PlanName {
-  const plan = env.DEV_PROJECT_PLAN || 'pro';
+  const plan = env.DEV_PROJECT_PLAN || DEV_PROJECT_DEFAULT_PLAN;
   const standard = PLAN_NAMES.filter((name) => !isAgreedPlan(PLANS[name]));
   if (!isPlanName(plan) || isAgreedPlan(PLANS[plan])) {
     throw new Error(

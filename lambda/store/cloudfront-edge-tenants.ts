@@ -1,18 +1,12 @@
-import { createHash } from 'node:crypto';
 import {
   type CloudFrontClient,
   CreateDistributionTenantCommand,
-  type Customizations,
   DeleteDistributionTenantCommand,
-  type DistributionTenant,
-  GetDistributionTenantByDomainCommand,
-  GetDistributionTenantCommand,
   GetManagedCertificateDetailsCommand,
   ListDistributionTenantsCommand,
   ListDomainConflictsCommand,
   type ManagedCertificateRequest,
   type Parameter,
-  UpdateDistributionTenantCommand,
   VerifyDnsConfigurationCommand,
 } from '@aws-sdk/client-cloudfront';
 import type {
@@ -26,6 +20,18 @@ import type {
 import { DomainError } from '../domain/errors';
 import { TENANT_PARAMETERS } from '../shared/edge-tenant-parameters';
 import type { AcmCertificates } from './acm-certificates';
+import { edgeUnavailable, named } from './cloudfront-failures';
+import {
+  type Change,
+  DistributionTenantRecords,
+  domainOf,
+  type Found,
+  normalize,
+  ownCertificateArn,
+  tenantNameOf,
+} from './distribution-tenant-records';
+
+export { tenantNameOf };
 
 /**
  * The domains service's edge in AWS: CloudFront SaaS Manager. Each custom domain is one
@@ -40,9 +46,6 @@ import type { AcmCertificates } from './acm-certificates';
 
 /** Attempts of a conditional change whose ETag another change made stale, before giving up. */
 export const ETAG_ATTEMPTS = 3;
-
-/** CloudFront's rule for a tenant's name (CreateDistributionTenant `Name`). */
-const TENANT_NAME = /^[a-zA-Z0-9][a-zA-Z0-9-.]{1,126}[a-zA-Z0-9]$/;
 
 /** What a managed certificate's status means for the service (ManagedCertificateDetails.CertificateStatus). */
 const CERTIFICATE_STATES: Readonly<Record<string, EdgeCertificate>> = {
@@ -61,25 +64,6 @@ const CERTIFICATE_STATES: Readonly<Record<string, EdgeCertificate>> = {
   inactive: { state: 'failed', reason: 'the certificate is inactive' },
 };
 
-/** Error names of throttling (CloudFront answers `Throttling`; the others are the SDK's family). */
-const THROTTLING = new Set([
-  'Throttling',
-  'ThrottlingException',
-  'TooManyRequestsException',
-  'RequestLimitExceeded',
-]);
-
-/**
- * The tenant's name: the domain itself when CloudFront's name rule allows it (ASCII domain
- * names of 3 to 128 characters do), else its first characters and a hash, unique all the same.
- */
-export function tenantNameOf(domain: string): string {
-  if (TENANT_NAME.test(domain)) return domain;
-  const hash = createHash('sha256').update(domain).digest('hex').slice(0, 16);
-  const head = domain.replace(/[^a-zA-Z0-9-.]/g, '-').slice(0, 128 - hash.length - 1);
-  return `${/^[a-zA-Z0-9]/.test(head) ? head : `t${head.slice(1)}`}-${hash}`;
-}
-
 /** The tenant parameters of a route, by the names the distribution defines. */
 export function tenantParameters(route: EdgeRoute): Parameter[] {
   return [
@@ -88,39 +72,7 @@ export function tenantParameters(route: EdgeRoute): Parameter[] {
   ];
 }
 
-function named(error: unknown, name: string): boolean {
-  return error instanceof Error && error.name === name;
-}
-
-/** Throttling, a CloudFront fault (5xx) or no answer at all (the network): worth a retry later. */
-function isTransient(error: unknown): boolean {
-  if (!(error instanceof Error)) return true;
-  const { $fault, $metadata, $retryable } = error as Error & {
-    $fault?: string;
-    $metadata?: { httpStatusCode?: number };
-    $retryable?: { throttling?: boolean };
-  };
-  const status = $metadata?.httpStatusCode;
-  return (
-    THROTTLING.has(error.name) ||
-    Boolean($retryable?.throttling) ||
-    $fault === 'server' ||
-    status === undefined ||
-    status === 429 ||
-    status >= 500
-  );
-}
-
-/** A failure of CloudFront itself, in words for the tenant (never the SDK's exception names). */
-function edgeUnavailable(domain: string | undefined, error: unknown): DomainError {
-  const message = isTransient(error)
-    ? 'The edge cannot answer now: retry in a moment.'
-    : `The edge refused the change${domain ? ` for ${domain}` : ''}: retry later, and tell the platform team if it persists.`;
-  return new DomainError('edge_unavailable', message, { cause: error });
-}
-
 const sameName = (a: string | undefined, b: string) => a?.toLowerCase().replace(/\.$/, '') === b;
-const normalize = (name: string) => name.trim().toLowerCase().replace(/\.$/, '');
 
 export interface CloudFrontEdgeTenantsOptions {
   readonly client: CloudFrontClient;
@@ -134,55 +86,24 @@ export interface CloudFrontEdgeTenantsOptions {
   readonly certificates?: Pick<AcmCertificates, 'request' | 'describe'>;
 }
 
-/** A tenant of the platform's distribution, with the ETag its next change must name. */
-interface Found {
-  readonly tenant: DistributionTenant & { Id: string };
-  readonly etag: string;
-}
-
-/**
- * The full desired state of a tenant (UpdateDistributionTenant is sent whole, never as a patch):
- * a new managed certificate request, or the ARN of a certificate of one's own, replaces the
- * tenant's certificate; neither keeps the one it has.
- */
-type Change = (current: Found['tenant']) => {
-  readonly parameters: Parameter[];
-  readonly enabled: boolean;
-  readonly certificate?: ManagedCertificateRequest;
-  readonly certificateArn?: string;
-};
-
-/** The tenant's own certificate (an imported domain's), if it serves with one. */
-const ownCertificateArn = (tenant: DistributionTenant): string | undefined =>
-  tenant.Customizations?.Certificate?.Arn || undefined;
-
-/** The tenant's customizations after a change of certificate (undefined: none at all). */
-function customizationsAfter(
-  current: Customizations | undefined,
-  { certificate, certificateArn }: { certificate?: ManagedCertificateRequest; certificateArn?: string },
-): Customizations | undefined {
-  if (!certificate && !certificateArn) return current;
-  const next: Customizations = { ...current };
-  delete next.Certificate;
-  if (certificateArn) next.Certificate = { Arn: certificateArn };
-  return Object.keys(next).length > 0 ? next : undefined;
-}
-
 export class CloudFrontEdgeTenants implements EdgeTenants {
   private readonly attempts: number;
 
+  private readonly records: DistributionTenantRecords;
+
   constructor(private readonly options: CloudFrontEdgeTenantsOptions) {
     this.attempts = options.etagAttempts ?? ETAG_ATTEMPTS;
+    this.records = new DistributionTenantRecords({ ...options, attempts: this.attempts });
   }
 
   async attach(name: string, route: EdgeRoute, { certificateArn }: AttachOptions = {}): Promise<void> {
     const domain = normalize(name);
     await this.edge(domain, async () => {
-      const found = await this.ours(domain);
+      const found = await this.records.byDomain(domain);
       if (!found) {
         if (await this.create(domain, route, certificateArn)) return;
         // Created by a concurrent attach meanwhile: it is changed like any existing tenant.
-        const raced = await this.ours(domain);
+        const raced = await this.records.byDomain(domain);
         if (!raced) throw this.takenElsewhere(domain);
         return this.attachExisting(raced, route, certificateArn);
       }
@@ -194,7 +115,7 @@ export class CloudFrontEdgeTenants implements EdgeTenants {
     const domain = normalize(name);
     await this.edge(domain, async () => {
       const found = await this.required(domain);
-      await this.update(found, (current) => ({
+      await this.records.update(found, (current) => ({
         parameters: tenantParameters(route),
         enabled: current.Enabled ?? true,
       }));
@@ -204,7 +125,7 @@ export class CloudFrontEdgeTenants implements EdgeTenants {
   async certificate(name: string): Promise<EdgeCertificate> {
     const domain = normalize(name);
     return this.edge(domain, async () => {
-      const found = await this.ours(domain);
+      const found = await this.records.byDomain(domain);
       return found ? this.certificateOf(found.tenant) : { state: 'none' };
     });
   }
@@ -222,7 +143,7 @@ export class CloudFrontEdgeTenants implements EdgeTenants {
     const domain = normalize(name);
     await this.edge(domain, async () => {
       const found = await this.required(domain);
-      await this.update(found, (current) => ({
+      await this.records.update(found, (current) => ({
         parameters: current.Parameters ?? [],
         enabled: current.Enabled ?? true,
         certificate: this.certificateRequest(domain),
@@ -238,7 +159,7 @@ export class CloudFrontEdgeTenants implements EdgeTenants {
   async checkDns(name: string): Promise<EdgeDnsCheck | undefined> {
     const domain = normalize(name);
     return this.edge(domain, async () => {
-      const found = await this.ours(domain);
+      const found = await this.records.byDomain(domain);
       if (!found) return undefined;
       const { DnsConfigurationList } = await this.options.client.send(
         new VerifyDnsConfigurationCommand({ Identifier: found.tenant.Id, Domain: domain }),
@@ -288,7 +209,7 @@ export class CloudFrontEdgeTenants implements EdgeTenants {
         if (named(error, 'InvalidArgument')) return undefined;
         throw error;
       }
-      if (exact.length === 0 || (await this.ours(domain))) return undefined;
+      if (exact.length === 0 || (await this.records.byDomain(domain))) return undefined;
       return exact.includes('distribution-tenant')
         ? 'another CloudFront distribution tenant'
         : 'another CloudFront distribution';
@@ -304,18 +225,18 @@ export class CloudFrontEdgeTenants implements EdgeTenants {
   async detach(name: string): Promise<void> {
     const domain = normalize(name);
     await this.edge(domain, async () => {
-      let found = await this.ours(domain);
+      let found = await this.records.byDomain(domain);
       if (!found) return;
       if (found.tenant.Enabled !== false) {
         const enabled = found;
         try {
-          found = await this.update(enabled, (current) => ({
+          found = await this.records.update(enabled, (current) => ({
             parameters: current.Parameters ?? [],
             enabled: false,
           }));
         } catch (error) {
           // Deleted meanwhile (an overlapping sweep, another removal): none is fine.
-          if (named(error, 'EntityNotFound') || !(await this.byId(enabled.tenant.Id))) return;
+          if (named(error, 'EntityNotFound') || !(await this.records.byId(enabled.tenant.Id))) return;
           throw error;
         }
       }
@@ -335,7 +256,7 @@ export class CloudFrontEdgeTenants implements EdgeTenants {
             );
           }
           if (!named(error, 'PreconditionFailed') || attempt >= this.attempts) throw error;
-          const fresh = await this.byId(found.tenant.Id);
+          const fresh = await this.records.byId(found.tenant.Id);
           if (!fresh) return;
           found = fresh;
         }
@@ -438,13 +359,24 @@ export class CloudFrontEdgeTenants implements EdgeTenants {
     } else {
       const { state } = await this.certificateOf(found.tenant);
       const renew = state !== 'issued' && state !== 'pending';
-      if (renew) certificate = { certificate: this.certificateRequest(this.domainOf(found)) };
+      if (renew) certificate = { certificate: this.certificateRequest(domainOf(found)) };
     }
-    await this.update(found, () => ({ parameters: tenantParameters(route), enabled: true, ...certificate }));
+    await this.records.update(found, () => ({
+      parameters: tenantParameters(route),
+      enabled: true,
+      ...certificate,
+    }));
   }
 
-  private domainOf(found: Found): string {
-    return normalize(found.tenant.Domains?.[0]?.Domain ?? found.tenant.Name ?? '');
+  private async required(domain: string): Promise<Found> {
+    const found = await this.records.byDomain(domain);
+    if (!found) {
+      throw new DomainError(
+        'edge_unavailable',
+        `${domain} has no tenant at the edge: choose Re-verify to attach it again.`,
+      );
+    }
+    return found;
   }
 
   /** The tenant's certificate: its own (in ACM) when it names one, else its managed one. */
@@ -463,98 +395,6 @@ export class CloudFrontEdgeTenants implements EdgeTenants {
     } catch (error) {
       if (named(error, 'EntityNotFound')) return { state: 'none' };
       throw error;
-    }
-  }
-
-  /** The domain's tenant when it belongs to the platform's distribution (another one's is never touched). */
-  private async ours(domain: string): Promise<Found | undefined> {
-    try {
-      const { DistributionTenant, ETag } = await this.options.client.send(
-        new GetDistributionTenantByDomainCommand({ Domain: domain }),
-      );
-      return this.found(DistributionTenant, ETag);
-    } catch (error) {
-      if (named(error, 'EntityNotFound')) return undefined;
-      throw error;
-    }
-  }
-
-  private async required(domain: string): Promise<Found> {
-    const found = await this.ours(domain);
-    if (!found) {
-      throw new DomainError(
-        'edge_unavailable',
-        `${domain} has no tenant at the edge: choose Re-verify to attach it again.`,
-      );
-    }
-    return found;
-  }
-
-  private async byId(id: string): Promise<Found | undefined> {
-    try {
-      const { DistributionTenant, ETag } = await this.options.client.send(
-        new GetDistributionTenantCommand({ Identifier: id }),
-      );
-      return this.found(DistributionTenant, ETag);
-    } catch (error) {
-      if (named(error, 'EntityNotFound')) return undefined;
-      throw error;
-    }
-  }
-
-  private found(tenant: DistributionTenant | undefined, etag: string | undefined): Found | undefined {
-    if (!tenant?.Id || !etag || tenant.DistributionId !== this.options.distributionId) return undefined;
-    return { tenant: { ...tenant, Id: tenant.Id }, etag };
-  }
-
-  /**
-   * Sends the tenant's whole desired state with If-Match its ETag. When another change made
-   * the ETag stale (PreconditionFailed), reads the tenant again and retries, a bounded
-   * number of times. Returns the tenant as changed, with its new ETag.
-   */
-  private async update(found: Found, change: Change): Promise<Found> {
-    let current = found;
-    for (let attempt = 1; ; attempt += 1) {
-      const { parameters, enabled, certificate, certificateArn } = change(current.tenant);
-      const customizations = customizationsAfter(current.tenant.Customizations, {
-        ...(certificate ? { certificate } : {}),
-        ...(certificateArn ? { certificateArn } : {}),
-      });
-      try {
-        const { DistributionTenant, ETag } = await this.options.client.send(
-          new UpdateDistributionTenantCommand({
-            Id: current.tenant.Id,
-            IfMatch: current.etag,
-            DistributionId: this.options.distributionId,
-            ConnectionGroupId: this.options.connectionGroupId,
-            Domains: (current.tenant.Domains ?? []).map(({ Domain }) => ({ Domain })),
-            Parameters: parameters,
-            Enabled: enabled,
-            ...(customizations ? { Customizations: customizations } : {}),
-            ...(certificate ? { ManagedCertificateRequest: certificate } : {}),
-          }),
-        );
-        return {
-          tenant: { ...current.tenant, ...DistributionTenant, Id: current.tenant.Id },
-          etag: ETag ?? current.etag,
-        };
-      } catch (error) {
-        if (!named(error, 'PreconditionFailed')) throw error;
-        if (attempt >= this.attempts) {
-          throw new DomainError(
-            'edge_unavailable',
-            `The tenant of ${this.domainOf(current)} kept changing while this request changed it: retry in a moment.`,
-            { cause: error },
-          );
-        }
-        const fresh = await this.byId(current.tenant.Id);
-        if (!fresh)
-          throw new DomainError(
-            'edge_unavailable',
-            `${this.domainOf(current)} has no tenant at the edge any more: choose Re-verify.`,
-          );
-        current = fresh;
-      }
     }
   }
 }

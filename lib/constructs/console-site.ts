@@ -1,4 +1,3 @@
-import { spawnSync } from 'node:child_process';
 import path from 'node:path';
 import { AssetHashType, DockerImage, Duration, type ILocalBundling, Stack, Validations } from 'aws-cdk-lib';
 import { Certificate, CertificateValidation } from 'aws-cdk-lib/aws-certificatemanager';
@@ -10,15 +9,11 @@ import {
   FunctionCode,
   FunctionEventType,
   FunctionRuntime,
-  HeadersFrameOption,
-  HeadersReferrerPolicy,
   HttpVersion,
   OriginProtocolPolicy,
   OriginRequestPolicy,
   OriginSslPolicy,
-  type ResponseCustomHeader,
   ResponseHeadersPolicy,
-  type ResponseSecurityHeadersBehavior,
   SecurityPolicyProtocol,
   ViewerProtocolPolicy,
 } from 'aws-cdk-lib/aws-cloudfront';
@@ -31,7 +26,7 @@ import { Asset } from 'aws-cdk-lib/aws-s3-assets';
 import { BucketDeployment, CacheControl, Source } from 'aws-cdk-lib/aws-s3-deployment';
 import type { CfnWebACL } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
-import type { ConsoleFile } from '../../console/build';
+import { buildConsoleSync } from '../../console/build';
 import { CONSOLE_SECURITY_HEADERS } from '../../console/security-headers';
 import { CONSOLE_API_HOST_LABEL, CONSOLE_API_PREFIX, consoleApiHost } from '../../lambda/api/console-routes';
 import type { PlatformAddressConfig } from '../config/platform';
@@ -40,6 +35,10 @@ import { nagName } from './nag-names';
 import { PRIVATE_ORIGIN_BUCKET } from './private-origin-bucket';
 import { deliverAccessLogs } from './edge-access-logs';
 import type { OriginSecret } from './origin-secret';
+import { CONSOLE_PAGE_PREFIX, CONSOLE_PATH_FUNCTION_SOURCE } from './console-path-function';
+import { responseHeadersOf } from './response-headers-policy';
+
+export { CONSOLE_PAGE_PREFIX, CONSOLE_PATH_FUNCTION_SOURCE, responseHeadersOf };
 import { ORIGIN_READ_TIMEOUT_SECONDS } from './tenant-distribution';
 
 const REPO_ROOT = path.join(__dirname, '..', '..');
@@ -65,118 +64,19 @@ export function consoleSiteOrigin(platformDomain: string): string {
   return `https://${consoleSiteHost(platformDomain)}`;
 }
 
-/** The key prefix of the page in the bucket, and its path on the site: `/console/`. */
-export const CONSOLE_PAGE_PREFIX = 'console';
-
 /**
- * The viewer-request function of the page behaviour (cloudfront-js-2.0): `/` and `/console`
- * answer 301 to `/console/`, and a path ending in `/` is that folder's `index.html`, so
- * `/console/` serves the page and `/console/index.html` still works.
- */
-export const CONSOLE_PATH_FUNCTION_SOURCE = `function handler(event) {
-  var request = event.request;
-  var uri = request.uri;
-  if (uri === '/' || uri === '/${CONSOLE_PAGE_PREFIX}') {
-    return { statusCode: 301, statusDescription: 'Moved Permanently', headers: { location: { value: '/${CONSOLE_PAGE_PREFIX}/' } } };
-  }
-  if (uri.endsWith('/')) request.uri = uri + 'index.html';
-  return request;
-}
-`;
-
-/** The response headers a CloudFront response headers policy sets, split as CloudFront takes them. */
-export interface ResponseHeaders {
-  readonly securityHeadersBehavior: ResponseSecurityHeadersBehavior;
-  readonly customHeaders: ResponseCustomHeader[];
-}
-
-const FRAME_OPTIONS: Readonly<Record<string, HeadersFrameOption>> = {
-  DENY: HeadersFrameOption.DENY,
-  SAMEORIGIN: HeadersFrameOption.SAMEORIGIN,
-};
-
-/**
- * A list of response headers as a response headers policy: the five CloudFront models
- * (CSP, HSTS, frame options, nosniff, referrer policy) in its security headers, the rest as
- * custom headers, every one overriding the origin's. A value CloudFront would send otherwise
- * than written (an HSTS directive it does not model, a frame option it lacks) fails synth.
- */
-export function responseHeadersOf(headers: Readonly<Record<string, string>>): ResponseHeaders {
-  const security: Record<string, unknown> = {};
-  const customHeaders: ResponseCustomHeader[] = [];
-  const refuse = (name: string, value: string): never => {
-    throw new Error(
-      `Response header ${name}: ${JSON.stringify(value)} cannot be set by CloudFront as written.`,
-    );
-  };
-  for (const [name, value] of Object.entries(headers)) {
-    switch (name.toLowerCase()) {
-      case 'content-security-policy':
-        security.contentSecurityPolicy = { contentSecurityPolicy: value, override: true };
-        break;
-      case 'strict-transport-security': {
-        const maxAge = /^max-age=(\d+)/.exec(value)?.[1];
-        const includeSubdomains = value.includes('; includeSubDomains');
-        const preload = value.endsWith('; preload');
-        // CloudFront writes max-age, then includeSubDomains, then preload.
-        const rendered = `max-age=${maxAge}${includeSubdomains ? '; includeSubDomains' : ''}${preload ? '; preload' : ''}`;
-        if (maxAge === undefined || rendered !== value) refuse(name, value);
-        security.strictTransportSecurity = {
-          accessControlMaxAge: Duration.seconds(Number(maxAge)),
-          includeSubdomains,
-          preload,
-          override: true,
-        };
-        break;
-      }
-      case 'x-frame-options':
-        security.frameOptions = { frameOption: FRAME_OPTIONS[value] ?? refuse(name, value), override: true };
-        break;
-      case 'x-content-type-options':
-        if (value !== 'nosniff') refuse(name, value);
-        security.contentTypeOptions = { override: true };
-        break;
-      case 'referrer-policy': {
-        const policy = Object.values(HeadersReferrerPolicy).find((known) => known === value);
-        security.referrerPolicy = { referrerPolicy: policy ?? refuse(name, value), override: true };
-        break;
-      }
-      default:
-        customHeaders.push({ header: name, value, override: true });
-    }
-  }
-  return { securityHeadersBehavior: security as ResponseSecurityHeadersBehavior, customHeaders };
-}
-
-/**
- * Builds the page at synth with `buildConsole` (console/build.ts, esbuild's JS API), under the
- * `console/` prefix of the asset, and keeps the build's list of files and their Cache-Control.
- * Local only, never Docker: `tryBundle` is synchronous and the build is not, so it runs in a
- * child Node process (tsx, as the app itself runs) that prints the list.
+ * Builds the page at synth with `buildConsoleSync` (console/build.ts, esbuild's JS API) in the
+ * synth process, under the `console/` prefix of the asset, as the functions are bundled
+ * (lib/constructs/api-function.ts), and keeps the build's list of files and their Cache-Control.
+ * Local only, never Docker.
  */
 class ConsoleBundling implements ILocalBundling {
   /** The files built, by key in the bucket; none until the stack is bundled. */
   files?: readonly { readonly key: string; readonly cacheControl: string }[];
 
   tryBundle(outputDir: string): boolean {
-    const outDir = path.join(outputDir, CONSOLE_PAGE_PREFIX);
-    // CommonJS, as the app: tsx's hook compiles console/build.ts on require.
-    const script =
-      `Promise.resolve(require(${JSON.stringify(path.join(REPO_ROOT, 'console', 'build.ts'))}))` +
-      `.then((m) => m.buildConsole(${JSON.stringify(outDir)}))` +
-      '.then((built) => process.stdout.write(JSON.stringify(built.files)))' +
-      ".catch((e) => { process.stderr.write(String(e && e.message ? e.message : e) + '\\n'); process.exit(1); });";
-    const result = spawnSync(process.execPath, ['--import', 'tsx', '--eval', script], {
-      cwd: REPO_ROOT,
-      encoding: 'utf8',
-    });
-    if (result.status !== 0) {
-      throw new Error(
-        `The console page did not build: ${(result.stderr || result.error?.message || '').trim()}`,
-      );
-    }
-    const files = JSON.parse(result.stdout) as readonly ConsoleFile[];
-    this.files = files.map((file) => ({
+    const built = buildConsoleSync(path.join(outputDir, CONSOLE_PAGE_PREFIX));
+    this.files = built.files.map((file) => ({
       key: `${CONSOLE_PAGE_PREFIX}/${file.path}`,
       cacheControl: file.cacheControl,
     }));

@@ -1,7 +1,7 @@
 import { CORS_EXPOSED_HEADERS } from '../../lambda/api/cors';
 import type { Pet } from '../../lambda/domain/pet';
 import { ANONYMOUS_LIMITS, PLANS, PREFLIGHT_LIMITS } from '../../lambda/domain/plans';
-import { fakeClock } from '../support/fake-clock';
+import { clockInADayOfItsOwn } from '../support/fake-clock';
 import { checkRawResponse, rawRequest, type RawResponse } from '../support/raw-http';
 import { expectError, startTestApi, type TestApi } from '../support/test-api';
 
@@ -13,20 +13,14 @@ import { expectError, startTestApi, type TestApi } from '../support/test-api';
 
 let t: TestApi;
 let origin: string;
-let clock: ReturnType<typeof fakeClock>;
 /** Each test starts at the top of its own UTC day, so no two share a rate-limit window. */
-let day = 0;
+const { clock, dayStart } = clockInADayOfItsOwn(Date.UTC(2029, 0, 1));
 
 beforeAll(async () => {
   t = await startTestApi();
   origin = new URL(t.baseUrl).origin;
 });
 afterAll(() => t.close());
-beforeEach(() => {
-  day += 1;
-  clock = fakeClock(Date.UTC(2029, 0, 1) + day * 86_400_000 + 10_000);
-});
-afterEach(() => clock.restore());
 
 const APP = 'https://app.example.com';
 const OTHER_APP = 'http://localhost:5173';
@@ -280,7 +274,7 @@ describe('actual requests', () => {
       allowedFor(APP),
     );
     await t.projects.setAllowedOrigins(name, []);
-    clock.advance(31_000);
+    clock().advance(31_000);
     const after = await call('/pets', { host, apiKey, headers: { Origin: APP } });
     expect([after.status, accessControl(after)]).toEqual([200, {}]);
   });
@@ -309,7 +303,12 @@ describe('isolation between projects', () => {
   });
 
   it('gives an address without a project 404 and no CORS headers', async () => {
-    const response = await preflight('/pets', `nobody-${day}.localhost:${new URL(origin).port}`, APP, 'GET');
+    const response = await preflight(
+      '/pets',
+      `nobody-${dayStart()}.localhost:${new URL(origin).port}`,
+      APP,
+      'GET',
+    );
     expect([response.status, errorOf(response).code, accessControl(response)]).toEqual([
       404,
       'not_found',

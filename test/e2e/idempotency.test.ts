@@ -8,7 +8,7 @@ import { ID_EPOCH_MS } from '../../lambda/domain/pet-id';
 import { createDocumentClient } from '../../lambda/store/dynamodb-client';
 import { IdempotencyRepository } from '../../lambda/store/idempotency-repository';
 import { LOCAL_TABLE_NAMES } from '../../local/local-tables';
-import { fakeClock } from '../support/fake-clock';
+import { clockInADayOfItsOwn } from '../support/fake-clock';
 import { rawRequest } from '../support/raw-http';
 import { expectError, startTestApi, type TestApi } from '../support/test-api';
 
@@ -20,8 +20,8 @@ import { expectError, startTestApi, type TestApi } from '../support/test-api';
 
 let t: TestApi;
 let keys: IdempotencyRepository;
-let clock: ReturnType<typeof fakeClock>;
-let day = 0;
+// Each test in a UTC day of its own: no rate-limit window is shared.
+const { clock } = clockInADayOfItsOwn(Date.UTC(2029, 0, 1));
 
 beforeAll(async () => {
   t = await startTestApi();
@@ -31,12 +31,6 @@ beforeAll(async () => {
   );
 });
 afterAll(() => t.close());
-beforeEach(() => {
-  // Each test in a UTC day of its own: no rate-limit window is shared.
-  day += 1;
-  clock = fakeClock(Date.UTC(2029, 0, 1) + day * 86_400_000 + 10_000);
-});
-afterEach(() => clock.restore());
 
 const create = (apiKey: string, body: unknown, idempotencyKey?: string) =>
   t.request('/pets', {
@@ -64,7 +58,7 @@ describe('Idempotency-Key on POST /pets', () => {
     expect(first.headers.get('idempotent-replayed')).toBeNull();
     const pet = (await first.json()) as Pet;
 
-    clock.advance(60_000);
+    clock().advance(60_000);
     // The same body with its fields in another order is the same request.
     const retry = await create(apiKey, { categoryId: 1, name: 'Rex' }, '"order-1"');
     expect(retry.status).toBe(201);
@@ -153,7 +147,7 @@ describe('Idempotency-Key on POST /pets', () => {
   it('answers 409 with Retry-After while another request holds the key, then creates once it gives up', async () => {
     const { apiKey, record } = await t.issueKey('pro');
     const body = { name: 'Busy', categoryId: 1 };
-    const nowMs = clock.now();
+    const nowMs = clock().now();
     // Another request holds the key: it reserved it 3 s ago and has not finished.
     const reservedAtMs = nowMs - 3_000;
     const outcome = await keys.reserve(
@@ -179,7 +173,7 @@ describe('Idempotency-Key on POST /pets', () => {
     expect(await petsOf(apiKey)).toEqual([]);
 
     // Its lease passes (it died): the retry takes over and creates the reserved pet, once.
-    clock.advance(IDEMPOTENCY_LEASE_MS);
+    clock().advance(IDEMPOTENCY_LEASE_MS);
     const retry = await create(apiKey, body, 'busy-key');
     expect(retry.status).toBe(201);
     const pet = (await retry.json()) as Pet;
@@ -193,7 +187,7 @@ describe('Idempotency-Key on POST /pets', () => {
     const { apiKey } = await t.issueKey('pro');
     const body = { name: 'Daily', categoryId: 1 };
     const first = (await (await create(apiKey, body, '"daily"')).json()) as Pet;
-    clock.advance(24 * 3_600_000 + 1_000);
+    clock().advance(24 * 3_600_000 + 1_000);
     const later = await create(apiKey, body, '"daily"');
     expect(later.status).toBe(201);
     expect(later.headers.get('idempotent-replayed')).toBeNull();

@@ -138,16 +138,17 @@ describe('isolation between projects', () => {
 });
 
 describe('limits per project', () => {
-  it('gives two keys of one Free project together exactly 60 admissions in a minute', async () => {
+  const free = PLANS.free.limits.perMinute;
+  it(`gives two keys of one Free project together exactly ${free} admissions in a minute`, async () => {
     const project = await t.createProject('free');
     const first = (await t.issueKey({ project: project.name })).apiKey;
     const second = (await t.issueKey({ project: project.name })).apiKey;
     const statuses: number[] = [];
-    for (let index = 0; index < 70; index++) {
+    for (let index = 0; index < free + 10; index++) {
       statuses.push((await call('/pets?limit=1', { apiKey: index % 2 === 0 ? first : second })).status);
     }
-    expect(statuses.filter((status) => status === 200)).toHaveLength(PLANS.free.limits.perMinute);
-    expect(statuses.slice(PLANS.free.limits.perMinute).every((status) => status === 429)).toBe(true);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(free);
+    expect(statuses.slice(free).every((status) => status === 429)).toBe(true);
   });
 
   it("leaves a project's counters untouched by another project's traffic", async () => {

@@ -12,6 +12,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
+const FREE = PLANS.free.limits;
+
 const list = (apiKey?: string) => t.request('/pets?limit=1', apiKey ? { apiKey } : {});
 
 async function spend(apiKey: string, count: number) {
@@ -33,35 +35,42 @@ function expectRateHeaders(response: Response, limit: number) {
 }
 
 describe('per-minute and per-day limits', () => {
-  it('Free: the 61st request of a minute gets 429 with Retry-After to the end of the minute; the next minute admits', async () => {
+  it(`Free: request ${FREE.perMinute + 1} of a minute gets 429 with Retry-After to the end of the minute; the next minute admits`, async () => {
     const { apiKey } = await t.issueKey('free');
-    await spend(apiKey, 59);
+    await spend(apiKey, FREE.perMinute - 1);
     const last = await list(apiKey);
     expect(last.status).toBe(200);
     expect(last.headers.get('x-ratelimit-remaining')).toBe('0');
     const refused = await list(apiKey);
     const error = await expectError(refused, 429, 'rate_limited');
-    expect(error.message).toMatch(/60 requests per minute for project t-[0-9a-f]+ \(free plan\)/);
+    expect(error.message).toMatch(
+      new RegExp(`${FREE.perMinute} requests per minute for project t-[0-9a-f]+ \\(free plan\\)`),
+    );
     expect(refused.headers.get('retry-after')).toBe('50');
     expect(refused.headers.get('x-ratelimit-remaining')).toBe('0');
     expect(refused.headers.get('x-ratelimit-reset')).toBe(String((dayStart() + 60_000) / 1000));
     clock().set(dayStart() + 60_000);
     const next = await list(apiKey);
     expect(next.status).toBe(200);
-    expect(next.headers.get('x-ratelimit-remaining')).toBe('59');
+    expect(next.headers.get('x-ratelimit-remaining')).toBe(String(FREE.perMinute - 1));
   });
 
-  it('Free: the 1,001st request of a day is refused even when spread over minutes, until midnight UTC', async () => {
+  it(`Free: request ${FREE.perDay + 1} of a day is refused even when spread over minutes, until midnight UTC`, async () => {
     const { apiKey } = await t.issueKey('free');
-    for (let minute = 0; minute < 20; minute++) {
+    let minute = 0;
+    for (let spent = 0; spent < FREE.perDay; minute++) {
       clock().set(dayStart() + minute * 60_000);
-      await spend(apiKey, 50);
+      const count = Math.min(FREE.perMinute, FREE.perDay - spent);
+      await spend(apiKey, count);
+      spent += count;
     }
-    clock().set(dayStart() + 20 * 60_000 + 30_000);
+    clock().set(dayStart() + minute * 60_000 + 30_000);
     const refused = await list(apiKey);
-    expect((await expectError(refused, 429, 'rate_limited')).message).toMatch(/1000 requests per day/);
-    expect(refused.headers.get('x-ratelimit-limit')).toBe('1000');
-    expect(refused.headers.get('retry-after')).toBe(String((86_400_000 - 20 * 60_000 - 30_000) / 1000));
+    expect((await expectError(refused, 429, 'rate_limited')).message).toMatch(
+      `${FREE.perDay} requests per day`,
+    );
+    expect(refused.headers.get('x-ratelimit-limit')).toBe(String(FREE.perDay));
+    expect(refused.headers.get('retry-after')).toBe(String((86_400_000 - minute * 60_000 - 30_000) / 1000));
     clock().set(dayStart() + 86_400_000);
     expect((await list(apiKey)).status).toBe(200);
   }, 60_000);
@@ -89,10 +98,11 @@ describe('per-minute and per-day limits', () => {
 
   it('N concurrent requests on a key with M remaining admit exactly M', async () => {
     const { apiKey } = await t.issueKey('free');
-    await spend(apiKey, 45);
+    const remaining = 15;
+    await spend(apiKey, FREE.perMinute - remaining);
     const statuses = await Promise.all(Array.from({ length: 40 }, () => list(apiKey).then((r) => r.status)));
-    expect(statuses.filter((status) => status === 200)).toHaveLength(15);
-    expect(statuses.filter((status) => status === 429)).toHaveLength(25);
+    expect(statuses.filter((status) => status === 200)).toHaveLength(remaining);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(40 - remaining);
   });
 });
 
@@ -148,8 +158,13 @@ describe('headers on every response the service produces', () => {
   it('the IETF fields describe both windows of the plan', async () => {
     const { apiKey } = await t.issueKey('business');
     const response = await list(apiKey);
-    expect(response.headers.get('ratelimit-policy')).toBe('"minute";q=1000;w=60, "day";q=100000;w=86400');
-    expect(response.headers.get('ratelimit')).toBe('"minute";r=999;t=50, "day";r=99999;t=86390');
+    const { perMinute, perDay } = PLANS.business.limits;
+    expect(response.headers.get('ratelimit-policy')).toBe(
+      `"minute";q=${perMinute};w=60, "day";q=${perDay};w=86400`,
+    );
+    expect(response.headers.get('ratelimit')).toBe(
+      `"minute";r=${perMinute - 1};t=50, "day";r=${perDay - 1};t=86390`,
+    );
   });
 });
 
@@ -183,7 +198,7 @@ describe('callers without a valid key', () => {
 describe('bans', () => {
   it('a key that keeps calling while limited is banned for a growing time, with a distinct code, and the ban lifts by itself', async () => {
     const { apiKey } = await t.issueKey('free');
-    await spend(apiKey, 60);
+    await spend(apiKey, FREE.perMinute);
     for (let index = 1; index < 10; index++) await expectError(await list(apiKey), 429, 'rate_limited');
     const banned = await list(apiKey);
     await expectError(banned, 429, 'temporarily_banned');
@@ -196,7 +211,7 @@ describe('bans', () => {
 
     clock().set(dayStart() + 10_000 + banDuration(1) + 1_000);
     expect((await list(apiKey)).status).toBe(200);
-    await spend(apiKey, 59);
+    await spend(apiKey, FREE.perMinute - 1);
     for (let index = 1; index < 10; index++) await expectError(await list(apiKey), 429, 'rate_limited');
     const again = await list(apiKey);
     await expectError(again, 429, 'temporarily_banned');

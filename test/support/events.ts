@@ -1,5 +1,6 @@
 import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
 import { type Principal, toAuthorizerContext } from '../../lambda/api/principal';
+import { PLANS } from '../../lambda/domain/plans';
 
 /** The caller of a proxy event unless a test names another: a key of a Free project. */
 export const TEST_PRINCIPAL: Principal = {
@@ -7,7 +8,7 @@ export const TEST_PRINCIPAL: Principal = {
   keyId: 'abcdefghijklmnop',
   project: 'acme',
   plan: 'free',
-  limits: { perMinute: 60, perDay: 1_000 },
+  limits: PLANS.free.limits,
 };
 
 /** A REST API proxy event as API Gateway sends it through the execute-api endpoint of the `production` stage. */

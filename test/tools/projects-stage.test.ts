@@ -6,7 +6,7 @@ import {
 } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import type { PlanLimits, PlanName } from '../../lambda/domain/plans';
+import { type PlanLimits, type PlanName, PLANS } from '../../lambda/domain/plans';
 import { parseConsoleToken, type ProjectRecord } from '../../lambda/domain/project';
 import { CustomDomainRepository } from '../../lambda/store/custom-domain-repository';
 import { ProjectRepository } from '../../lambda/store/project-repository';
@@ -197,7 +197,7 @@ describe('projects set-plan --stage', () => {
       name: before.name,
       plan: 'business',
       previousPlan: 'free',
-      limits: { perMinute: 1000, perDay: 100_000 },
+      limits: PLANS.business.limits,
     });
     const after = await projects.get(before.name);
     expect(after?.plan).toBe('business');

@@ -96,7 +96,10 @@ describe('projects create', () => {
   it('defaults to free and prints the token once in text mode', async () => {
     const name = fresh();
     const lines = await projectsTool('create', name);
-    expect(lines.join('\n')).toMatch(`Created project ${name} on plan free (60 per minute, 1000 per day).`);
+    const { perMinute, perDay } = PLANS.free.limits;
+    expect(lines.join('\n')).toContain(
+      `Created project ${name} on plan free (${perMinute} per minute, ${perDay} per day).`,
+    );
     expect(lines.join('\n').match(/pct_[A-Za-z0-9_-]+/g)).toHaveLength(1);
     expect((await projects.get(name))?.plan).toBe('free');
   });
@@ -124,11 +127,11 @@ describe('projects create', () => {
   it.each([
     [
       ['--per-minute', String(ceiling.perMinute + 1), '--per-day', '1000000'],
-      /Per-minute must be a whole number from 1 to 5000/,
+      new RegExp(`Per-minute must be a whole number from 1 to ${ceiling.perMinute}\\b`),
     ],
     [
       ['--per-minute', '100', '--per-day', String(ceiling.perDay + 1)],
-      /Per-day must be .* to 5000000 \(the enterprise ceiling\)/,
+      new RegExp(`Per-day must be .* to ${ceiling.perDay} \\(the enterprise ceiling\\)`),
     ],
     [['--per-minute', '100'], /needs its agreed numbers: give both per-minute and per-day/],
     [[], /needs its agreed numbers/],
@@ -364,8 +367,9 @@ describe('projects set-plan', () => {
     expect(await projects.get(name)).toEqual(
       expect.objectContaining({ plan: 'enterprise', agreedLimits: { perMinute: 4000, perDay: 4_000_000 } }),
     );
-    expect((await projectsTool('set-plan', name, 'pro')).join('\n')).toMatch(
-      `Moved project ${name} from plan enterprise to plan pro (300 per minute, 10000 per day)`,
+    const { perMinute, perDay } = PLANS.pro.limits;
+    expect((await projectsTool('set-plan', name, 'pro')).join('\n')).toContain(
+      `Moved project ${name} from plan enterprise to plan pro (${perMinute} per minute, ${perDay} per day)`,
     );
     const record = await projects.get(name);
     expect(record?.plan).toBe('pro');
@@ -375,11 +379,22 @@ describe('projects set-plan', () => {
   it('refuses enterprise numbers over the ceiling and keeps the plan', async () => {
     const name = fresh('up');
     await projectsTool('create', name, '--plan', 'pro');
+    const { ceiling } = PLANS.enterprise;
     const error = await failure(
-      projectsTool('set-plan', name, 'enterprise', '--per-minute', '5001', '--per-day', '6000000'),
+      projectsTool(
+        'set-plan',
+        name,
+        'enterprise',
+        '--per-minute',
+        String(ceiling.perMinute + 1),
+        '--per-day',
+        String(ceiling.perDay + 1),
+      ),
     );
     expect(error).toBeInstanceOf(UsageError);
-    expect(error.message).toMatch(/Per-minute must be .*5000.*Per-day must be .*5000000/);
+    expect(error.message).toMatch(
+      new RegExp(`Per-minute must be .*${ceiling.perMinute}\\b.*Per-day must be .*${ceiling.perDay}\\b`),
+    );
     expect((await projects.get(name))?.plan).toBe('pro');
   });
 
@@ -538,6 +553,7 @@ describe('projects migrate, on data written the old way', () => {
   }
 
   it('creates legacy on the highest plan, moves every key and pet into it; a second run does nothing', async () => {
+    const { ceiling } = PLANS.enterprise;
     const keyIds = [
       await putOldKey('free'),
       await putOldKey('enterprise:example-corp'),
@@ -550,14 +566,12 @@ describe('projects migrate, on data written the old way', () => {
     const lines = await run('migrate');
     expect(lines[0]).toBe(
       'Upgrade to projects: moved 4 API keys and 3 pets from before projects into project legacy ' +
-        '(plan enterprise: 5000 per minute, 5000000 per day). Project legacy was created for them.',
+        `(plan enterprise: ${ceiling.perMinute} per minute, ${ceiling.perDay} per day). Project legacy was created for them.`,
     );
     expect(lines[1]).toMatch(/^Console token of project legacy \(shown once, store it now\): pct_legacy_/);
 
     const legacy = await new ProjectRepository(old.documents, LOCAL_TABLE_NAMES.projects).get('legacy');
-    expect(legacy).toEqual(
-      expect.objectContaining({ plan: 'enterprise', agreedLimits: { perMinute: 5000, perDay: 5_000_000 } }),
-    );
+    expect(legacy).toEqual(expect.objectContaining({ plan: 'enterprise', agreedLimits: ceiling }));
     for (const keyId of keyIds) {
       const { Item } = await old.documents.send(
         new GetCommand({ TableName: LOCAL_TABLE_NAMES.apiKeys, Key: { keyId } }),

@@ -72,7 +72,11 @@ describe('CORS_EXPOSED_HEADERS', () => {
       admitted: false,
       reason: 'minute',
       limits: PLANS.free.limits,
-      state: { minute: windowsAt(now).minute, minuteCount: 60, dayCount: 60 },
+      state: {
+        minute: windowsAt(now).minute,
+        minuteCount: PLANS.free.limits.perMinute,
+        dayCount: PLANS.free.limits.perMinute,
+      },
       nowMs: now,
       retryAtMs: windowsAt(now).minuteResetMs,
     });

@@ -1,15 +1,16 @@
 import { rateLimitHeaders } from '../../../lambda/api/rate-limit';
-import { PLANS } from '../../../lambda/domain/plans';
+import type { PlanLimits } from '../../../lambda/domain/plans';
 import { type Admission, windowsAt } from '../../../lambda/domain/rate-limit';
 
 const NOON = Date.UTC(2026, 10, 22, 12, 0, 15); // 15 s into a minute
-const free = PLANS.free.limits;
+// Limits of the test's own: the headers restate whatever limits the admission carries, whichever plan's.
+const limits: PlanLimits = { perMinute: 60, perDay: 1_000 };
 const minute = windowsAt(NOON).minute;
 
 describe('rateLimitHeaders', () => {
   const admitted = (minuteCount: number, dayCount: number): Admission => ({
     admitted: true,
-    limits: free,
+    limits,
     state: { minute, minuteCount, dayCount },
     nowMs: NOON,
   });
@@ -37,7 +38,7 @@ describe('rateLimitHeaders', () => {
   it('count a minute the caller has not used yet as full', () => {
     const stale: Admission = {
       admitted: true,
-      limits: free,
+      limits,
       state: { minute: minute - 5, minuteCount: 60, dayCount: 70 },
       nowMs: NOON,
     };
@@ -56,7 +57,7 @@ describe('rateLimitHeaders', () => {
     const refused: Admission = {
       admitted: false,
       reason: 'minute',
-      limits: free,
+      limits,
       state: { minute, minuteCount: 60, dayCount: 300 },
       nowMs: NOON,
       retryAtMs: windowsAt(NOON).minuteResetMs,

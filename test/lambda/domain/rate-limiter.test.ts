@@ -1,5 +1,5 @@
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
-import { ANONYMOUS_LIMITS, type PlanLimits, PLANS } from '../../../lambda/domain/plans';
+import { ANONYMOUS_LIMITS, type PlanLimits } from '../../../lambda/domain/plans';
 import type { CounterState } from '../../../lambda/domain/rate-limit';
 import {
   BAN_THRESHOLD,
@@ -12,6 +12,11 @@ import { LOCAL_TABLE_NAMES } from '../../../local/local-tables';
 import { startTestStore, type TestStore } from '../../support/embedded-store';
 
 const START = Date.UTC(2026, 10, 22, 9, 30, 0);
+/**
+ * The limiter counts against whatever limits it is given: these are the test's own, shaped like a
+ * small plan's, so that the counts below stay true whatever the plan table says.
+ */
+const LIMITS: PlanLimits = { perMinute: 60, perDay: 1_000 };
 let store: TestStore;
 let counters: RateLimitStore;
 let now = START;
@@ -40,29 +45,24 @@ beforeEach(() => {
   now = START;
 });
 
-async function admitMany(
-  limiter: RateLimiter,
-  identity: string,
-  count: number,
-  limits: PlanLimits = PLANS.free.limits,
-) {
+async function admitMany(limiter: RateLimiter, identity: string, count: number, limits: PlanLimits = LIMITS) {
   const results = [];
   for (let index = 0; index < count; index++) results.push(await limiter.admit(identity, limits));
   return results;
 }
 
 describe('RateLimiter on the embedded store', () => {
-  it('admits 60 requests of a Free key in a minute and refuses the 61st until the minute ends', async () => {
+  it('admits 60 requests of a caller allowed 60 a minute and refuses the 61st until the minute ends', async () => {
     const limiter = new RateLimiter(counters, clock);
     const identity = nextCaller();
     const results = await admitMany(limiter, identity, 61);
     expect(results.slice(0, 60).every((result) => result.admitted)).toBe(true);
     expect(results[60]).toMatchObject({ admitted: false, reason: 'minute', retryAtMs: START + 60_000 });
     now = START + 60_000;
-    expect((await limiter.admit(identity, PLANS.free.limits)).admitted).toBe(true);
+    expect((await limiter.admit(identity, LIMITS)).admitted).toBe(true);
   });
 
-  it('refuses the 1,001st request of a day even when spread over minutes, until midnight UTC', async () => {
+  it('refuses the 1,001st request of a caller allowed 1,000 a day even when spread over minutes, until midnight UTC', async () => {
     const limiter = new RateLimiter(counters, clock);
     const identity = nextCaller();
     for (let minute = 0; minute < 20; minute++) {
@@ -71,10 +71,10 @@ describe('RateLimiter on the embedded store', () => {
       expect(results.every((result) => result.admitted)).toBe(true);
     }
     now = START + 20 * 60_000;
-    const refused = await limiter.admit(identity, PLANS.free.limits);
+    const refused = await limiter.admit(identity, LIMITS);
     expect(refused).toMatchObject({ admitted: false, reason: 'day', retryAtMs: Date.UTC(2026, 10, 23) });
     now = Date.UTC(2026, 10, 23, 0, 0, 1);
-    expect((await limiter.admit(identity, PLANS.free.limits)).admitted).toBe(true);
+    expect((await limiter.admit(identity, LIMITS)).admitted).toBe(true);
   });
 
   it('admits exactly the remaining M of N concurrent requests, across separate instances', async () => {
@@ -82,7 +82,7 @@ describe('RateLimiter on the embedded store', () => {
     await admitMany(new RateLimiter(counters, clock), identity, 50);
     const instances = [1, 2, 3].map(() => new RateLimiter(counters, clock));
     const results = await Promise.all(
-      Array.from({ length: 30 }, (_, index) => instances[index % 3]?.admit(identity, PLANS.free.limits)),
+      Array.from({ length: 30 }, (_, index) => instances[index % 3]?.admit(identity, LIMITS)),
     );
     expect(results.filter((result) => result?.admitted)).toHaveLength(10);
   });
@@ -93,13 +93,13 @@ describe('RateLimiter on the embedded store', () => {
     const identity = nextCaller();
     await admitMany(limiter, identity, 60);
     expect(calls.writes).toBe(60);
-    await limiter.admit(identity, PLANS.free.limits);
+    await limiter.admit(identity, LIMITS);
     expect(calls.writes).toBe(61);
     await admitMany(limiter, identity, 5);
     expect(calls.writes).toBe(61); // the refusal is remembered until the window ends
     now += 60_000;
     const other = new RateLimiter(wrapped, clock); // an instance that has not seen this minute
-    await other.admit(identity, PLANS.free.limits);
+    await other.admit(identity, LIMITS);
     expect(calls.writes).toBeLessThanOrEqual(63);
     expect(calls.reads).toBe(0); // a failed update returns the counter it found
   });
@@ -109,10 +109,10 @@ describe('RateLimiter on the embedded store', () => {
     await admitMany(new RateLimiter(counters, clock), identity, 3);
     const { calls, wrapped } = counting(counters);
     const fresh = new RateLimiter(wrapped, clock); // guesses a new minute: the counter is already in it
-    const admission = await fresh.admit(identity, PLANS.free.limits);
+    const admission = await fresh.admit(identity, LIMITS);
     expect(admission).toMatchObject({ admitted: true, state: { minuteCount: 4, dayCount: 4 } });
     expect(calls).toEqual({ writes: 2, reads: 0 });
-    await fresh.admit(identity, PLANS.free.limits);
+    await fresh.admit(identity, LIMITS);
     expect(calls).toEqual({ writes: 3, reads: 0 });
   });
 
@@ -121,7 +121,7 @@ describe('RateLimiter on the embedded store', () => {
     await admitMany(new RateLimiter(counters, clock), identity, 60);
     const { calls, wrapped } = counting(counters);
     now += 10_000;
-    const refused = await new RateLimiter(wrapped, clock).admit(identity, PLANS.free.limits);
+    const refused = await new RateLimiter(wrapped, clock).admit(identity, LIMITS);
     expect(refused).toMatchObject({ admitted: false, reason: 'minute', retryAtMs: START + 60_000 });
     expect(calls.reads).toBe(0);
     expect(calls.writes).toBeLessThanOrEqual(2);
@@ -130,14 +130,14 @@ describe('RateLimiter on the embedded store', () => {
   it('recreates a counter that vanished while this instance knew its minute', async () => {
     const identity = nextCaller();
     const limiter = new RateLimiter(counters, clock);
-    await limiter.admit(identity, PLANS.free.limits);
+    await limiter.admit(identity, LIMITS);
     await store.documents.send(
       new DeleteCommand({
         TableName: LOCAL_TABLE_NAMES.rateLimits,
         Key: { counterId: `${identity}#2026-11-22` },
       }),
     );
-    const admission = await limiter.admit(identity, PLANS.free.limits);
+    const admission = await limiter.admit(identity, LIMITS);
     expect(admission).toMatchObject({ admitted: true, state: { minuteCount: 1, dayCount: 1 } });
   });
 
@@ -185,7 +185,7 @@ describe('RateLimiter on the embedded store', () => {
   it("bans only the subject that kept calling, on every instance, while the caller's counts refuse all its subjects", async () => {
     const limiter = new RateLimiter(counters, clock);
     const project = nextCaller();
-    const limits = PLANS.free.limits;
+    const limits = LIMITS;
     await admitMany(limiter, project, limits.perMinute, limits);
     // Refusals are counted per subject: 17 between two keys earn no ban.
     for (let index = 1; index < BAN_THRESHOLD; index++) {
@@ -227,9 +227,9 @@ describe('RateLimiter on the embedded store', () => {
   it('counts a request from an instance whose clock lags a minute boundary into the later minute', async () => {
     const identity = nextCaller();
     now = START + 60_000; // instance A is already in the next minute
-    await new RateLimiter(counters, clock).admit(identity, PLANS.free.limits);
+    await new RateLimiter(counters, clock).admit(identity, LIMITS);
     now = START + 60_000 - 5; // instance B's clock is 5 ms behind
-    const lagging = await new RateLimiter(counters, clock).admit(identity, PLANS.free.limits);
+    const lagging = await new RateLimiter(counters, clock).admit(identity, LIMITS);
     expect(lagging.admitted).toBe(true);
     expect(lagging.state).toMatchObject({ minute: Math.floor((START + 60_000) / 60_000), minuteCount: 2 });
   });

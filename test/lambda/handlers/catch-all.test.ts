@@ -5,14 +5,13 @@ import { API_VERSION_PREFIX, CATCH_ALL, catchAllPaths, methodsByPath } from '../
 import { LOCAL_TABLE_NAMES } from '../../../local/local-tables';
 import { startTestStore, type TestStore } from '../../support/embedded-store';
 import { lambdaContext, proxyEvent } from '../../support/events';
-import { fakeClock } from '../../support/fake-clock';
+import { clockInADayOfItsOwn } from '../../support/fake-clock';
 import type { ApiLambdaHandler as ProxyHandler } from '../../../lambda/middleware/api-handler';
 
 let store: TestStore;
 let handler: ProxyHandler;
-let clock: ReturnType<typeof fakeClock>;
 /** Each test counts in a UTC day of its own, so no two share a rate-limit window. */
-let day = 0;
+clockInADayOfItsOwn(Date.UTC(2028, 0, 1));
 
 beforeAll(async () => {
   store = await startTestStore();
@@ -23,11 +22,6 @@ beforeAll(async () => {
     .handler;
 });
 afterAll(() => store.close());
-beforeEach(() => {
-  day += 1;
-  clock = fakeClock(Date.UTC(2028, 0, 1) + day * 86_400_000 + 10_000);
-});
-afterEach(() => clock.restore());
 
 const anonymous: Principal = { authenticated: false, failure: 'missing_api_key' };
 const pro: Principal = {

@@ -1,6 +1,7 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { MAX_BODY_BYTES } from '../../../lambda/api/limits';
 import { issueApiKey } from '../../../lambda/domain/api-key';
+import { PLANS } from '../../../lambda/domain/plans';
 import { issueConsoleToken, type ProjectRecord } from '../../../lambda/domain/project';
 import { ApiKeyRepository } from '../../../lambda/store/api-key-repository';
 import { ProjectRepository } from '../../../lambda/store/project-repository';
@@ -112,8 +113,8 @@ describe('authorizer handler', () => {
         keyId: issued.record.keyId,
         project: 'authtest',
         plan: 'business',
-        perMinute: '1000',
-        perDay: '100000',
+        perMinute: String(PLANS.business.limits.perMinute),
+        perDay: String(PLANS.business.limits.perDay),
       },
       policyDocument: { Statement: [{ Effect: 'Allow', Action: 'execute-api:Invoke' }] },
     });

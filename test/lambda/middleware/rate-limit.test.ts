@@ -1,4 +1,5 @@
 import { jsonResponse } from '../../../lambda/api/http';
+import { PLANS } from '../../../lambda/domain/plans';
 import type { CounterState } from '../../../lambda/domain/rate-limit';
 import { type CounterStore, RateLimiter } from '../../../lambda/domain/rate-limiter';
 import { apiHandler } from '../../../lambda/middleware/api-handler';
@@ -6,6 +7,8 @@ import { lambdaContext, proxyEvent } from '../../support/events';
 
 const NOW = Date.UTC(2026, 10, 22, 10, 0, 30);
 const MINUTE = Math.floor(NOW / 60_000);
+/** The limits of the proxy events' caller (a key of a Free project). */
+const FREE = PLANS.free.limits;
 
 /** A counter store whose answer the test releases, to see what runs while the count is pending. */
 function gatedStore(state: CounterState | undefined) {
@@ -16,7 +19,7 @@ function gatedStore(state: CounterState | undefined) {
   const store: CounterStore = {
     countInSameMinute: async () => (await gate, state ? { counted: true, state } : { counted: false }),
     countInNewMinute: async () => (await gate, state ? { counted: true, state } : { counted: false }),
-    read: async () => ({ minute: MINUTE, minuteCount: 60, dayCount: 60 }),
+    read: async () => ({ minute: MINUTE, minuteCount: FREE.perMinute, dayCount: FREE.perMinute }),
     ban: async () => undefined,
   };
   return { store, release };
@@ -43,7 +46,7 @@ describe('rate-limit middleware', () => {
     release();
     const response = await pending;
     expect(response.statusCode).toBe(200);
-    expect(response.headers?.['X-RateLimit-Remaining']).toBe('59');
+    expect(response.headers?.['X-RateLimit-Remaining']).toBe(String(FREE.perMinute - 1));
   });
 
   it('lets a write start only once the request is admitted', async () => {

@@ -90,7 +90,7 @@ describe('request log and metrics', () => {
 
   it('count errors by code and 429s by plan', async () => {
     const handler = apiHandler('listPets', async () => jsonResponse(200, []), {
-      limiter: limiterWith(60),
+      limiter: limiterWith(PLANS.free.limits.perMinute),
       clock: Date.now,
     });
     const lines = await linesOf(() => handler(event, lambdaContext));

@@ -18,7 +18,7 @@ import {
   usagePlanName,
 } from '../../../lib/config/usage-plan-names';
 import { floodLimitPerIp } from '../../../lib/constructs/edge-firewall';
-import { UsagePlans, type UsagePlansProps } from '../../../lib/constructs/usage-plans';
+import { gatewayLimits, UsagePlans, type UsagePlansProps } from '../../../lib/constructs/usage-plans';
 import { synthEnvironment, testApp } from '../../support/synth';
 import { authorizerFunctionId, type CfnResource, environmentOf, resourcesOfType } from '../template-queries';
 
@@ -89,12 +89,12 @@ describe.each(ENVIRONMENT_NAMES)('usage plans of %s', (name) => {
     expect(plans.get(usagePlanName(stackName, plan))?.plan.Properties).toMatchObject(expectedLimits(limits));
   });
 
-  test('enterprise is sized from its ceiling, so every agreement within it fits: 5,000 per minute, 5,000,000 per day', () => {
-    expect(PLANS.enterprise.ceiling).toEqual({ perMinute: 5_000, perDay: 5_000_000 });
-    expect(plans.get(usagePlanName(stackName, 'enterprise'))?.plan.Properties).toMatchObject({
-      Throttle: { BurstLimit: 5_000, RateLimit: 167 },
-      Quota: { Limit: 10_000_000, Period: 'DAY' },
-    });
+  test('enterprise is sized from its ceiling, so every agreement within it fits, and the ceiling fits the account', () => {
+    const { ceiling } = PLANS.enterprise;
+    expect(ceiling.perMinute).toBeLessThanOrEqual(ACCOUNT_BURST);
+    expect(plans.get(usagePlanName(stackName, 'enterprise'))?.plan.Properties).toMatchObject(
+      expectedLimits(ceiling),
+    );
   });
 
   test('usage plans are named <stack>-<plan>: no per-agreement plans', () => {
@@ -103,13 +103,6 @@ describe.each(ENVIRONMENT_NAMES)('usage plans of %s', (name) => {
         (plan) => `${stackName}-${plan}`,
       ),
     );
-  });
-
-  test('free is the worked example: burst 120, rate 2 per second, 2,000 per day', () => {
-    expect(plans.get(usagePlanName(stackName, 'free'))?.plan.Properties).toMatchObject({
-      Throttle: { BurstLimit: 120, RateLimit: 2 },
-      Quota: { Limit: 2_000, Period: 'DAY' },
-    });
   });
 
   test('every plan applies to the API stage', () => {
@@ -190,29 +183,59 @@ describe('the anonymous usage identifier', () => {
   });
 });
 
+describe('gatewayLimits', () => {
+  test('the worked example: 60 a minute and 1,000 a day give burst 120, rate 2 per second, 2,000 per day', () => {
+    expect(gatewayLimits({ perMinute: 60, perDay: 1_000 })).toEqual({
+      burstLimit: 120,
+      rateLimit: 2,
+      quotaPerDay: 2_000,
+    });
+  });
+
+  test('rounds the rate up and clamps both to the account throttle', () => {
+    expect(gatewayLimits({ perMinute: 61, perDay: 61 })).toMatchObject({ burstLimit: 122, rateLimit: 3 });
+    expect(gatewayLimits({ perMinute: 5_000, perDay: 1 }, { burstLimit: 4_000, rateLimit: 100 })).toEqual({
+      burstLimit: 4_000,
+      rateLimit: 100,
+      quotaPerDay: 2,
+    });
+  });
+});
+
 describe('the account throttle', () => {
+  const { ceiling } = PLANS.enterprise;
   const plan = (template: Template, name: string) =>
     plansByName(template).get(`AnimalStore-test-${name}`)?.plan.Properties;
 
   test("a doubled burst above the account's burst limit is clamped to it", () => {
-    // enterprise: 2 × 5,000 per minute is above the default account burst of 5,000.
-    expect(plan(plansStack(), 'enterprise')).toMatchObject({ Throttle: { BurstLimit: 5_000 } });
+    // enterprise: twice its ceiling's per-minute is above the default account burst.
+    expect(2 * ceiling.perMinute).toBeGreaterThan(ACCOUNT_BURST);
+    expect(plan(plansStack(), 'enterprise')).toMatchObject({ Throttle: { BurstLimit: ACCOUNT_BURST } });
   });
 
   test('a raised account throttle raises the cap', () => {
     const template = plansStack({ accountThrottle: { burstLimit: 20_000, rateLimit: 20_000 } });
-    expect(plan(template, 'enterprise')).toMatchObject({ Throttle: { BurstLimit: 10_000, RateLimit: 167 } });
+    expect(plan(template, 'enterprise')).toMatchObject({
+      Throttle: { BurstLimit: 2 * ceiling.perMinute, RateLimit: Math.ceil((2 * ceiling.perMinute) / 60) },
+    });
   });
 
   test("a plan whose minute's allowance is above the account burst limit fails synth, naming the plan and the fix", () => {
-    expect(() => plansStack({ accountThrottle: { burstLimit: 1_000, rateLimit: 10_000 } })).toThrow(
-      /Plan "enterprise" allows 5000 requests per minute, more than the account burst limit of 1000.*raise the account-level API Gateway throttle.*raise accountThrottle/,
+    const burstLimit = ceiling.perMinute - 1;
+    expect(() => plansStack({ accountThrottle: { burstLimit, rateLimit: 10_000 } })).toThrow(
+      new RegExp(
+        `Plan "enterprise" allows ${ceiling.perMinute} requests per minute, more than the account burst limit of ${burstLimit}.*raise the account-level API Gateway throttle.*raise accountThrottle`,
+      ),
     );
   });
 
   test('a sustained rate above the account rate limit fails synth', () => {
-    expect(() => plansStack({ accountThrottle: { burstLimit: 10_000, rateLimit: 50 } })).toThrow(
-      /Plan "enterprise" allows 5000 requests per minute, more than the account rate limit of 50/,
+    expect(() =>
+      plansStack({ accountThrottle: { burstLimit: 2 * ceiling.perMinute, rateLimit: 50 } }),
+    ).toThrow(
+      new RegExp(
+        `Plan "enterprise" allows ${ceiling.perMinute} requests per minute, more than the account rate limit of 50`,
+      ),
     );
   });
 });
