@@ -1,5 +1,5 @@
 import { type ConsoleCall, consoleClient } from '../../lambda/api/console-client';
-import { CSRF_HEADER } from '../../lambda/api/console-routes';
+import { CSRF_HEADER } from '../../lambda/api/console-cookies';
 import type { Session } from './contract';
 
 /**

@@ -1,12 +1,8 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import {
-  clearedSessionCookie,
-  type ConsoleRoute,
-  CSRF_HEADER,
-  sessionCookieValues,
-} from '../api/console-routes';
+import { type ConsoleRoute } from '../api/console-routes';
+import { clearedSessionCookie, CSRF_HEADER, sessionCookieValues } from '../api/console-cookies';
 import { ApiError } from '../api/errors';
 import { headerValue, headerValues } from '../api/http';
 import { readQuery } from '../api/query';

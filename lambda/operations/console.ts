@@ -1,6 +1,5 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import {
-  clearedSessionCookie,
   CONFIRM_PARAMETER,
   CONSOLE_API_PREFIX,
   CONSOLE_ROUTES,
@@ -10,8 +9,8 @@ import {
   type ConsoleRoute,
   isConsoleHost,
   matchConsoleRoute,
-  sessionCookie,
 } from '../api/console-routes';
+import { clearedSessionCookie, sessionCookie } from '../api/console-cookies';
 import { toErrorResponse } from '../api/error-response';
 import { ApiError } from '../api/errors';
 import { gatewayError } from '../api/gateway-errors';

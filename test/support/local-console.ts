@@ -5,7 +5,7 @@ import { issueConsoleToken, newUsageId } from '../../lambda/domain/project';
 import { ApiKeyRepository } from '../../lambda/store/api-key-repository';
 import { createDocumentClient } from '../../lambda/store/dynamodb-client';
 import { ProjectRepository } from '../../lambda/store/project-repository';
-import { SESSION_COOKIE_NAME } from '../../lambda/api/console-routes';
+import { SESSION_COOKIE_NAME } from '../../lambda/api/console-cookies';
 import { LOCAL_TABLE_NAMES } from '../../local/local-tables';
 import { type LocalApi, startLocalApi } from '../../local/server';
 import { fakeClock } from './fake-clock';
