@@ -44,8 +44,6 @@ export interface LocalDomainsOptions {
   readonly certificatePatienceMs?: number;
   /** How often `npm start` tries the pending certificates; none when omitted (tests ask through the service). */
   readonly attemptIntervalMs?: number;
-  /** Names the edge reports in use elsewhere (CloudFront's ListDomainConflicts), with where. */
-  readonly inUseElsewhere?: ReadonlyMap<string, string>;
 }
 
 export interface LocalDomains {
@@ -145,11 +143,7 @@ export async function startLocalDomains({
       clock,
       ...(options.certificatePatienceMs === undefined ? {} : { patienceMs: options.certificatePatienceMs }),
     });
-    const tenants = localEdgeTenants({
-      edge,
-      authority,
-      ...(options.inUseElsewhere ? { inUseElsewhere: options.inUseElsewhere } : {}),
-    });
+    const tenants = localEdgeTenants({ edge, authority });
     await giveProjectsTargets(ports.projects);
     await restoreTenants(ports.customDomains, tenants);
     const service = composeCustomDomains(

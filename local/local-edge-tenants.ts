@@ -20,8 +20,6 @@ export interface LocalEdgeTenants extends EdgeTenants {
 export interface LocalEdgeTenantsOptions {
   readonly edge: HttpsEdge;
   readonly authority: LocalCertificateAuthority;
-  /** Names the edge reports in use elsewhere (CloudFront's ListDomainConflicts; none locally). */
-  readonly inUseElsewhere?: ReadonlyMap<string, string>;
 }
 
 const normalize = (name: string) => name.trim().toLowerCase().replace(/\.$/, '');
@@ -45,11 +43,7 @@ function withCertificate(route: EdgeRoute, current: LocalRoute): LocalRoute {
   };
 }
 
-export function localEdgeTenants({
-  edge,
-  authority,
-  inUseElsewhere,
-}: LocalEdgeTenantsOptions): LocalEdgeTenants {
+export function localEdgeTenants({ edge, authority }: LocalEdgeTenantsOptions): LocalEdgeTenants {
   /** A fresh certificate request, its token served by the edge over plain HTTP. */
   const request = (domain: string, route: EdgeRoute) => {
     const status = authority.request(domain);
@@ -114,7 +108,6 @@ export function localEdgeTenants({
     requestOwnCertificate: async (name) => own(`${LOCAL_OWN_CERTIFICATE_PREFIX}${normalize(name)}`),
     ownCertificate: async (arn) => own(arn),
     checkDns: async () => undefined,
-    conflict: async (name) => inUseElsewhere?.get(normalize(name)),
     detach: async (name) => {
       const domain = normalize(name);
       edge.removeRoute(domain);

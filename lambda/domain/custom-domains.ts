@@ -95,10 +95,11 @@ export class CustomDomains {
    * `redirect` adds a 301 to the primary, others are additional. A name another project has,
    * pending or verified, can be claimed too: the first project whose DNS proof holds at verify
    * time owns it. Refused on a plan without custom domains, for a name that is not a domain of
-   * one's own, one the project has already, one in use elsewhere at the edge, and past the cap.
+   * one's own, one the project has already, and past the cap. A name in use elsewhere at the
+   * edge is refused at verify, when its tenant is created (CloudFront's CNAMEAlreadyExists).
    */
   async add(project: ProjectRef, request: { name: string; redirect?: boolean }): Promise<DomainView> {
-    const { edge, platformDomain } = this.options;
+    const { platformDomain } = this.options;
     const plan = PLANS[project.plan];
     if (!plan.customDomains) {
       const paid = PLAN_NAMES.filter((name) => PLANS[name].customDomains).map((name) => PLANS[name].title);
@@ -121,13 +122,6 @@ export class CustomDomains {
       throw new DomainError(
         'domain_role_conflict',
         `Project ${project.name} has no primary domain for ${name} to redirect to: add the primary domain first.`,
-      );
-    }
-    const elsewhere = await edgeCall(() => edge.conflict(name));
-    if (elsewhere !== undefined) {
-      throw new DomainError(
-        'domain_taken',
-        `${name} is in use elsewhere (${elsewhere}): remove it there, then add it here.`,
       );
     }
     await reservePlace(this.options, project.name);

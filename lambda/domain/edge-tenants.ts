@@ -87,8 +87,6 @@ export interface EdgeTenants {
   ownCertificate(arn: string): Promise<OwnCertificate>;
   /** The edge's own DNS check; undefined where the edge has none (local mode). */
   checkDns(domain: string): Promise<EdgeDnsCheck | undefined>;
-  /** Where the domain is in use outside this platform's tenants, in words; undefined when free. */
-  conflict(domain: string): Promise<string | undefined>;
   /** Deletes the domain's tenant (none is fine). */
   detach(domain: string): Promise<void>;
   /** Every domain that has a tenant (to clean up tenants whose domain was removed). */

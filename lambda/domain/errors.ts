@@ -21,7 +21,7 @@ export type DomainErrorKind =
   | 'invalid_domain'
   /** The project's plan has no custom domains. */
   | 'plan_without_custom_domains'
-  /** The name is attached to a project already, or the edge reports it in use elsewhere. */
+  /** The name is attached to a project already, or the edge refuses it as in use elsewhere (at verify). */
   | 'domain_taken'
   /** The project has no such custom domain (another project's is not found either). */
   | 'domain_not_found'

@@ -4,7 +4,6 @@ import {
   DeleteDistributionTenantCommand,
   GetManagedCertificateDetailsCommand,
   ListDistributionTenantsCommand,
-  ListDomainConflictsCommand,
   type ManagedCertificateRequest,
   type Parameter,
   VerifyDnsConfigurationCommand,
@@ -170,49 +169,6 @@ export class CloudFrontEdgeTenants implements EdgeTenants {
         return { valid: false, ...(entry.Reason ? { reason: entry.Reason } : {}) };
       }
       return undefined;
-    });
-  }
-
-  /**
-   * Where CloudFront has the exact name attached outside this platform's tenants (a wildcard
-   * elsewhere does not stop a more specific name here). Alternate domain names are unique in
-   * CloudFront, so a conflict while our own tenant holds the name is that tenant. When
-   * CloudFront cannot check (InvalidArgument: it wants proof of control of the domain first),
-   * there is no verdict, and creating the tenant refuses a name in use instead. That is every custom
-   * domain: CloudFront checks only a domain that the named resource's certificate covers (API
-   * Reference, ListDomainConflicts: "a standard distribution or distribution tenant in your account
-   * that has an attached TLS certificate, which covers the specified domain"), and the edge
-   * distribution's certificate is the platform's. The refusal, CreateDistributionTenant's
-   * CNAMEAlreadyExists, is AWS's documented sign of a name attached elsewhere (CloudFront Developer
-   * Guide, "Move an alternate domain name").
-   */
-  async conflict(name: string): Promise<string | undefined> {
-    const domain = normalize(name);
-    return this.edge(domain, async () => {
-      const exact: string[] = [];
-      let marker: string | undefined;
-      try {
-        do {
-          const page = await this.options.client.send(
-            new ListDomainConflictsCommand({
-              Domain: domain,
-              DomainControlValidationResource: { DistributionId: this.options.distributionId },
-              ...(marker ? { Marker: marker } : {}),
-            }),
-          );
-          for (const conflict of page.DomainConflicts ?? []) {
-            if (sameName(conflict.Domain, domain)) exact.push(conflict.ResourceType ?? 'distribution');
-          }
-          marker = page.NextMarker || undefined;
-        } while (marker);
-      } catch (error) {
-        if (named(error, 'InvalidArgument')) return undefined;
-        throw error;
-      }
-      if (exact.length === 0 || (await this.records.byDomain(domain))) return undefined;
-      return exact.includes('distribution-tenant')
-        ? 'another CloudFront distribution tenant'
-        : 'another CloudFront distribution';
     });
   }
 

@@ -38,15 +38,6 @@ export const EDGE_TENANT_ACTIONS = {
     'cloudfront:VerifyDnsConfiguration',
   ],
   /**
-   * The `distribution` resource type: granted on the edge distribution, which the call names.
-   * ListDomainConflicts with a distribution id (DomainControlValidationResource) needs
-   * cloudfront:GetDistribution on it too, though the adapter never calls GetDistribution:
-   * "For a standard distribution, you must have the cloudfront:GetDistribution and
-   * cloudfront:ListDomainConflicts permissions" (CloudFront Developer Guide, "Find the source
-   * standard distribution or distribution tenant", alternate-domain-names-move-find-source.html).
-   */
-  distribution: ['cloudfront:ListDomainConflicts', 'cloudfront:GetDistribution'],
-  /**
    * No resource type at all: `*` is the only resource it accepts. (ListDistributionTenants, also
    * unscoped, is the stale-tenant sweep's alone: no code the console function reaches lists tenants.)
    */
@@ -229,7 +220,7 @@ export class ConsoleService extends Construct {
     });
     // Counting every call, and reading a project's counter for its usage (GetItem).
     bindRateLimits(fn, tables);
-    this.grantEdgeTenants(props.distributionId);
+    this.grantEdgeTenants();
 
     const integration = new LambdaIntegration(fn, { proxy: true, allowTestInvoke: false });
     const prefix = props.restApi.root.resourceForPath(CONSOLE_API_PREFIX);
@@ -258,10 +249,10 @@ export class ConsoleService extends Construct {
 
   /**
    * CloudFront's tenant actions, each on the narrowest resource IAM allows for it: the tenants
-   * (their ids are CloudFront's, made at run time, so `distribution-tenant/*`), the edge
-   * distribution, and `*` for the one action that takes no resource.
+   * (their ids are CloudFront's, made at run time, so `distribution-tenant/*`), and `*` for the
+   * one action that takes no resource.
    */
-  private grantEdgeTenants(distributionId: string): void {
+  private grantEdgeTenants(): void {
     const stack = Stack.of(this);
     const policy = new Policy(this, 'EdgeTenantsPolicy', {
       roles: [this.consoleFunction.role!],
@@ -269,17 +260,6 @@ export class ConsoleService extends Construct {
         new PolicyStatement({
           actions: [...EDGE_TENANT_ACTIONS.tenant],
           resources: [stack.formatArn(TENANTS)],
-        }),
-        new PolicyStatement({
-          actions: [...EDGE_TENANT_ACTIONS.distribution],
-          resources: [
-            stack.formatArn({
-              service: 'cloudfront',
-              region: '',
-              resource: 'distribution',
-              resourceName: distributionId,
-            }),
-          ],
         }),
         new PolicyStatement({ actions: [...EDGE_TENANT_ACTIONS.unscoped], resources: ['*'] }),
         // An imported domain's own certificate (lambda/store/acm-certificates.ts), in us-east-1:

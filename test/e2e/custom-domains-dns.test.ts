@@ -14,16 +14,13 @@ const SHARED = 'domains.localhost';
 let TARGET: string;
 /** The project's ownership token, the TXT proof's value. */
 let ownership: string;
-const ELSEWHERE = 'used.elsewhere.test';
 
 let t: DomainsTestApi;
 let token: string;
 let projectName: string;
 
 beforeAll(async () => {
-  t = await startDomainsTestApi({
-    inUseElsewhere: new Map([[ELSEWHERE, 'another CloudFront distribution']]),
-  });
+  t = await startDomainsTestApi();
   const project = await t.createProject('business');
   token = project.consoleToken;
   projectName = project.name;
@@ -337,17 +334,5 @@ describe('names the service refuses', () => {
     const refused = await t.console(token, 'POST', '/domains', { name: 'TAKEN.example.test' });
 
     expect(refused).toMatchObject({ status: 409, body: { code: 'domain_taken' } });
-  });
-
-  it('refuses a name the edge reports in use elsewhere', async () => {
-    const refused = await t.console(token, 'POST', '/domains', { name: ELSEWHERE });
-
-    expect(refused).toMatchObject({
-      status: 409,
-      body: {
-        code: 'domain_taken',
-        message: `${ELSEWHERE} is in use elsewhere (another CloudFront distribution): remove it there, then add it here.`,
-      },
-    });
   });
 });

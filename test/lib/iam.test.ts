@@ -10,7 +10,11 @@ import {
   requestsOf,
   unusedGrants,
 } from '../support/function-permissions';
-import { actionDetails, policyFindings } from '../support/iam-reference';
+import {
+  actionDetails,
+  IAM_REFERENCE_ADDITIONS as additions,
+  policyFindings,
+} from '../support/iam-reference';
 import { REPO_ROOT } from '../support/processes';
 import { type FunctionCommands, libDynamodbOperation, sdkCommandsOf } from '../support/sdk-commands';
 import { testApp } from '../support/synth';
@@ -22,7 +26,6 @@ import {
   type StackTemplate,
   type TemplateJson,
 } from '../support/template-policies';
-import additions from './iam-reference-additions.json';
 
 /**
  * The IAM of every stack the app can deploy, in both configurations (default, and production
@@ -105,10 +108,13 @@ describe('every policy the stacks grant, against the Service Authorization Refer
       }[];
     };
     planted.Statement[0]!.Action = ['cloudfront:GetDistributionTenants'];
+    // Statement 1 (CreateDistributionTenant on `*`) becomes an action on distributions, given a tenant's ARN.
+    planted.Statement[1]!.Action = ['cloudfront:GetDistribution'];
     planted.Statement[1]!.Resource = `arn:aws:cloudfront::${SAMPLE_ACCOUNT}:distribution-tenant/*`;
     planted.Statement[2]!.Condition = { StringEquals: { 'cloudfront:ValidationMethod': 'DNS' } };
     expect(await policyFindings(planted as never, 'planted')).toEqual([
       'planted, statement 0: cloudfront:GetDistributionTenants is no action of the Service Authorization Reference',
+      `planted, statement 1: arn:aws:cloudfront::${SAMPLE_ACCOUNT}:distribution-tenant/* is no resource type that cloudfront:GetDistribution accept`,
       expect.stringMatching(
         /^planted, statement 1: cloudfront:GetDistribution accepts none of .*distribution-tenant\/\*/,
       ),
@@ -199,21 +205,25 @@ describe("each function's SDK commands, derived from its bundle, against its rol
     expect(findings).toEqual([]);
   });
 
-  test('finds a missing dependent action: ListDomainConflicts without GetDistribution, planted in a copy of the console role', async () => {
+  test('finds a missing dependent action: one planted in a copy of the further actions, which the console role lacks', async () => {
     const { fn, handler } = functions.find(
       ({ fn: candidate }) => candidate.name === 'AnimalStore-production/Console/Function',
     )!;
-    const withoutGetDistribution = fn.policies.map((policy) => ({
-      ...policy,
-      Statement: policy.Statement.map((statement) => ({
-        ...statement,
-        Action: [statement.Action ?? []].flat().filter((action) => action !== 'cloudfront:GetDistribution'),
-      })),
-    }));
+    // No call the functions make has a dependent action today (neither in the reference nor in
+    // the additions), so the test plants one on a call the console makes: CreateDistributionTenant,
+    // which takes no resource type ('*'), as if it needed GetDistribution on the edge distribution.
+    const planted = [
+      {
+        action: 'cloudfront:CreateDistributionTenant',
+        resourceType: '*',
+        needs: ['cloudfront:GetDistribution'],
+        reference: 'planted by this test',
+      },
+    ];
     expect(await missingPermissions(fn, handler.sent)).toEqual([]);
-    expect(await missingPermissions({ ...fn, policies: withoutGetDistribution }, handler.sent)).toEqual([
+    expect(await missingPermissions(fn, handler.sent, planted)).toEqual([
       expect.stringMatching(
-        /^AnimalStore-production\/Console\/Function: cloudfront:GetDistribution on .*distribution\/E2EDGEDISTRIB1 is not allowed \(needed by cloudfront:ListDomainConflicts\)$/,
+        /^AnimalStore-production\/Console\/Function: cloudfront:GetDistribution on .*distribution\/E2EDGEDISTRIB1 is not allowed \(needed by cloudfront:CreateDistributionTenant\)$/,
       ),
     ]);
   });

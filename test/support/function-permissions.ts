@@ -2,8 +2,11 @@
 // (this module and test/lib/iam.test.ts), never bundled into a function or shipped (doc/operations.md).
 import { runSimulation } from '@cloud-copilot/iam-simulate';
 import { RUNTIME_ENV } from '../../lambda/shared/runtime-env';
-import additions from '../lib/iam-reference-additions.json';
-import { actionDetails } from './iam-reference';
+import {
+  actionDetails,
+  IAM_REFERENCE_ADDITIONS as additions,
+  type IamReferenceAdditions,
+} from './iam-reference';
 import type { SentCommand } from './sdk-commands';
 import { listOf, type PolicyDocument, SAMPLE_ACCOUNT, type StackTemplate } from './template-policies';
 
@@ -128,10 +131,12 @@ async function requestTypes(action: string): Promise<string[]> {
  * test cannot find) come back as findings. A request this configuration cannot make comes back
  * apart (`unconfigured`): its owner requires a variable the function lacks, or its resource is
  * named by one (the authorizer without the edge has no origin secret and no custom domains table).
+ * `further` is what AWS's guides add to the reference (a test plants its own).
  */
 export async function requestsOf(
   fn: DeployedFunction,
   commands: readonly SentCommand[],
+  further: IamReferenceAdditions['furtherActions'] = additions.furtherActions,
 ): Promise<{ requests: CodeRequest[]; findings: string[]; unconfigured: string[] }> {
   const requests: CodeRequest[] = [];
   const findings: string[] = [];
@@ -167,7 +172,7 @@ export async function requestsOf(
         ...details.resourceTypes
           .filter((entry) => entry.name === type)
           .flatMap((entry) => entry.dependentActions),
-        ...additions.furtherActions
+        ...further
           .filter((entry) => entry.action === action && entry.resourceType === type)
           .flatMap((entry) => entry.needs),
       ]);
@@ -226,8 +231,9 @@ export async function allows(
 export async function missingPermissions(
   fn: DeployedFunction,
   commands: readonly SentCommand[],
+  further?: IamReferenceAdditions['furtherActions'],
 ): Promise<string[]> {
-  const { requests, findings } = await requestsOf(fn, commands);
+  const { requests, findings } = await requestsOf(fn, commands, further);
   for (const request of requests) {
     const verdicts = await Promise.all(request.anyOf.map((resource) => allows(fn, request.action, resource)));
     const errors = verdicts.filter((verdict): verdict is string => typeof verdict === 'string');

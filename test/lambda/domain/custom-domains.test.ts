@@ -83,9 +83,6 @@ class RecordingEdge implements EdgeTenants {
     this.call(`checkDns ${domain}`);
     return this.dnsCheck;
   }
-  async conflict() {
-    return undefined;
-  }
   async detach(domain: string) {
     this.call(`detach ${domain}`);
     this.routes.delete(domain);

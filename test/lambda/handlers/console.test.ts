@@ -3,6 +3,7 @@ import type * as CloudFrontSdk from '@aws-sdk/client-cloudfront';
 import { type AwsStub, mockClient } from 'aws-sdk-client-mock';
 import { issueConsoleToken, newUsageId } from '../../../lambda/domain/project';
 import { RUNTIME_ENV } from '../../../lambda/shared/runtime-env';
+import { CustomDomainRepository } from '../../../lambda/store/custom-domain-repository';
 import { ProjectRepository } from '../../../lambda/store/project-repository';
 import { LOCAL_TABLE_NAMES } from '../../../local/local-tables';
 import { startTestStore, type TestStore } from '../../support/embedded-store';
@@ -34,6 +35,7 @@ const CONSOLE_ENV = {
 let store: TestStore;
 let handler: ProxyHandler | undefined;
 let token: string;
+let projectName: string;
 const saved = Object.fromEntries(Object.keys(CONSOLE_ENV).map((name) => [name, process.env[name]]));
 
 beforeAll(async () => {
@@ -50,6 +52,7 @@ beforeAll(async () => {
     usageId: newUsageId(),
   });
   token = issued.token;
+  projectName = name;
   Object.assign(process.env, CONSOLE_ENV);
   [handler] = loadHandlers<ProxyHandler>(['console'], store.store.endpoint, () => {
     sdk = require('@aws-sdk/client-cloudfront') as typeof CloudFrontSdk;
@@ -114,14 +117,11 @@ describe('the console function, composed for AWS', () => {
     expect(JSON.parse(result.body)).toEqual({ domains: [] });
   });
 
-  it('adds a domain after asking CloudFront about it, on the distribution the stack names', async () => {
-    cloudfront.on(sdk.ListDomainConflictsCommand).resolves({ DomainConflicts: [] });
+  it('adds a domain without asking CloudFront (a name in use elsewhere is refused at verify, when its tenant is created)', async () => {
     const result = await request('POST', '/console/api/domains', { name: 'Shop.Example.com' });
     expect(result.statusCode).toBe(201);
     expect(JSON.parse(result.body)).toMatchObject({ name: 'shop.example.com', state: 'pending-dns' });
-    expect(cloudfront.commandCalls(sdk.ListDomainConflictsCommand).map((call) => call.args[0].input)).toEqual(
-      [{ Domain: 'shop.example.com', DomainControlValidationResource: { DistributionId: DISTRIBUTION_ID } }],
-    );
+    expect(cloudfront.calls()).toHaveLength(0);
     const listed = JSON.parse((await request('GET', '/console/api/domains')).body) as {
       domains: { name: string }[];
     };
@@ -132,30 +132,41 @@ describe('the console function, composed for AWS', () => {
     ['yes', 'a string'],
     [1, 'a number'],
     [null, 'null'],
-  ])(
-    'refuses a redirect of %j by its schema, 400 invalid_body, before asking CloudFront',
-    async (redirect, kind) => {
-      const result = await request('POST', '/console/api/domains', { name: 'flag.example.com', redirect });
-      expect(result.statusCode).toBe(400);
-      expect(JSON.parse(result.body)).toEqual({
-        code: 'invalid_body',
-        message: `Invalid request body: redirect must be true or false, not ${kind}.`,
-        status: 400,
-      });
-      expect(cloudfront.commandCalls(sdk.ListDomainConflictsCommand)).toHaveLength(0);
-    },
-  );
+  ])('refuses a redirect of %j by its schema, 400 invalid_body', async (redirect, kind) => {
+    const result = await request('POST', '/console/api/domains', { name: 'flag.example.com', redirect });
+    expect(result.statusCode).toBe(400);
+    expect(JSON.parse(result.body)).toEqual({
+      code: 'invalid_body',
+      message: `Invalid request body: redirect must be true or false, not ${kind}.`,
+      status: 400,
+    });
+  });
 
   it('answers 503 in the Error shape when CloudFront is throttling, naming no exception', async () => {
-    cloudfront.on(sdk.ListDomainConflictsCommand).rejects(
+    // An attached domain whose certificate is pending: listing asks CloudFront for its tenant.
+    const since = new Date().toISOString();
+    const domains = new CustomDomainRepository(store.documents, LOCAL_TABLE_NAMES.customDomains);
+    await domains.create({
+      name: 'pending.example.com',
+      project: projectName,
+      role: 'additional',
+      state: 'certificate-pending',
+      since,
+      addedAt: since,
+      attached: true,
+      certificate: 'pending',
+      version: 1,
+    });
+    cloudfront.on(sdk.GetDistributionTenantByDomainCommand).rejects(
       Object.assign(new Error('Rate exceeded'), {
         name: 'Throttling',
         $fault: 'client',
         $metadata: { httpStatusCode: 400 },
       }),
     );
-    const result = await request('POST', '/console/api/domains', { name: 'other.example.com' });
-    expect(cloudfront.commandCalls(sdk.ListDomainConflictsCommand)).toHaveLength(1);
+    const result = await request('GET', '/console/api/domains');
+    await domains.delete('pending.example.com', projectName);
+    expect(cloudfront.commandCalls(sdk.GetDistributionTenantByDomainCommand)).toHaveLength(1);
     expect(result.statusCode).toBe(503);
     const body = JSON.parse(result.body) as { code: string; message: string; status: number };
     expect(body).toMatchObject({ code: 'service_unavailable', status: 503 });

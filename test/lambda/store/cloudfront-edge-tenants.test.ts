@@ -4,7 +4,6 @@ import {
   CNAMEAlreadyExists,
   CreateDistributionTenantCommand,
   DeleteDistributionTenantCommand,
-  type DistributionResourceType,
   type DistributionTenant,
   type DistributionTenantSummary,
   type DnsConfigurationStatus,
@@ -13,9 +12,7 @@ import {
   GetDistributionTenantCommand,
   GetManagedCertificateDetailsCommand,
   type GetManagedCertificateDetailsResult,
-  InvalidArgument,
   ListDistributionTenantsCommand,
-  ListDomainConflictsCommand,
   AccessDenied,
   type ManagedCertificateStatus,
   PreconditionFailed,
@@ -200,6 +197,25 @@ describe('attach: the domain gets its tenant and managed certificate', () => {
     expect((refusal as Error).message).not.toMatch(DEVELOPER_NOISE);
     expect(inputs(UpdateDistributionTenantCommand)).toEqual([]);
   });
+
+  it('refuses a name a standard distribution has elsewhere (no tenant of it anywhere): CNAMEAlreadyExists is domain_taken', async () => {
+    cloudfront.on(GetDistributionTenantByDomainCommand).rejects(notFound());
+    cloudfront.on(CreateDistributionTenantCommand).rejects(
+      new CNAMEAlreadyExists({
+        message: 'One or more of the CNAMEs you provided are already associated with a different resource.',
+        ...meta(409),
+      }),
+    );
+    const refusal = await edge()
+      .attach(DOMAIN, { project: 'acme', role: 'serve' })
+      .catch((error: unknown) => error);
+    expect(refusal).toBeInstanceOf(DomainError);
+    expect(refusal).toMatchObject({
+      kind: 'domain_taken',
+      message: `${DOMAIN} is in use elsewhere (another CloudFront distribution): remove it there, then verify it here again.`,
+    });
+    expect(inputs(CreateDistributionTenantCommand)).toMatchObject([{ Domains: [{ Domain: DOMAIN }] }]);
+  });
 });
 
 describe('reroute: a new primary or a domain made a redirect, same tenant and certificate', () => {
@@ -300,58 +316,6 @@ describe("checkDns: CloudFront's VerifyDnsConfiguration", () => {
     cloudfront.on(GetDistributionTenantByDomainCommand).rejects(notFound());
     expect(await edge().checkDns(DOMAIN)).toBeUndefined();
     expect(inputs(VerifyDnsConfigurationCommand)).toEqual([]);
-  });
-});
-
-describe("conflict: CloudFront's ListDomainConflicts", () => {
-  const conflict = (Domain: string, ResourceType: DistributionResourceType = 'distribution-tenant') => ({
-    Domain,
-    ResourceType,
-    ResourceId: '***************ohWzv1b9It8J1AB',
-    AccountId: '111122223333',
-  });
-
-  it('reports the exact name in use elsewhere, without another account id, and checks against the edge distribution', async () => {
-    cloudfront.on(ListDomainConflictsCommand).resolves({ DomainConflicts: [conflict(DOMAIN)] });
-    cloudfront.on(GetDistributionTenantByDomainCommand).rejects(notFound());
-    const where = await edge().conflict(DOMAIN);
-    expect(where).toBe('another CloudFront distribution tenant');
-    expect(where).not.toContain('111122223333');
-    expect(inputs(ListDomainConflictsCommand)).toEqual([
-      { Domain: DOMAIN, DomainControlValidationResource: { DistributionId: DISTRIBUTION_ID } },
-    ]);
-  });
-
-  it('follows NextMarker to the last page', async () => {
-    cloudfront
-      .on(ListDomainConflictsCommand)
-      .resolvesOnce({ DomainConflicts: [conflict('*.example.com', 'distribution')], NextMarker: 'page-2' })
-      .resolvesOnce({ DomainConflicts: [conflict(DOMAIN, 'distribution')] });
-    cloudfront.on(GetDistributionTenantByDomainCommand).rejects(notFound());
-    expect(await edge().conflict(DOMAIN)).toBe('another CloudFront distribution');
-    expect(inputs(ListDomainConflictsCommand)[1]).toMatchObject({ Marker: 'page-2' });
-  });
-
-  it('a wildcard elsewhere is no conflict: a more specific name may be attached here', async () => {
-    cloudfront.on(ListDomainConflictsCommand).resolves({ DomainConflicts: [conflict('*.example.com')] });
-    expect(await edge().conflict(DOMAIN)).toBeUndefined();
-  });
-
-  it("the platform's own tenant of the name is no conflict", async () => {
-    cloudfront.on(ListDomainConflictsCommand).resolves({ DomainConflicts: [conflict(DOMAIN)] });
-    existing();
-    expect(await edge().conflict(DOMAIN)).toBeUndefined();
-  });
-
-  it('none at all is undefined, and so is a check CloudFront cannot make (InvalidArgument)', async () => {
-    cloudfront.on(ListDomainConflictsCommand).resolvesOnce({ DomainConflicts: [] });
-    expect(await edge().conflict(DOMAIN)).toBeUndefined();
-    cloudfront
-      .on(ListDomainConflictsCommand)
-      .rejects(
-        new InvalidArgument({ message: 'The domain is not covered by a valid certificate.', ...meta(400) }),
-      );
-    expect(await edge().conflict(DOMAIN)).toBeUndefined();
   });
 });
 

@@ -206,44 +206,17 @@ describe('least privilege', () => {
     const cloudfront = granted.filter((grant) =>
       grant.actions.every((action) => action.startsWith('cloudfront:')),
     );
-    const distributionId = { Ref: ssmParameterId(template, EDGE_PARAMETERS.distributionId) };
     expect(cloudfront).toEqual([
       { actions: [...EDGE_TENANT_ACTIONS.tenant].sort(), resource: cloudFrontArn('distribution-tenant/*') },
-      {
-        // GetDistribution: what ListDomainConflicts needs on the distribution it names (CloudFront
-        // Developer Guide, "Find the source standard distribution or distribution tenant").
-        actions: ['cloudfront:GetDistribution', 'cloudfront:ListDomainConflicts'],
-        resource: {
-          'Fn::Join': [
-            '',
-            [
-              'arn:',
-              { Ref: 'AWS::Partition' },
-              ':cloudfront::',
-              { Ref: 'AWS::AccountId' },
-              ':distribution/',
-              distributionId,
-            ],
-          ],
-        },
-      },
       { actions: ['cloudfront:CreateDistributionTenant'], resource: '*' },
     ]);
-    expect(
-      [
-        ...EDGE_TENANT_ACTIONS.tenant,
-        ...EDGE_TENANT_ACTIONS.distribution,
-        ...EDGE_TENANT_ACTIONS.unscoped,
-      ].sort(),
-    ).toEqual(
+    expect([...EDGE_TENANT_ACTIONS.tenant, ...EDGE_TENANT_ACTIONS.unscoped].sort()).toEqual(
       [
         'cloudfront:CreateDistributionTenant',
         'cloudfront:DeleteDistributionTenant',
-        'cloudfront:GetDistribution',
         'cloudfront:GetDistributionTenant',
         'cloudfront:GetDistributionTenantByDomain',
         'cloudfront:GetManagedCertificateDetails',
-        'cloudfront:ListDomainConflicts',
         'cloudfront:UpdateDistributionTenant',
         'cloudfront:VerifyDnsConfiguration',
       ].sort(),
@@ -288,7 +261,7 @@ describe('least privilege', () => {
     // The DynamoDB and CloudFront grants above (merged where their actions are the same), the two
     // of ACM, and GetSecretValue on the origin secret (test/lib/edge-origin-trust.test.ts).
     const others = granted.filter((grant) => !grant.actions.includes('secretsmanager:GetSecretValue'));
-    expect(others).toHaveLength(10);
+    expect(others).toHaveLength(9);
   });
 
   test('no other function may touch the custom domains table or CloudFront (the authorizer and the scheduled stale-tenant sweep only read a domain)', () => {
