@@ -155,7 +155,7 @@ export const CONSOLE_ERROR_CATALOGUE = {
   domain_taken: {
     status: 409,
     description:
-      'The project has this domain already, or the edge reports it in use outside the platform. (A name another project has can be claimed: the first project whose DNS proof holds owns it.)',
+      'The project has this domain already, or, at verify, the edge refuses it as in use outside the platform. (A name another project has can be claimed: the first project whose DNS proof holds owns it.)',
   },
   domain_role_conflict: {
     status: 409,
