@@ -27,20 +27,22 @@ module.exports = {
   ],
   coverageReporters: ['text-summary', 'json-summary'],
   /**
-   * Floors, in percent, at the figures measured when they were set (doc/testing.md): by the
-   * in-process tests alone (`npm run test:unit`), which the whole suite can only raise. A
-   * change that leaves code untested fails the coverage run.
+   * Floors, in percent: the whole suite's figures (`npm run test:coverage`) when they were set,
+   * rounded down (doc/testing.md). A change that leaves code untested fails the coverage run.
    */
   coverageThreshold: {
+    './console/': { lines: 100, branches: 90 },
     './client/src/': { lines: 96, branches: 95 },
-    './lambda/api/': { lines: 97, branches: 88 },
-    './lambda/domain/': { lines: 93, branches: 84 },
-    './lambda/handlers/': { lines: 100, branches: 92 },
-    './lambda/middleware/': { lines: 91, branches: 85 },
-    './lambda/operations/': { lines: 76, branches: 81 },
-    './lambda/shared/': { lines: 81, branches: 92 },
-    './lambda/store/': { lines: 93, branches: 91 },
-    './lib/config/': { lines: 95, branches: 88 },
-    './tools/': { lines: 74, branches: 83 },
+    './lambda/api/': { lines: 99, branches: 92 },
+    './lambda/composition/': { lines: 99, branches: 94 },
+    './lambda/domain/': { lines: 98, branches: 93 },
+    './lambda/handlers/': { lines: 100, branches: 87 },
+    './lambda/middleware/': { lines: 98, branches: 91 },
+    './lambda/operations/': { lines: 98, branches: 93 },
+    './lambda/shared/': { lines: 97, branches: 92 },
+    './lambda/store/': { lines: 98, branches: 90 },
+    './lib/': { lines: 99, branches: 96 },
+    './local/': { lines: 95, branches: 83 },
+    './tools/': { lines: 90, branches: 81 },
   },
 };
