@@ -98,7 +98,15 @@ describeInBrowser('the API docs page test')('npm run docs', () => {
         const link = page.locator(`a[href$="/${route.operationId.toLowerCase()}"]`).first();
         await link.waitFor({ state: 'attached', timeout: 10_000 });
       }
-      const text = await page.locator('body').innerText();
+      // Every operation's summary is on the page once the page has rendered it (a busy machine
+      // renders the panels later than the sidebar's links: wait for each, never for a time).
+      for (const operation of Object.values(openapi.paths).flatMap((item) => Object.values(item))) {
+        await page
+          .getByText(operation.summary, { exact: true })
+          .first()
+          .waitFor({ state: 'attached', timeout: 20_000 });
+      }
+      const text = await page.locator('body').textContent();
       for (const operation of Object.values(openapi.paths).flatMap((item) => Object.values(item))) {
         expect(text).toContain(operation.summary);
       }

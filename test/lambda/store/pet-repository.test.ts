@@ -1,4 +1,5 @@
-import { GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
+import { DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { setClock } from '../../../lambda/shared/clock';
 import { createDocumentClient } from '../../../lambda/store/dynamodb-client';
 import { PetRepository } from '../../../lambda/store/pet-repository';
@@ -27,10 +28,22 @@ describe('PetRepository', () => {
 
   it('gives 500 concurrent creates in one millisecond 500 distinct ids, all readable (collisions are retried, never overwritten)', async () => {
     const restore = setClock(() => Date.UTC(2026, 5, 1));
+    // 500 connections opened at once to a store in this process: on a busy machine accepting
+    // them all takes longer than the local client's 5 s connection timeout, which is about the
+    // machine, not about ids. This client waits for its connection as long as the test may.
+    const patient = DynamoDBDocumentClient.from(
+      new DynamoDBClient({
+        endpoint: store.store.endpoint,
+        region: 'local',
+        credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+        requestHandler: { connectionTimeout: 100_000, requestTimeout: 100_000 },
+      }),
+    );
+    const concurrent = new PetRepository(patient, LOCAL_TABLE_NAMES.pets);
     try {
       const created = await Promise.all(
         Array.from({ length: 500 }, (_, index) =>
-          pets.create('acme', { name: `pet ${index}`, categoryId: 1 + index }),
+          concurrent.create('acme', { name: `pet ${index}`, categoryId: 1 + index }),
         ),
       );
       const ids = new Set(created.map((pet) => pet.id));
@@ -43,8 +56,9 @@ describe('PetRepository', () => {
       }
     } finally {
       restore();
+      patient.destroy();
     }
-  });
+  }, 120_000);
 });
 
 describe('PetRepository.create when a write is retried after it landed', () => {
