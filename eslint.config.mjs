@@ -7,7 +7,7 @@ import tseslint from 'typescript-eslint';
  *
  * The repository: bench → tools → local → lib and lambda. The console (the page and its build)
  * and the client (the published npm package) stand apart: the console reads only lambda's
- * contract (api/ and domain/), the client nothing of the repository; nothing in lambda or lib
+ * contract (api/ and core/), the client nothing of the repository; nothing in lambda or lib
  * reads tests, and nothing but the bench and the tests reads test/.
  */
 const REPOSITORY_RULE = 'layering (bench → tools → local → lib and lambda; console and client stand apart)';
@@ -32,29 +32,29 @@ const CONSOLE_FORBIDDEN_IN_LAMBDA = [
 
 /**
  * Inside lambda/, imports run one way: handlers → composition → operations → middleware → api →
- * domain ← store (STYLE.md, "How a request should travel here"). A handler is its function's
+ * core ← store (STYLE.md, "How a request should travel here"). A handler is its function's
  * entry: it builds the AWS ports (store modules) and passes them to its composer (composition/),
  * which builds the operation from ports and never builds a store module itself. shared/ serves
- * all but the domain and imports none of them.
+ * all but the core and imports none of them.
  */
-const RULE = 'import-direction (handlers → composition → operations → middleware → api → domain ← store)';
+const RULE = 'import-direction (handlers → composition → operations → middleware → api → core ← store)';
 const FORBIDDEN = {
   handlers: ['operations', 'middleware'],
   composition: ['handlers', 'store'],
-  domain: ['handlers', 'composition', 'operations', 'middleware', 'api', 'store', 'shared'],
+  core: ['handlers', 'composition', 'operations', 'middleware', 'api', 'store', 'shared'],
   api: ['handlers', 'composition', 'operations', 'middleware', 'store'],
   middleware: ['handlers', 'composition', 'operations', 'store'],
   operations: ['handlers', 'composition', 'store'],
   store: ['handlers', 'composition', 'operations', 'middleware', 'api'],
-  shared: ['handlers', 'composition', 'operations', 'middleware', 'api', 'domain', 'store'],
+  shared: ['handlers', 'composition', 'operations', 'middleware', 'api', 'core', 'store'],
 };
-// Only the store talks to AWS; the domain knows no HTTP either; no Lambda code bundles the CDK.
+// Only the store talks to AWS; the core knows no HTTP either; no Lambda code bundles the CDK.
 const AWS_SDK = ['@aws-sdk/*'];
 const CDK = ['aws-cdk-lib', 'aws-cdk-lib/*', 'constructs'];
 const FORBIDDEN_PACKAGES = {
   handlers: [...AWS_SDK, ...CDK],
   composition: [...AWS_SDK, ...CDK],
-  domain: [...AWS_SDK, 'aws-lambda', '@middy/*', '@aws-lambda-powertools/*', '@aws/*', ...CDK],
+  core: [...AWS_SDK, 'aws-lambda', '@middy/*', '@aws-lambda-powertools/*', '@aws/*', ...CDK],
   api: [...AWS_SDK, ...CDK],
   middleware: [...AWS_SDK, ...CDK],
   operations: [...AWS_SDK, ...CDK],
@@ -77,7 +77,7 @@ function repositoryPatterns(layer) {
       ...CONSOLE_FORBIDDEN_IN_LAMBDA.map((folder) =>
         folderPattern(
           `lambda/${folder}`,
-          `${REPOSITORY_RULE}: console/ reads only lambda's contract (api/, domain/), not lambda/${folder}/.`,
+          `${REPOSITORY_RULE}: console/ reads only lambda's contract (api/, core/), not lambda/${folder}/.`,
         ),
       ),
     );

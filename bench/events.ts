@@ -1,7 +1,7 @@
 import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent } from 'aws-lambda';
 import { API_VERSION_PREFIX, CATCH_ALL, ROUTES, type Route, routeFor } from '../lambda/api/routes';
-import type { Principal } from '../lambda/domain/authentication';
-import { PLANS } from '../lambda/domain/plans';
+import type { Principal } from '../lambda/core/authentication';
+import { PLANS } from '../lambda/core/plans';
 import { authorizerEvent, proxyEvent } from '../test/support/events';
 
 /**

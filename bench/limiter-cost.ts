@@ -1,7 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
-import { PLANS } from '../lambda/domain/plans';
-import type { CounterState } from '../lambda/domain/rate-limit';
-import { type CounterStore, RateLimiter } from '../lambda/domain/rate-limiter';
+import { PLANS } from '../lambda/core/plans';
+import type { CounterState } from '../lambda/core/rate-limit';
+import { type CounterStore, RateLimiter } from '../lambda/core/rate-limiter';
 import { RateLimitStore } from '../lambda/store/rate-limit-store';
 import { LOCAL_TABLE_NAMES } from '../local/local-tables';
 import { figure, type Figure } from './figures';

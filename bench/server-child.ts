@@ -1,4 +1,4 @@
-import { RateLimiter, type CounterStore } from '../lambda/domain/rate-limiter';
+import { RateLimiter, type CounterStore } from '../lambda/core/rate-limiter';
 import { now } from '../lambda/shared/clock';
 import { startLocalApi } from '../local/server';
 

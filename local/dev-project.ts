@@ -1,4 +1,4 @@
-import type { PlanName } from '../lambda/domain/plans';
+import type { PlanName } from '../lambda/core/plans';
 
 /** The project `npm start` serves (at `http://dev.localhost:<port>/v1` too). */
 export const DEV_PROJECT = 'dev';

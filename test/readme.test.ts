@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { isAgreedPlan, isPlanName, PLANS, type PlanName, type StandardPlan } from '../lambda/domain/plans';
+import { isAgreedPlan, isPlanName, PLANS, type PlanName, type StandardPlan } from '../lambda/core/plans';
 import { DEV_PROJECT, DEV_PROJECT_DEFAULT_PLAN } from '../local/dev-project';
 import { generatedBlocks } from '../tools/doc-tables';
 

@@ -8,7 +8,7 @@ import {
   LimitExceededException,
   NotFoundException,
 } from '@aws-sdk/client-api-gateway';
-import type { PlanName } from '../lambda/domain/plans';
+import type { PlanName } from '../lambda/core/plans';
 import { reason, Refusal } from './failures';
 import type { ProjectGateway } from './project-admin';
 import { projectKeyName, usagePlanName } from '../lib/config/usage-plan-names';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, CORS_MAX_AGE_SECONDS } from '../lambda/api/cors';
 import { CONSOLE_API_PREFIX, CONSOLE_ROUTES } from '../lambda/api/console-routes';
 import { CONSOLE_ERROR_CATALOGUE, ERROR_CATALOGUE } from '../lambda/api/errors';
-import { PLAN_NAMES, planCapacity } from '../lambda/domain/plans';
+import { PLAN_NAMES, planCapacity } from '../lambda/core/plans';
 import { planTableRows } from './plan-table';
 import { CHECKS } from './preflight-checks';
 import { README_BLOCKS } from './readme-blocks';
@@ -81,7 +81,7 @@ export const GENERATED_TABLES: Readonly<Record<string, () => string[]>> = {
         ['`Access-Control-Expose-Headers`', CORS_EXPOSED_HEADERS.map((name) => `\`${name}\``).join(', ')],
       ],
     ),
-  /** lambda/domain/plans.ts */
+  /** lambda/core/plans.ts */
   plans: () => table(['Plan', 'Requests per minute', 'Requests per day'], planTableRows()),
   /** lib/constructs/usage-plans.ts, from the plan table (an agreed plan's usage plan is sized by its ceiling) */
   'usage-plans': () => {

@@ -2,7 +2,7 @@ import { InvalidResolverAddress, parseResolverAddress as parseAddress } from '..
 import { UsageError } from './failures';
 
 /**
- * The tool's DNS: the verdicts are the domain's (lambda/domain/dns-verdict.ts), the node:dns
+ * The tool's DNS: the verdicts are the domain's (lambda/core/dns-verdict.ts), the node:dns
  * lookup the store's (lambda/store/dns-resolver.ts), both re-exported here for the tool.
  */
 export {
@@ -16,7 +16,7 @@ export {
   observe,
   type Verdict,
   verdictOf,
-} from '../lambda/domain/dns-verdict';
+} from '../lambda/core/dns-verdict';
 export { resolverLookup } from '../lambda/store/dns-resolver';
 
 /** The store's address check for `--resolver`: a bad address is a wrong invocation (exit code 2). */

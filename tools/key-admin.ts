@@ -1,4 +1,4 @@
-import type { ApiKeyRecord } from '../lambda/domain/api-key';
+import type { ApiKeyRecord } from '../lambda/core/api-key';
 import {
   type IssuedKey,
   KeyRefusal,
@@ -7,13 +7,13 @@ import {
   type MovedKey,
   ProjectKeys,
   type RotatedKey,
-} from '../lambda/domain/project-keys';
+} from '../lambda/core/project-keys';
 import type { ApiKeyRepository } from '../lambda/store/api-key-repository';
 import type { ProjectRepository } from '../lambda/store/project-repository';
 import { reason, UsageError } from './failures';
 
 /**
- * The key operations of the keys tool: the key rules of lambda/domain/project-keys.ts (which
+ * The key operations of the keys tool: the key rules of lambda/core/project-keys.ts (which
  * the console shares), worded for an operator. A key belongs to a project, whose plan, pets
  * and address it acts for; the keys table is the truth the authorizer reads. Keys have no
  * gateway keys of their own: the gateway meters the project (npm run projects).

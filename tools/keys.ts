@@ -1,4 +1,4 @@
-import type { ApiKeyRecord } from '../lambda/domain/api-key';
+import type { ApiKeyRecord } from '../lambda/core/api-key';
 import { ENVIRONMENT_NAMES } from '../lib/config/environments';
 import { parseCommandLine, runToolMain, type ToolSpec } from './cli';
 import type { ToolConnection } from './connection';

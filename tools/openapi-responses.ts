@@ -34,7 +34,7 @@ export const header = (schema: Json, description: string, required: boolean): Js
 const retryAfter = (description: string) =>
   header({ type: 'integer', minimum: 1 }, `Seconds to wait before retrying. ${description}`, true);
 
-/** The rate-limit headers (plans.ts, domain/rate-limit.ts): required where the service always answers. */
+/** The rate-limit headers (plans.ts, core/rate-limit.ts): required where the service always answers. */
 export function rateLimitHeaders(required: boolean): Record<string, Json> {
   const absent = required
     ? ''

@@ -1,4 +1,4 @@
-import { ANONYMOUS_LIMITS, isAgreedPlan, PLAN_NAMES, PLANS, PREFLIGHT_LIMITS } from '../lambda/domain/plans';
+import { ANONYMOUS_LIMITS, isAgreedPlan, PLAN_NAMES, PLANS, PREFLIGHT_LIMITS } from '../lambda/core/plans';
 
 /** Rows of the plan table as people read it (docs, the published document), from the plan table itself. */
 export function planTableRows(): [plan: string, perMinute: string, perDay: string][] {

@@ -1,19 +1,19 @@
-import type { ApiKeyRecord } from '../lambda/domain/api-key';
+import type { ApiKeyRecord } from '../lambda/core/api-key';
 import {
   isAgreedPlan,
   type PlanLimits,
   type PlanName,
   planDefinition,
   planNumbersProblems,
-} from '../lambda/domain/plans';
+} from '../lambda/core/plans';
 import {
   issueConsoleToken,
   newUsageId,
   parseAllowedOrigins,
   type ProjectRecord,
   projectNameProblem,
-} from '../lambda/domain/project';
-import { newTargetId } from '../lambda/domain/project-target';
+} from '../lambda/core/project';
+import { newTargetId } from '../lambda/core/project-target';
 import type { ApiKeyRepository } from '../lambda/store/api-key-repository';
 import type { ProjectRepository } from '../lambda/store/project-repository';
 import { RESERVED_PROJECT_NAMES } from '../lib/config/platform';

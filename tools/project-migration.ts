@@ -1,5 +1,5 @@
-import { type PlanLimits, type PlanName, PLAN_NAMES } from '../lambda/domain/plans';
-import { LEGACY_PROJECT, type ProjectRecord, projectLimits } from '../lambda/domain/project';
+import { type PlanLimits, type PlanName, PLAN_NAMES } from '../lambda/core/plans';
+import { LEGACY_PROJECT, type ProjectRecord, projectLimits } from '../lambda/core/project';
 import type { ApiKeyRepository } from '../lambda/store/api-key-repository';
 import type { PetRepository } from '../lambda/store/pet-repository';
 import type { ProjectRepository } from '../lambda/store/project-repository';

@@ -5,8 +5,8 @@ import {
   type PlanName,
   PLAN_NAMES,
   PLANS,
-} from '../lambda/domain/plans';
-import { MAX_ALLOWED_ORIGINS, type ProjectRecord, projectLimits } from '../lambda/domain/project';
+} from '../lambda/core/plans';
+import { MAX_ALLOWED_ORIGINS, type ProjectRecord, projectLimits } from '../lambda/core/project';
 import { ENVIRONMENT_NAMES } from '../lib/config/environments';
 import { GATEWAY_KEY_QUOTA } from './api-gateway-keys';
 import { parseCommandLine, runToolMain, type ToolSpec } from './cli';

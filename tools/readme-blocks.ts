@@ -1,4 +1,4 @@
-import { isAgreedPlan, type PlanName, PLANS, type StandardPlan } from '../lambda/domain/plans';
+import { isAgreedPlan, type PlanName, PLANS, type StandardPlan } from '../lambda/core/plans';
 import { DEV_PROJECT, DEV_PROJECT_DEFAULT_PLAN } from '../local/dev-project';
 
 /**
@@ -31,7 +31,7 @@ function standardPlan(name: PlanName): StandardPlan {
 const uniqLine = (count: number, what: string) => `# ${String(count).padStart(7)} ${what}`;
 
 export const README_BLOCKS: Readonly<Record<string, () => string[]>> = {
-  /** lambda/domain/plans.ts: the first five minutes spend the whole minute of a Free project */
+  /** lambda/core/plans.ts: the first five minutes spend the whole minute of a Free project */
   'free-minute': () => {
     const { title, limits } = standardPlan('free');
     const dev = standardPlan(DEV_PROJECT_DEFAULT_PLAN);

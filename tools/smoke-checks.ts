@@ -2,7 +2,7 @@ import { CONSOLE_SECURITY_HEADERS } from '../console/security-headers';
 import { CONSOLE_API_PREFIX, CONSOLE_ROUTES } from '../lambda/api/console-routes';
 import type { AnyErrorCode } from '../lambda/api/errors';
 import { ROUTES } from '../lambda/api/routes';
-import { PLANS } from '../lambda/domain/plans';
+import { PLANS } from '../lambda/core/plans';
 import { send, type SmokeRequest, type SmokeResponse } from './smoke-http';
 
 /**
@@ -293,7 +293,7 @@ const CONCURRENCY = 10;
  */
 const freeMinute: SmokeCheck = {
   name: '429 on a Free project',
-  what: 'The Free minute spent, the next request is 429 rate_limited with Retry-After\nand X-RateLimit-* (the limit read from lambda/domain/plans.ts).',
+  what: 'The Free minute spent, the next request is 429 rate_limited with Retry-After\nand X-RateLimit-* (the limit read from lambda/core/plans.ts).',
   async run(context) {
     const { perMinute } = PLANS.free.limits;
     const url = `${context.target.baseUrl}/pets?limit=1`;

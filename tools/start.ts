@@ -1,8 +1,8 @@
 import path from 'node:path';
 import { composeProjectKeys } from '../lambda/composition/console';
-import { isAgreedPlan, isPlanName, PLAN_NAMES, type PlanName, PLANS } from '../lambda/domain/plans';
-import { issueConsoleToken, newUsageId } from '../lambda/domain/project';
-import { newTargetId } from '../lambda/domain/project-target';
+import { isAgreedPlan, isPlanName, PLAN_NAMES, type PlanName, PLANS } from '../lambda/core/plans';
+import { issueConsoleToken, newUsageId } from '../lambda/core/project';
+import { newTargetId } from '../lambda/core/project-target';
 import { ApiKeyRepository } from '../lambda/store/api-key-repository';
 import { createDocumentClient } from '../lambda/store/dynamodb-client';
 import { PetRepository } from '../lambda/store/pet-repository';

@@ -1,5 +1,5 @@
 import openapi from '../../openapi.json';
-import { PLANS } from '../../lambda/domain/plans';
+import { PLANS } from '../../lambda/core/plans';
 import { startTestApi, type TestApi } from '../../test/support/test-api';
 import { ApiError, type AnimalStoreClient, createClient, type NewPet, type Pet } from '../src/index.ts';
 import { cuttingProxy } from './support/cutting-proxy';

@@ -1,10 +1,10 @@
-import type { ApiKeyView, ConsoleSessionView, IssuedKey, ProjectOverview } from '../domain/console-views';
+import type { ApiKeyView, ConsoleSessionView, IssuedKey, ProjectOverview } from '../core/console-views';
 import {
   type DomainView,
   type Removal,
   REMOVE_CONFIRMATION,
   type Verification,
-} from '../domain/custom-domain-record';
+} from '../core/custom-domain-record';
 import type { AnyErrorCode } from './error-catalogue';
 import type { Schema, SchemaValue } from './schema';
 

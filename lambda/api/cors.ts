@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { normalizeOrigin } from '../domain/project';
+import { normalizeOrigin } from '../core/project';
 import { ApiError } from './errors';
 import { headerCount, headerValue } from './http';
 import { corsOriginOf } from './principal';

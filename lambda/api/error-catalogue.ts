@@ -2,7 +2,7 @@ import {
   MAX_ACTIVE_KEYS_PER_PROJECT,
   MAX_LIVE_SESSIONS_PER_PROJECT,
   SESSION_IDLE_TIMEOUT_MS,
-} from '../domain/limits';
+} from '../core/limits';
 
 /**
  * The catalogue of machine-readable error codes. Every non-2xx response the service

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { DomainError, type DomainErrorKind } from '../domain/errors';
+import { DomainError, type DomainErrorKind } from '../core/errors';
 import { log, logError } from '../shared/observability';
 import { ApiError, toApiError } from './errors';
 import { jsonResponse } from './http';

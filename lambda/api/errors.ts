@@ -1,5 +1,5 @@
-import { DomainError, type DomainErrorKind } from '../domain/errors';
-import type { IdempotencyKeyInUseError } from '../domain/idempotency';
+import { DomainError, type DomainErrorKind } from '../core/errors';
+import type { IdempotencyKeyInUseError } from '../core/idempotency';
 import { type AnyErrorCode, CONSOLE_ERROR_CATALOGUE, ERROR_CATALOGUE } from './error-catalogue';
 
 export { CONSOLE_ERROR_CATALOGUE, ERROR_CATALOGUE };

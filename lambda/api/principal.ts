@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import type { AuthFailure, Principal } from '../domain/authentication';
-import { isPlanName } from '../domain/plans';
+import type { AuthFailure, Principal } from '../core/authentication';
+import { isPlanName } from '../core/plans';
 
 /**
  * How the authorizer tells an operation who a request comes from. The authorizer always

@@ -1,4 +1,4 @@
-import { type Admission, type WindowReport, windowReports } from '../domain/rate-limit';
+import { type Admission, type WindowReport, windowReports } from '../core/rate-limit';
 import { ApiError } from './errors';
 
 /** How rate limiting reads over HTTP: the headers on every response, and the refusals. */

@@ -1,5 +1,5 @@
-import { MAX_SAFE_ID, NAME_MAX_LENGTH, PAGE_LIMIT } from '../domain/limits';
-import { PET_STATUSES } from '../domain/pet';
+import { MAX_SAFE_ID, NAME_MAX_LENGTH, PAGE_LIMIT } from '../core/limits';
+import { PET_STATUSES } from '../core/pet';
 import { ERROR_CATALOGUE } from './errors';
 
 /**

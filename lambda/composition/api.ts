@@ -1,5 +1,5 @@
 import type { OperationId } from '../api/routes';
-import { RateLimiter } from '../domain/rate-limiter';
+import { RateLimiter } from '../core/rate-limiter';
 import type { ApiLambdaHandler, OperationDependencies } from '../middleware/api-handler';
 import { catchAll } from '../operations/catch-all';
 import { createPet } from '../operations/create-pet';

@@ -1,8 +1,8 @@
 import { MAX_API_KEY_CACHE_SECONDS } from '../api/limits';
-import type { ApiKeyStore } from '../domain/api-key';
-import type { CustomDomainStore } from '../domain/custom-domains-ports';
-import { EDGE_DOMAIN_CACHE_SECONDS } from '../domain/edge-request';
-import type { ProjectStore } from '../domain/project';
+import type { ApiKeyStore } from '../core/api-key';
+import type { CustomDomainStore } from '../core/custom-domains-ports';
+import { EDGE_DOMAIN_CACHE_SECONDS } from '../core/edge-request';
+import type { ProjectStore } from '../core/project';
 import { authorizer, type AuthorizerHandler } from '../operations/authorizer';
 import { cachedLookup } from '../shared/cached-lookup';
 import type { ServicePorts } from './ports';

@@ -1,7 +1,7 @@
-import { ConsoleSessions } from '../domain/console-session';
-import type { CustomDomains } from '../domain/custom-domains';
-import { ProjectKeys } from '../domain/project-keys';
-import { RateLimiter } from '../domain/rate-limiter';
+import { ConsoleSessions } from '../core/console-session';
+import type { CustomDomains } from '../core/custom-domains';
+import { ProjectKeys } from '../core/project-keys';
+import { RateLimiter } from '../core/rate-limiter';
 import type { ApiLambdaHandler } from '../middleware/api-handler';
 import type { ConsoleStackDependencies } from '../middleware/console-handler';
 import { consoleApi } from '../operations/console';

@@ -1,12 +1,12 @@
-import type { ConsoleSessionStore } from '../domain/console-session';
-import type { CustomDomainStore, ProjectTargets } from '../domain/custom-domains-ports';
-import type { DnsLookup } from '../domain/dns-verdict';
-import type { TxtLookup } from '../domain/domain-ownership';
-import type { EdgeTenants } from '../domain/edge-tenants';
-import type { IdempotencyStore, ReservedPetWriter } from '../domain/idempotency';
-import type { PetStore } from '../domain/pet';
-import type { ProjectKeyCountStore, ProjectKeyStore } from '../domain/project-keys';
-import type { CounterStore } from '../domain/rate-limiter';
+import type { ConsoleSessionStore } from '../core/console-session';
+import type { CustomDomainStore, ProjectTargets } from '../core/custom-domains-ports';
+import type { DnsLookup } from '../core/dns-verdict';
+import type { TxtLookup } from '../core/domain-ownership';
+import type { EdgeTenants } from '../core/edge-tenants';
+import type { IdempotencyStore, ReservedPetWriter } from '../core/idempotency';
+import type { PetStore } from '../core/pet';
+import type { ProjectKeyCountStore, ProjectKeyStore } from '../core/project-keys';
+import type { CounterStore } from '../core/rate-limiter';
 
 /**
  * The outside world as the service's parts use it, each port as the domain declares it: the

@@ -1,6 +1,6 @@
 import type { OperationId } from '../api/routes';
-import type { CustomDomains } from '../domain/custom-domains';
-import { RateLimiter } from '../domain/rate-limiter';
+import type { CustomDomains } from '../core/custom-domains';
+import { RateLimiter } from '../core/rate-limiter';
 import type { ApiLambdaHandler } from '../middleware/api-handler';
 import type { ConsoleStackDependencies } from '../middleware/console-handler';
 import type { AuthorizerHandler } from '../operations/authorizer';

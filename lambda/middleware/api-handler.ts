@@ -4,7 +4,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult, Context } from 'aws-l
 import { principalOf } from '../api/principal';
 import { readQuery } from '../api/query';
 import { CATCH_ALL, type HandlerName, type OperationId, routeFor } from '../api/routes';
-import type { RateLimiter } from '../domain/rate-limiter';
+import type { RateLimiter } from '../core/rate-limiter';
 import { log } from '../shared/observability';
 import { authenticate } from './authenticate';
 import { cors } from './cors';

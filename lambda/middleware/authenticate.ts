@@ -3,7 +3,7 @@ import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { ApiError } from '../api/errors';
 import { headerValue } from '../api/http';
 import { type AuthFailure, principalOf } from '../api/principal';
-import { VIEWER_HOST_HEADER, viewerHostName } from '../domain/edge-request';
+import { VIEWER_HOST_HEADER, viewerHostName } from '../core/edge-request';
 
 type KeyFailure = Exclude<AuthFailure, 'unknown_address' | 'unknown_domain'>;
 

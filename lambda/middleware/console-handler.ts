@@ -6,16 +6,16 @@ import { clearedSessionCookie, CSRF_HEADER, sessionCookieValues } from '../api/c
 import { ApiError } from '../api/errors';
 import { headerValue, headerValues } from '../api/http';
 import { readQuery } from '../api/query';
-import { authenticateConsole, type ConsoleAccess, type ConsoleAccessFailure } from '../domain/console-access';
-import { type ConsoleSessionRecord, type ConsoleSessions, csrfTokenMatches } from '../domain/console-session';
+import { authenticateConsole, type ConsoleAccess, type ConsoleAccessFailure } from '../core/console-access';
+import { type ConsoleSessionRecord, type ConsoleSessions, csrfTokenMatches } from '../core/console-session';
 import {
   ORIGIN_SECRET_HEADER,
   originSecretMatches,
   parseViewerAddress,
   VIEWER_ADDRESS_HEADER,
-} from '../domain/edge-request';
-import { type ProjectRecord, type ProjectStore, projectLimits } from '../domain/project';
-import type { RateLimiter } from '../domain/rate-limiter';
+} from '../core/edge-request';
+import { type ProjectRecord, type ProjectStore, projectLimits } from '../core/project';
+import type { RateLimiter } from '../core/rate-limiter';
 import { log, logError } from '../shared/observability';
 import type { ApiLambdaHandler } from './api-handler';
 import { errorResponses } from './error-responses';

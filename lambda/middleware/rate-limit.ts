@@ -4,9 +4,9 @@ import { toErrorResponse } from '../api/error-response';
 import { allowedRequestOrigin, isPreflight } from '../api/cors';
 import { principalOf, viewerAddressOf } from '../api/principal';
 import { rateLimitHeaders, rateLimitRefusal, rateLimitUnavailable } from '../api/rate-limit';
-import { ANONYMOUS_LIMITS, type PlanLimits, PREFLIGHT_LIMITS } from '../domain/plans';
-import type { Admission } from '../domain/rate-limit';
-import { keySubject, projectIdentity, type RateLimiter } from '../domain/rate-limiter';
+import { ANONYMOUS_LIMITS, type PlanLimits, PREFLIGHT_LIMITS } from '../core/plans';
+import type { Admission } from '../core/rate-limit';
+import { keySubject, projectIdentity, type RateLimiter } from '../core/rate-limiter';
 import { logError } from '../shared/observability';
 
 type Request = middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult>;

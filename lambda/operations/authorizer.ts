@@ -6,8 +6,8 @@ import {
   authenticate,
   type KeyLookup,
   type ProjectLookup,
-} from '../domain/authentication';
-import type { CustomDomain } from '../domain/custom-domain';
+} from '../core/authentication';
+import type { CustomDomain } from '../core/custom-domain';
 import {
   domainServesProject,
   ORIGIN_SECRET_HEADER,
@@ -16,8 +16,8 @@ import {
   VIEWER_ADDRESS_HEADER,
   VIEWER_HOST_HEADER,
   viewerHostName,
-} from '../domain/edge-request';
-import { allowedOrigin, projectOfHost } from '../domain/project';
+} from '../core/edge-request';
+import { allowedOrigin, projectOfHost } from '../core/project';
 
 /** How the authorizer recognizes requests that came through the custom-domains edge. */
 export interface EdgeTrust {

@@ -15,24 +15,24 @@ import { toErrorResponse } from '../api/error-response';
 import { ApiError } from '../api/errors';
 import { gatewayError } from '../api/gateway-errors';
 import { headerValue, jsonResponse } from '../api/http';
-import { type ApiKeyRecord, KEY_ID_LENGTH } from '../domain/api-key';
-import type { ApiKeyView } from '../domain/console-views';
-import { MAX_DOMAIN_NAME } from '../domain/custom-domain';
+import { type ApiKeyRecord, KEY_ID_LENGTH } from '../core/api-key';
+import type { ApiKeyView } from '../core/console-views';
+import { MAX_DOMAIN_NAME } from '../core/custom-domain';
 import {
   MAX_LIVE_SESSIONS_PER_PROJECT,
   SESSION_IDLE_TIMEOUT_MS,
   SESSION_MAX_LIFETIME_MS,
   sessionView,
-} from '../domain/console-session';
-import type { CustomDomains } from '../domain/custom-domains';
+} from '../core/console-session';
+import type { CustomDomains } from '../core/custom-domains';
 import {
   KeyRefusal,
   KeyRotationFailed,
   MAX_ACTIVE_KEYS_PER_PROJECT,
   type ProjectKeys,
-} from '../domain/project-keys';
-import type { CounterStore } from '../domain/rate-limiter';
-import { projectOverview } from '../domain/usage';
+} from '../core/project-keys';
+import type { CounterStore } from '../core/rate-limiter';
+import { projectOverview } from '../core/usage';
 import type { ApiLambdaHandler } from '../middleware/api-handler';
 import {
   type ConsoleEvent,

@@ -5,8 +5,8 @@ import {
   type IdempotencyStore,
   parseIdempotencyKey,
   type ReservedPetWriter,
-} from '../domain/idempotency';
-import type { NewPet, Pet, PetStore } from '../domain/pet';
+} from '../core/idempotency';
+import type { NewPet, Pet, PetStore } from '../core/pet';
 import { apiHandler, type ApiLambdaHandler, type OperationDependencies } from '../middleware/api-handler';
 
 export interface CreatePetDependencies extends OperationDependencies {

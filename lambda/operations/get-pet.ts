@@ -1,8 +1,8 @@
 import { ApiError } from '../api/errors';
 import { jsonResponse } from '../api/http';
-import { MAX_SAFE_ID } from '../domain/limits';
-import type { PetStore } from '../domain/pet';
-import { parsePetId } from '../domain/pet-id';
+import { MAX_SAFE_ID } from '../core/limits';
+import type { PetStore } from '../core/pet';
+import { parsePetId } from '../core/pet-id';
 import { apiHandler, type ApiLambdaHandler, type OperationDependencies } from '../middleware/api-handler';
 
 export interface GetPetDependencies extends OperationDependencies {

@@ -1,7 +1,7 @@
 import { jsonResponse, versionBaseUrl } from '../api/http';
-import { parseListQuery } from '../domain/list-query';
-import { encodeCursor } from '../domain/page-cursor';
-import type { PetStore } from '../domain/pet';
+import { parseListQuery } from '../core/list-query';
+import { encodeCursor } from '../core/page-cursor';
+import type { PetStore } from '../core/pet';
 import { apiHandler, type ApiLambdaHandler, type OperationDependencies } from '../middleware/api-handler';
 
 export interface ListPetsDependencies extends OperationDependencies {

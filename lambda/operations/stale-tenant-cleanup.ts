@@ -1,5 +1,5 @@
-import type { CustomDomainStore } from '../domain/custom-domains';
-import { type EdgeTenants, type StaleTenantSweep, sweepStaleTenants } from '../domain/edge-tenants';
+import type { CustomDomainStore } from '../core/custom-domains';
+import { type EdgeTenants, type StaleTenantSweep, sweepStaleTenants } from '../core/edge-tenants';
 
 export interface StaleTenantCleanupDependencies {
   /** The edge's tenants: listed, and deleted when their domain has no record. */

@@ -6,8 +6,8 @@ import {
   ScanCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { ApiKeyRecord, ApiKeyStore } from '../domain/api-key';
-import type { ProjectKeyStore, Revocation } from '../domain/project-keys';
+import type { ApiKeyRecord, ApiKeyStore } from '../core/api-key';
+import type { ProjectKeyStore, Revocation } from '../core/project-keys';
 import {
   allInIndexPartition,
   allPages,

@@ -15,8 +15,8 @@ import type {
   EdgeRoute,
   EdgeTenants,
   OwnCertificate,
-} from '../domain/edge-tenants';
-import { DomainError } from '../domain/errors';
+} from '../core/edge-tenants';
+import { DomainError } from '../core/errors';
 import { TENANT_PARAMETERS } from '../shared/edge-tenant-parameters';
 import type { AcmCertificates } from './acm-certificates';
 import { edgeUnavailable, named } from './cloudfront-failures';

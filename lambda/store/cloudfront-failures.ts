@@ -1,4 +1,4 @@
-import { DomainError } from '../domain/errors';
+import { DomainError } from '../core/errors';
 
 /** What CloudFront's failures mean for the service, in words for a tenant (never the SDK's exception names). */
 

@@ -6,7 +6,7 @@ import {
   QueryCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { ConsoleSessionRecord, ConsoleSessionStore } from '../domain/console-session';
+import type { ConsoleSessionRecord, ConsoleSessionStore } from '../core/console-session';
 import { allPages, conditionalWrite, storeCall } from './dynamodb-client';
 import { CONSOLE_SESSIONS_TABLE } from './table-schema';
 

@@ -9,7 +9,7 @@ import {
   type Parameter,
   UpdateDistributionTenantCommand,
 } from '@aws-sdk/client-cloudfront';
-import { DomainError } from '../domain/errors';
+import { DomainError } from '../core/errors';
 import { named } from './cloudfront-failures';
 
 /**

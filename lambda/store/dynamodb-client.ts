@@ -1,6 +1,6 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
 import { DynamoDBDocumentClient, QueryCommand } from '@aws-sdk/lib-dynamodb';
-import { type DomainError, StoreRefusedInputError, StoreUnavailableError } from '../domain/errors';
+import { type DomainError, StoreRefusedInputError, StoreUnavailableError } from '../core/errors';
 import { optionalEnv, RUNTIME_ENV } from '../shared/runtime-env';
 import type { IndexDefinition } from './table-schema';
 

@@ -15,7 +15,7 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, PutCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { StoreUnavailableError } from '../domain/errors';
+import { StoreUnavailableError } from '../core/errors';
 import {
   type CompletedRecord,
   epochSeconds,
@@ -25,8 +25,8 @@ import {
   type Lease,
   type PetReservation,
   type ReserveOutcome,
-} from '../domain/idempotency';
-import type { Pet } from '../domain/pet';
+} from '../core/idempotency';
+import type { Pet } from '../core/pet';
 import { conditionalWrite, isConditionalCheckFailure, storeCall, storeFailure } from './dynamodb-client';
 import { IDEMPOTENCY_TABLE } from './table-schema';
 

@@ -15,9 +15,9 @@ import {
   type PetStatus,
   type PetStore,
   petFrom,
-} from '../domain/pet';
-import type { ReservedPetWriter } from '../domain/idempotency';
-import { newPetId } from '../domain/pet-id';
+} from '../core/pet';
+import type { ReservedPetWriter } from '../core/idempotency';
+import { newPetId } from '../core/pet-id';
 import { now as wallClock } from '../shared/clock';
 import { allPages, conditionalWrite, storeCall } from './dynamodb-client';
 import { PETS_TABLE } from './table-schema';

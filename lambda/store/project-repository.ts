@@ -6,9 +6,9 @@ import {
   ScanCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { PlanLimits, PlanName } from '../domain/plans';
-import type { ProjectRecord, ProjectStore } from '../domain/project';
-import type { ProjectKeyCountStore } from '../domain/project-keys';
+import type { PlanLimits, PlanName } from '../core/plans';
+import type { ProjectRecord, ProjectStore } from '../core/project';
+import type { ProjectKeyCountStore } from '../core/project-keys';
 import { allPages, conditionalWrite, storeCall } from './dynamodb-client';
 
 /** The only code that knows how projects are stored. */

@@ -1,10 +1,10 @@
 import type { AttributeValue } from '@aws-sdk/client-dynamodb';
 import { type DynamoDBDocumentClient, GetCommand, UpdateCommand } from '@aws-sdk/lib-dynamodb';
 import { unmarshall } from '@aws-sdk/util-dynamodb';
-import { StoreUnavailableError } from '../domain/errors';
-import type { PlanLimits } from '../domain/plans';
-import type { CounterState } from '../domain/rate-limit';
-import { type CountOutcome, type CounterStore, WHOLE_CALLER } from '../domain/rate-limiter';
+import { StoreUnavailableError } from '../core/errors';
+import type { PlanLimits } from '../core/plans';
+import type { CounterState } from '../core/rate-limit';
+import { type CountOutcome, type CounterStore, WHOLE_CALLER } from '../core/rate-limiter';
 import { isConditionalCheckFailure, storeCall, storeFailure } from './dynamodb-client';
 
 /**

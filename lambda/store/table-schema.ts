@@ -165,7 +165,7 @@ export const RATE_LIMITS_TABLE = {
  * Idempotency keys of `POST /pets`: one item per key per project (`<project>#<key>`), holding
  * the create it reserved and, once completed, the pet to replay. DynamoDB's TTL deletes an
  * item after `expiresAt` (24 h after completion, 7 days after the last attempt while in flight);
- * lambda/domain/idempotency.ts treats it as absent from then on, before the deletion comes.
+ * lambda/core/idempotency.ts treats it as absent from then on, before the deletion comes.
  */
 export const IDEMPOTENCY_TABLE = {
   logicalName: 'IdempotencyKeys',
@@ -194,7 +194,7 @@ export const CUSTOM_DOMAINS_TABLE = {
 /**
  * Console sessions: one item per signed-in browser, keyed by the SHA-256 of its session secret
  * (the secret itself is never stored). DynamoDB's TTL deletes an item after `expiresAt`, the end
- * of its idle timeout or lifetime; lambda/domain/console-session.ts treats it as ended from then on.
+ * of its idle timeout or lifetime; lambda/core/console-session.ts treats it as ended from then on.
  * An index lists a project's sessions by `expiresAt`, so a sign-in counts the unexpired ones.
  */
 export const CONSOLE_SESSIONS_TABLE = {

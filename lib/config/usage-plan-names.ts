@@ -1,4 +1,4 @@
-import type { PlanName } from '../../lambda/domain/plans';
+import type { PlanName } from '../../lambda/core/plans';
 
 /**
  * How API Gateway resources of a stack are named, read by the CDK app (which creates

@@ -4,8 +4,8 @@ import { CfnWebACL, CfnWebACLAssociation } from 'aws-cdk-lib/aws-wafv2';
 import { Construct } from 'constructs';
 import { errorBodyJson } from '../../lambda/api/gateway-errors';
 import { MAX_BODY_BYTES } from '../../lambda/api/limits';
-import { ORIGIN_SECRET_HEADER, VIEWER_ADDRESS_HEADER } from '../../lambda/domain/edge-request';
-import { PLAN_NAMES, type PlanLimits, planCapacity } from '../../lambda/domain/plans';
+import { ORIGIN_SECRET_HEADER, VIEWER_ADDRESS_HEADER } from '../../lambda/core/edge-request';
+import { PLAN_NAMES, type PlanLimits, planCapacity } from '../../lambda/core/plans';
 
 /** How much of a REST API request body AWS WAF inspects by default. */
 export const WAF_BODY_INSPECTION_LIMIT_BYTES = 8 * 1024;

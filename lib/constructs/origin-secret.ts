@@ -2,7 +2,7 @@ import { Fn, SecretValue, Stack, Validations } from 'aws-cdk-lib';
 import type { CfnDistribution } from 'aws-cdk-lib/aws-cloudfront';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
-import { ORIGIN_SECRET_HEADER } from '../../lambda/domain/edge-request';
+import { ORIGIN_SECRET_HEADER } from '../../lambda/core/edge-request';
 
 /** The header CloudFront adds to every request it sends to a project's address (the service checks it). */
 export { ORIGIN_SECRET_HEADER };

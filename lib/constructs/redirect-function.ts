@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Function as CloudFrontFunction, FunctionCode, FunctionRuntime } from 'aws-cdk-lib/aws-cloudfront';
 import { Construct } from 'constructs';
-import { VIEWER_HOST_HEADER } from '../../lambda/domain/edge-request';
+import { VIEWER_HOST_HEADER } from '../../lambda/core/edge-request';
 import { TENANT_PARAMETERS } from '../../lambda/shared/edge-tenant-parameters';
 
 export { TENANT_PARAMETERS };
@@ -30,7 +30,7 @@ export function redirectFunctionCode(source = readFileSync(REDIRECT_FUNCTION_SOU
     throw new Error(
       `${REDIRECT_FUNCTION_SOURCE} must start with ${CLOUDFRONT_MODULE_IMPORT} and declare ${declaration} ` +
         '(TENANT_PARAMETERS.primaryDomain in lambda/shared/edge-tenant-parameters.ts) and ' +
-        `${hostHeader} (lambda/domain/edge-request.ts): make them agree.`,
+        `${hostHeader} (lambda/core/edge-request.ts): make them agree.`,
     );
   }
   return source;

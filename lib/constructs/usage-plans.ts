@@ -9,7 +9,7 @@ import {
   type PlanName,
   planCapacity,
   planDefinition,
-} from '../../lambda/domain/plans';
+} from '../../lambda/core/plans';
 import { ANONYMOUS_PLAN, type KeylessPlan, PREFLIGHT_PLAN, usagePlanName } from '../config/usage-plan-names';
 import { floodLimitPerIp } from './edge-firewall';
 
@@ -77,7 +77,7 @@ export function throttleProblems(
   const fix =
     'raise the account-level API Gateway throttle of the region with AWS Support, then raise ' +
     'accountThrottle (DEFAULT_ACCOUNT_THROTTLE in lib/constructs/usage-plans.ts) to match, or lower the plan ' +
-    'in lambda/domain/plans.ts';
+    'in lambda/core/plans.ts';
   for (const [plan, { perMinute }] of plans) {
     if (perMinute > accountThrottle.burstLimit) {
       problems.push(

@@ -1,4 +1,4 @@
-import { PLANS } from '../../lambda/domain/plans';
+import { PLANS } from '../../lambda/core/plans';
 import { type ConsoleTestApi, expectError, startConsoleTestApi } from '../support/local-console';
 
 /**

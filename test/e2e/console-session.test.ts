@@ -1,5 +1,5 @@
-import { ANONYMOUS_LIMITS } from '../../lambda/domain/plans';
-import { issueConsoleToken } from '../../lambda/domain/project';
+import { ANONYMOUS_LIMITS } from '../../lambda/core/plans';
+import { issueConsoleToken } from '../../lambda/core/project';
 import {
   type ConsoleTestApi,
   expectError,

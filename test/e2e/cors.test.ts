@@ -1,6 +1,6 @@
 import { CORS_EXPOSED_HEADERS } from '../../lambda/api/cors';
-import type { Pet } from '../../lambda/domain/pet';
-import { ANONYMOUS_LIMITS, PLANS, PREFLIGHT_LIMITS } from '../../lambda/domain/plans';
+import type { Pet } from '../../lambda/core/pet';
+import { ANONYMOUS_LIMITS, PLANS, PREFLIGHT_LIMITS } from '../../lambda/core/plans';
 import { clockInADayOfItsOwn } from '../support/fake-clock';
 import { checkRawResponse, rawRequest, type RawResponse } from '../support/raw-http';
 import { expectError, startTestApi, type TestApi } from '../support/test-api';

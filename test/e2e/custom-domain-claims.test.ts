@@ -1,5 +1,5 @@
-import { CLAIM_WINDOW_MS } from '../../lambda/domain/domain-claims';
-import { EDGE_DOMAIN_CACHE_SECONDS } from '../../lambda/domain/edge-request';
+import { CLAIM_WINDOW_MS } from '../../lambda/core/domain-claims';
+import { EDGE_DOMAIN_CACHE_SECONDS } from '../../lambda/core/edge-request';
 import { type DomainsTestApi, startDomainsTestApi } from '../support/local-domains';
 
 /**

@@ -1,4 +1,4 @@
-import { ANONYMOUS_LIMITS } from '../../lambda/domain/plans';
+import { ANONYMOUS_LIMITS } from '../../lambda/core/plans';
 import { connectLocal } from '../../tools/local-store';
 import { ProjectAdmin } from '../../tools/project-admin';
 import { Refusal } from '../../tools/failures';

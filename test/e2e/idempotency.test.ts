@@ -2,9 +2,9 @@ import {
   IDEMPOTENCY_LEASE_MS,
   IN_FLIGHT_TTL_SECONDS,
   requestFingerprint,
-} from '../../lambda/domain/idempotency';
-import type { Pet } from '../../lambda/domain/pet';
-import { ID_EPOCH_MS } from '../../lambda/domain/pet-id';
+} from '../../lambda/core/idempotency';
+import type { Pet } from '../../lambda/core/pet';
+import { ID_EPOCH_MS } from '../../lambda/core/pet-id';
 import { createDocumentClient } from '../../lambda/store/dynamodb-client';
 import { IdempotencyRepository } from '../../lambda/store/idempotency-repository';
 import { LOCAL_TABLE_NAMES } from '../../local/local-tables';

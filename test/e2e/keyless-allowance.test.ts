@@ -1,5 +1,5 @@
-import { PLANS, PREFLIGHT_LIMITS } from '../../lambda/domain/plans';
-import { BAN_THRESHOLD } from '../../lambda/domain/rate-limiter';
+import { PLANS, PREFLIGHT_LIMITS } from '../../lambda/core/plans';
+import { BAN_THRESHOLD } from '../../lambda/core/rate-limiter';
 import { clockInADayOfItsOwn } from '../support/fake-clock';
 import { checkRawResponse, rawRequest, type RawResponse } from '../support/raw-http';
 import { startTestApi, type TestApi } from '../support/test-api';

@@ -1,5 +1,5 @@
-import { hashSecret, issueApiKey, parseApiKey } from '../../lambda/domain/api-key';
-import { PLANS } from '../../lambda/domain/plans';
+import { hashSecret, issueApiKey, parseApiKey } from '../../lambda/core/api-key';
+import { PLANS } from '../../lambda/core/plans';
 import { now, setClock } from '../../lambda/shared/clock';
 import { runTs } from '../support/processes';
 import { rawRequest } from '../support/raw-http';

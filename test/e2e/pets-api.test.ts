@@ -1,5 +1,5 @@
 import { NO_SUCH_PATH } from '../../lambda/api/gateway-errors';
-import { ANONYMOUS_LIMITS, PLANS } from '../../lambda/domain/plans';
+import { ANONYMOUS_LIMITS, PLANS } from '../../lambda/core/plans';
 import { MAX_BODY_BYTES } from '../../lambda/api/limits';
 import { now, setClock } from '../../lambda/shared/clock';
 import { INVALID_BODIES, MALFORMED_JSON_BODIES } from '../support/invalid-bodies';

@@ -1,5 +1,5 @@
-import type { Pet } from '../../lambda/domain/pet';
-import { ANONYMOUS_LIMITS, PLANS } from '../../lambda/domain/plans';
+import type { Pet } from '../../lambda/core/pet';
+import { ANONYMOUS_LIMITS, PLANS } from '../../lambda/core/plans';
 import { clockInADayOfItsOwn } from '../support/fake-clock';
 import { rawRequest, type RawResponse } from '../support/raw-http';
 import { expectError, startTestApi, type TestApi } from '../support/test-api';

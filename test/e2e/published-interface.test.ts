@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ANONYMOUS_LIMITS, PLANS } from '../../lambda/domain/plans';
+import { ANONYMOUS_LIMITS, PLANS } from '../../lambda/core/plans';
 import { checkResponse, ContractViolation } from '../support/contract';
 import { startTestApi, type TestApi } from '../support/test-api';
 

@@ -1,5 +1,5 @@
-import { ANONYMOUS_LIMITS, PLANS } from '../../lambda/domain/plans';
-import { banDuration } from '../../lambda/domain/rate-limiter';
+import { ANONYMOUS_LIMITS, PLANS } from '../../lambda/core/plans';
+import { banDuration } from '../../lambda/core/rate-limiter';
 import { clockInADayOfItsOwn } from '../support/fake-clock';
 import { expectError, startTestApi, type TestApi } from '../support/test-api';
 

@@ -17,9 +17,9 @@ import type {
   APIGatewayRequestAuthorizerEvent,
   Context,
 } from 'aws-lambda';
-import { type ApiKeyRecord, issueApiKey, parseApiKey } from '../../lambda/domain/api-key';
-import { PLANS } from '../../lambda/domain/plans';
-import { parseConsoleToken, type ProjectRecord } from '../../lambda/domain/project';
+import { type ApiKeyRecord, issueApiKey, parseApiKey } from '../../lambda/core/api-key';
+import { PLANS } from '../../lambda/core/plans';
+import { parseConsoleToken, type ProjectRecord } from '../../lambda/core/project';
 import { ApiKeyRepository } from '../../lambda/store/api-key-repository';
 import { createDocumentClient } from '../../lambda/store/dynamodb-client';
 import { LOCAL_TABLE_NAMES } from '../../local/local-tables';

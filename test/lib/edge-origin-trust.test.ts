@@ -1,6 +1,6 @@
 import { Template } from 'aws-cdk-lib/assertions';
 import { CONSOLE_API_PREFIX } from '../../lambda/api/console-routes';
-import { ORIGIN_SECRET_HEADER } from '../../lambda/domain/edge-request';
+import { ORIGIN_SECRET_HEADER } from '../../lambda/core/edge-request';
 import { RUNTIME_ENV } from '../../lambda/shared/runtime-env';
 import { AnimalStoreStack } from '../../lib/animal-store-stack';
 import { environmentConfigs } from '../../lib/config/environments';

@@ -5,7 +5,7 @@ import {
   redirectFunctionCode,
   TENANT_PARAMETERS,
 } from '../../lib/constructs/redirect-function';
-import { VIEWER_HOST_HEADER } from '../../lambda/domain/edge-request';
+import { VIEWER_HOST_HEADER } from '../../lambda/core/edge-request';
 
 /**
  * The redirect function's own source, run in a fresh V8 context the way CloudFront runs it:

@@ -5,7 +5,7 @@ import { ESLint, type Linter } from 'eslint';
 /**
  * The layering rules of `npm run lint` (eslint.config.mjs). The repository: bench → tools → local
  * → lib and lambda, with the console and the client apart. Inside lambda/: handlers → composition
- * → operations → middleware → api → domain ← store. A planted upward import fails in each layer;
+ * → operations → middleware → api → core ← store. A planted upward import fails in each layer;
  * the allowed directions pass; the tree as it is passes.
  */
 
@@ -21,7 +21,7 @@ const eslint = new ESLint({
 });
 
 const LAMBDA_RULE =
-  'import-direction (handlers → composition → operations → middleware → api → domain ← store)';
+  'import-direction (handlers → composition → operations → middleware → api → core ← store)';
 const REPOSITORY_RULE = 'layering (bench → tools → local → lib and lambda; console and client stand apart)';
 
 /** The layering messages ESLint gives for one import written in a file at that path. */
@@ -34,16 +34,16 @@ async function layeringErrors(file: string, importLine: string): Promise<string[
 }
 
 const LAMBDA_FORBIDDEN: [file: string, importLine: string][] = [
-  ['lambda/domain/x.ts', "import { value } from '../api/errors';"],
-  ['lambda/domain/x.ts', "import type { value } from '../middleware/api-handler';"],
-  ['lambda/domain/x.ts', "import { value } from '../store/pet-repository';"],
-  ['lambda/domain/x.ts', "import { value } from '../handlers/get-pet';"],
-  ['lambda/domain/x.ts', "import { value } from '../shared/clock';"],
-  ['lambda/domain/x.ts', "export { value } from '../api/limits';"],
-  ['lambda/domain/x.ts', "import { value } from '@aws-sdk/lib-dynamodb';"],
-  ['lambda/domain/x.ts', "import type { value } from 'aws-lambda';"],
-  ['lambda/domain/x.ts', "import { value } from '../operations/list-pets';"],
-  ['lambda/domain/x.ts', "import { value } from '../composition/api';"],
+  ['lambda/core/x.ts', "import { value } from '../api/errors';"],
+  ['lambda/core/x.ts', "import type { value } from '../middleware/api-handler';"],
+  ['lambda/core/x.ts', "import { value } from '../store/pet-repository';"],
+  ['lambda/core/x.ts', "import { value } from '../handlers/get-pet';"],
+  ['lambda/core/x.ts', "import { value } from '../shared/clock';"],
+  ['lambda/core/x.ts', "export { value } from '../api/limits';"],
+  ['lambda/core/x.ts', "import { value } from '@aws-sdk/lib-dynamodb';"],
+  ['lambda/core/x.ts', "import type { value } from 'aws-lambda';"],
+  ['lambda/core/x.ts', "import { value } from '../operations/list-pets';"],
+  ['lambda/core/x.ts', "import { value } from '../composition/api';"],
   ['lambda/api/x.ts', "import { value } from '../middleware/error-responses';"],
   ['lambda/api/x.ts', "import { value } from '../store/dynamodb-client';"],
   ['lambda/api/x.ts', "import { value } from '../handlers/list-pets';"],
@@ -66,11 +66,11 @@ const LAMBDA_FORBIDDEN: [file: string, importLine: string][] = [
   ['lambda/store/x.ts', "import { value } from '../middleware/rate-limit';"],
   ['lambda/store/x.ts', "import { value } from '../handlers/authorizer';"],
   ['lambda/store/x.ts', "import { value } from '../composition/ports';"],
-  ['lambda/shared/x.ts', "import { value } from '../domain/plans';"],
+  ['lambda/shared/x.ts', "import { value } from '../core/plans';"],
   ['lambda/shared/x.ts', "import { value } from '../api/http';"],
   ['lambda/shared/x.ts', "import { value } from 'aws-cdk-lib';"],
   // A detour through lambda/ is the same import.
-  ['lambda/domain/nested/x.ts', "import { value } from '../../../lambda/api/errors';"],
+  ['lambda/core/nested/x.ts', "import { value } from '../../../lambda/api/errors';"],
 ];
 
 /** A planted upward import in each layer of the repository. */
@@ -81,7 +81,7 @@ const REPOSITORY_FORBIDDEN: [file: string, importLine: string][] = [
   ['local/nested/x.ts', "import { value } from '../../tools/project-migration';"],
   ['lib/x.ts', "import { value } from '../local/local-tables';"],
   ['lib/constructs/x.ts', "import { value } from '../../tools/stage';"],
-  ['lambda/domain/x.ts', "import { value } from '../../lib/config/platform';"],
+  ['lambda/core/x.ts', "import { value } from '../../lib/config/platform';"],
   ['lambda/store/x.ts', "import { value } from '../../local/local-tables';"],
   ['lambda/handlers/x.ts', "import { value } from '../../tools/cli';"],
   ['lambda/api/x.ts', "import { value } from '../../console/security-headers';"],
@@ -96,18 +96,18 @@ const REPOSITORY_FORBIDDEN: [file: string, importLine: string][] = [
 ];
 
 const ALLOWED: [file: string, importLine: string][] = [
-  ['lambda/domain/x.ts', "import { value } from './plans';"],
-  ['lambda/domain/x.ts', "import { value } from 'node:crypto';"],
-  ['lambda/api/x.ts', "import { value } from '../domain/errors';"],
+  ['lambda/core/x.ts', "import { value } from './plans';"],
+  ['lambda/core/x.ts', "import { value } from 'node:crypto';"],
+  ['lambda/api/x.ts', "import { value } from '../core/errors';"],
   ['lambda/api/x.ts', "import { value } from '../shared/observability';"],
   ['lambda/middleware/x.ts', "import { value } from '../api/error-response';"],
-  ['lambda/middleware/x.ts', "import { value } from '../domain/rate-limiter';"],
-  ['lambda/store/x.ts', "import { value } from '../domain/errors';"],
+  ['lambda/middleware/x.ts', "import { value } from '../core/rate-limiter';"],
+  ['lambda/store/x.ts', "import { value } from '../core/errors';"],
   ['lambda/store/x.ts', "import { value } from '@aws-sdk/lib-dynamodb';"],
   ['lambda/operations/x.ts', "import { value } from '../middleware/api-handler';"],
-  ['lambda/operations/x.ts', "import type { value } from '../domain/pet';"],
+  ['lambda/operations/x.ts', "import type { value } from '../core/pet';"],
   ['lambda/composition/x.ts', "import { value } from '../operations/get-pet';"],
-  ['lambda/composition/x.ts', "import type { value } from '../domain/pet';"],
+  ['lambda/composition/x.ts', "import type { value } from '../core/pet';"],
   ['lambda/handlers/x.ts', "import { value } from '../composition/api';"],
   ['lambda/handlers/x.ts', "import { value } from '../store/from-environment';"],
   ['bench/x.ts', "import { value } from '../tools/project-admin';"],
@@ -119,7 +119,7 @@ const ALLOWED: [file: string, importLine: string][] = [
   ['local/x.ts', "import type { value } from '../console/build';"],
   ['lib/constructs/x.ts', "import { value } from '../../lambda/shared/runtime-env';"],
   ['bin/x.ts', "import { value } from '../lib/animal-store-app';"],
-  ['console/src/x.ts', "import type { value } from '../../lambda/domain/custom-domain-record';"],
+  ['console/src/x.ts', "import type { value } from '../../lambda/core/custom-domain-record';"],
   ['console/src/x.ts', "import type { value } from '../../lambda/api/console-routes';"],
 ];
 
@@ -141,8 +141,8 @@ describe('the layering lint rules', () => {
   });
 
   it('names the folder a file must not import', async () => {
-    const [inner] = await layeringErrors('lambda/domain/x.ts', "import { value } from '../api/limits';");
-    expect(inner).toContain('lambda/domain/ must not import lambda/api/.');
+    const [inner] = await layeringErrors('lambda/core/x.ts', "import { value } from '../api/limits';");
+    expect(inner).toContain('lambda/core/ must not import lambda/api/.');
     const [outer] = await layeringErrors('local/x.ts', "import { value } from '../tools/domains-dns';");
     expect(outer).toContain('local/ must not import tools/.');
   });

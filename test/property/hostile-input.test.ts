@@ -1,10 +1,10 @@
-import { PLANS } from '../../lambda/domain/plans';
+import { PLANS } from '../../lambda/core/plans';
 import { METHODS } from 'node:http';
 import { ScanCommand } from '@aws-sdk/lib-dynamodb';
 import fc from 'fast-check';
 import { ERROR_CATALOGUE } from '../../lambda/api/errors';
 import { MAX_BODY_BYTES, MAX_SAFE_ID, NAME_MAX_LENGTH, PAGE_LIMIT } from '../../lambda/api/limits';
-import { PET_STATUSES } from '../../lambda/domain/pet';
+import { PET_STATUSES } from '../../lambda/core/pet';
 import { createDocumentClient } from '../../lambda/store/dynamodb-client';
 import { LOCAL_TABLE_NAMES } from '../../local/local-tables';
 import { fakeClock } from '../support/fake-clock';

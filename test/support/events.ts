@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEvent, APIGatewayRequestAuthorizerEvent, Context } from 'aws-lambda';
 import { type Principal, toAuthorizerContext } from '../../lambda/api/principal';
-import { PLANS } from '../../lambda/domain/plans';
+import { PLANS } from '../../lambda/core/plans';
 
 /** The caller of a proxy event unless a test names another: a key of a Free project. */
 export const TEST_PRINCIPAL: Principal = {

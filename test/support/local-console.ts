@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
-import { issueApiKey } from '../../lambda/domain/api-key';
-import type { PlanName } from '../../lambda/domain/plans';
-import { issueConsoleToken, newUsageId } from '../../lambda/domain/project';
+import { issueApiKey } from '../../lambda/core/api-key';
+import type { PlanName } from '../../lambda/core/plans';
+import { issueConsoleToken, newUsageId } from '../../lambda/core/project';
 import { ApiKeyRepository } from '../../lambda/store/api-key-repository';
 import { createDocumentClient } from '../../lambda/store/dynamodb-client';
 import { ProjectRepository } from '../../lambda/store/project-repository';

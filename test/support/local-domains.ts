@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { issueApiKey } from '../../lambda/domain/api-key';
-import type { PlanName } from '../../lambda/domain/plans';
-import { issueConsoleToken, newUsageId } from '../../lambda/domain/project';
-import { newTargetId, ownershipToken, projectTarget } from '../../lambda/domain/project-target';
+import { issueApiKey } from '../../lambda/core/api-key';
+import type { PlanName } from '../../lambda/core/plans';
+import { issueConsoleToken, newUsageId } from '../../lambda/core/project';
+import { newTargetId, ownershipToken, projectTarget } from '../../lambda/core/project-target';
 import { ApiKeyRepository } from '../../lambda/store/api-key-repository';
 import { createDocumentClient } from '../../lambda/store/dynamodb-client';
 import { ProjectRepository } from '../../lambda/store/project-repository';

@@ -1,8 +1,8 @@
 import createClient, { type Client } from 'openapi-fetch';
 import { randomBytes } from 'node:crypto';
-import { type ApiKeyRecord, issueApiKey } from '../../lambda/domain/api-key';
-import type { PlanLimits, PlanName } from '../../lambda/domain/plans';
-import { issueConsoleToken, newUsageId, type ProjectRecord } from '../../lambda/domain/project';
+import { type ApiKeyRecord, issueApiKey } from '../../lambda/core/api-key';
+import type { PlanLimits, PlanName } from '../../lambda/core/plans';
+import { issueConsoleToken, newUsageId, type ProjectRecord } from '../../lambda/core/project';
 import { ApiKeyRepository } from '../../lambda/store/api-key-repository';
 import { ProjectRepository } from '../../lambda/store/project-repository';
 import { createDocumentClient } from '../../lambda/store/dynamodb-client';

@@ -16,7 +16,7 @@ import {
 } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
 import { mockClient } from 'aws-sdk-client-mock';
-import { PLAN_NAMES, type PlanName } from '../../lambda/domain/plans';
+import { PLAN_NAMES, type PlanName } from '../../lambda/core/plans';
 import { ANONYMOUS_PLAN, PREFLIGHT_PLAN, usagePlanName } from '../../lib/config/usage-plan-names';
 
 /**

@@ -1,7 +1,7 @@
 import { APIGatewayClient } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
-import { issueConsoleToken, newUsageId } from '../../lambda/domain/project';
-import { MAX_ACTIVE_KEYS_PER_PROJECT, type Revocation } from '../../lambda/domain/project-keys';
+import { issueConsoleToken, newUsageId } from '../../lambda/core/project';
+import { MAX_ACTIVE_KEYS_PER_PROJECT, type Revocation } from '../../lambda/core/project-keys';
 import { ApiKeyRepository } from '../../lambda/store/api-key-repository';
 import { ProjectRepository } from '../../lambda/store/project-repository';
 import { API_KEYS_TABLE, PETS_TABLE, PROJECTS_TABLE } from '../../lambda/store/table-schema';

@@ -1,4 +1,4 @@
-import { issueApiKey } from '../../lambda/domain/api-key';
+import { issueApiKey } from '../../lambda/core/api-key';
 
 /**
  * Items as the release before projects wrote them, for tests of the upgrade: written with

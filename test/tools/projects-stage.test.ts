@@ -6,8 +6,8 @@ import {
 } from '@aws-sdk/client-api-gateway';
 import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { type PlanLimits, type PlanName, PLANS } from '../../lambda/domain/plans';
-import { parseConsoleToken, type ProjectRecord } from '../../lambda/domain/project';
+import { type PlanLimits, type PlanName, PLANS } from '../../lambda/core/plans';
+import { parseConsoleToken, type ProjectRecord } from '../../lambda/core/project';
 import { CustomDomainRepository } from '../../lambda/store/custom-domain-repository';
 import { ProjectRepository } from '../../lambda/store/project-repository';
 import {

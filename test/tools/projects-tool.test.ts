@@ -1,7 +1,7 @@
 import { GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
-import { hashSecret, parseApiKey } from '../../lambda/domain/api-key';
-import { PLANS } from '../../lambda/domain/plans';
-import { consoleTokenMatches, parseConsoleToken } from '../../lambda/domain/project';
+import { hashSecret, parseApiKey } from '../../lambda/core/api-key';
+import { PLANS } from '../../lambda/core/plans';
+import { consoleTokenMatches, parseConsoleToken } from '../../lambda/core/project';
 import { ApiKeyRepository } from '../../lambda/store/api-key-repository';
 import { CustomDomainRepository } from '../../lambda/store/custom-domain-repository';
 import { ProjectRepository } from '../../lambda/store/project-repository';

@@ -3,8 +3,8 @@ import { CORS_EXPOSED_HEADERS, withCorsHeaders } from '../../../lambda/api/cors'
 import { rateLimitHeaders } from '../../../lambda/api/rate-limit';
 import { deprecationHeaders } from '../../../lambda/middleware/deprecation';
 import { ROUTES } from '../../../lambda/api/routes';
-import { PLANS } from '../../../lambda/domain/plans';
-import { windowsAt } from '../../../lambda/domain/rate-limit';
+import { PLANS } from '../../../lambda/core/plans';
+import { windowsAt } from '../../../lambda/core/rate-limit';
 import { proxyEvent } from '../../support/events';
 
 const APP = 'https://app.example.com';

@@ -1,6 +1,6 @@
 import { toErrorResponse } from '../../../lambda/api/error-response';
 import { ApiError, toApiError } from '../../../lambda/api/errors';
-import { DomainError, StoreUnavailableError } from '../../../lambda/domain/errors';
+import { DomainError, StoreUnavailableError } from '../../../lambda/core/errors';
 
 /** The one mapping from anything thrown to the Error body (middleware, local server, gateway refusals). */
 

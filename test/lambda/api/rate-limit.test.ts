@@ -1,6 +1,6 @@
 import { rateLimitHeaders } from '../../../lambda/api/rate-limit';
-import type { PlanLimits } from '../../../lambda/domain/plans';
-import { type Admission, windowsAt } from '../../../lambda/domain/rate-limit';
+import type { PlanLimits } from '../../../lambda/core/plans';
+import { type Admission, windowsAt } from '../../../lambda/core/rate-limit';
 
 const NOON = Date.UTC(2026, 10, 22, 12, 0, 15); // 15 s into a minute
 // Limits of the test's own: the headers restate whatever limits the admission carries, whichever plan's.

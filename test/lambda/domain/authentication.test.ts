@@ -3,11 +3,11 @@ import {
   issueApiKey,
   type KeyRandomness,
   parseApiKey,
-} from '../../../lambda/domain/api-key';
-import { authenticate } from '../../../lambda/domain/authentication';
-import { StoreRefusedInputError } from '../../../lambda/domain/errors';
-import { PLANS } from '../../../lambda/domain/plans';
-import type { ProjectRecord } from '../../../lambda/domain/project';
+} from '../../../lambda/core/api-key';
+import { authenticate } from '../../../lambda/core/authentication';
+import { StoreRefusedInputError } from '../../../lambda/core/errors';
+import { PLANS } from '../../../lambda/core/plans';
+import type { ProjectRecord } from '../../../lambda/core/project';
 
 function project(name: string, overrides: Partial<ProjectRecord> = {}): ProjectRecord {
   return {

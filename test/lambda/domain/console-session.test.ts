@@ -9,9 +9,9 @@ import {
   SESSION_TOUCH_INTERVAL_MS,
   sessionEnd,
   tokenFingerprint,
-} from '../../../lambda/domain/console-session';
-import { hashSecret } from '../../../lambda/domain/secret';
-import { issueConsoleToken, type ProjectRecord } from '../../../lambda/domain/project';
+} from '../../../lambda/core/console-session';
+import { hashSecret } from '../../../lambda/core/secret';
+import { issueConsoleToken, type ProjectRecord } from '../../../lambda/core/project';
 
 /** The session rules with an in-memory store and a clock the test moves. */
 function setup() {

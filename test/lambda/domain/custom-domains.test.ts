@@ -1,12 +1,12 @@
-import { type CustomDomain, MAX_DOMAINS_PER_PROJECT } from '../../../lambda/domain/custom-domain';
+import { type CustomDomain, MAX_DOMAINS_PER_PROJECT } from '../../../lambda/core/custom-domain';
 import {
   type CustomDomainStore,
   CustomDomains,
   type ProjectRef,
   REMOVE_CONFIRMATION,
-} from '../../../lambda/domain/custom-domains';
-import type { DnsLookup } from '../../../lambda/domain/dns-verdict';
-import type { TxtLookup } from '../../../lambda/domain/domain-ownership';
+} from '../../../lambda/core/custom-domains';
+import type { DnsLookup } from '../../../lambda/core/dns-verdict';
+import type { TxtLookup } from '../../../lambda/core/domain-ownership';
 import type {
   AttachOptions,
   EdgeCertificate,
@@ -14,9 +14,9 @@ import type {
   EdgeRoute,
   EdgeTenants,
   OwnCertificate,
-} from '../../../lambda/domain/edge-tenants';
-import { DomainError } from '../../../lambda/domain/errors';
-import { newTargetId, ownershipToken, projectTarget } from '../../../lambda/domain/project-target';
+} from '../../../lambda/core/edge-tenants';
+import { DomainError } from '../../../lambda/core/errors';
+import { newTargetId, ownershipToken, projectTarget } from '../../../lambda/core/project-target';
 import { CustomDomainRepository } from '../../../lambda/store/custom-domain-repository';
 import { LOCAL_TABLE_NAMES } from '../../../local/local-tables';
 import { startTestStore, type TestStore } from '../../support/embedded-store';

@@ -3,7 +3,7 @@ import {
   originSecretMatches,
   parseViewerAddress,
   viewerHostName,
-} from '../../../lambda/domain/edge-request';
+} from '../../../lambda/core/edge-request';
 
 describe('edge request rules', () => {
   test('CloudFront-Viewer-Address gives the viewer IP, IPv4 or IPv6 (bracketed or bare), never the port', () => {

@@ -6,7 +6,7 @@ import {
   InvalidIdempotencyKeyError,
   parseIdempotencyKey,
   requestFingerprint,
-} from '../../../lambda/domain/idempotency';
+} from '../../../lambda/core/idempotency';
 
 /** The problem an invalid field value is refused for (the message's part between "The Idempotency-Key " and "."). */
 function problemOf(fieldValue: string): string {

@@ -1,4 +1,4 @@
-import { decodeCursor, encodeCursor } from '../../../lambda/domain/page-cursor';
+import { decodeCursor, encodeCursor } from '../../../lambda/core/page-cursor';
 
 const KEY = 'test-key';
 

@@ -1,4 +1,4 @@
-import { ID_EPOCH_MS, newPetId, parsePetId } from '../../../lambda/domain/pet-id';
+import { ID_EPOCH_MS, newPetId, parsePetId } from '../../../lambda/core/pet-id';
 
 describe('pet ids', () => {
   it('are positive safe integers that grow with time', () => {

@@ -5,7 +5,7 @@ import {
   planCapacity,
   planLimits,
   planNumbersProblems,
-} from '../../../lambda/domain/plans';
+} from '../../../lambda/core/plans';
 
 describe('the plan table', () => {
   it("holds the spec's plans, cheapest first, each allowing more than the one before", () => {

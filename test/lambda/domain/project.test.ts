@@ -1,4 +1,4 @@
-import { PLANS } from '../../../lambda/domain/plans';
+import { PLANS } from '../../../lambda/core/plans';
 import {
   allowedOrigin,
   consoleTokenMatches,
@@ -10,7 +10,7 @@ import {
   projectLimits,
   projectNameProblem,
   projectOfHost,
-} from '../../../lambda/domain/project';
+} from '../../../lambda/core/project';
 
 const RESERVED = ['console', 'domains', 'www'];
 

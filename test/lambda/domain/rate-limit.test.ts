@@ -1,4 +1,4 @@
-import { windowsAt } from '../../../lambda/domain/rate-limit';
+import { windowsAt } from '../../../lambda/core/rate-limit';
 
 const NOON = Date.UTC(2026, 10, 22, 12, 0, 15); // 15 s into a minute
 

@@ -1,12 +1,12 @@
 import { DeleteCommand } from '@aws-sdk/lib-dynamodb';
-import { ANONYMOUS_LIMITS, type PlanLimits } from '../../../lambda/domain/plans';
-import type { CounterState } from '../../../lambda/domain/rate-limit';
+import { ANONYMOUS_LIMITS, type PlanLimits } from '../../../lambda/core/plans';
+import type { CounterState } from '../../../lambda/core/rate-limit';
 import {
   BAN_THRESHOLD,
   banDuration,
   type CounterStore,
   RateLimiter,
-} from '../../../lambda/domain/rate-limiter';
+} from '../../../lambda/core/rate-limiter';
 import { RateLimitStore } from '../../../lambda/store/rate-limit-store';
 import { LOCAL_TABLE_NAMES } from '../../../local/local-tables';
 import { startTestStore, type TestStore } from '../../support/embedded-store';

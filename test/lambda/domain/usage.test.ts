@@ -1,7 +1,7 @@
-import { issueConsoleToken, newUsageId, type ProjectRecord } from '../../../lambda/domain/project';
-import { PLANS } from '../../../lambda/domain/plans';
-import { projectIdentity, RateLimiter } from '../../../lambda/domain/rate-limiter';
-import { projectOverview } from '../../../lambda/domain/usage';
+import { issueConsoleToken, newUsageId, type ProjectRecord } from '../../../lambda/core/project';
+import { PLANS } from '../../../lambda/core/plans';
+import { projectIdentity, RateLimiter } from '../../../lambda/core/rate-limiter';
+import { projectOverview } from '../../../lambda/core/usage';
 import { RateLimitStore } from '../../../lambda/store/rate-limit-store';
 import { LOCAL_TABLE_NAMES } from '../../../local/local-tables';
 import { startTestStore, type TestStore } from '../../support/embedded-store';

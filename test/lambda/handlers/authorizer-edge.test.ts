@@ -1,7 +1,7 @@
 import { mockClient } from 'aws-sdk-client-mock';
-import { issueApiKey } from '../../../lambda/domain/api-key';
-import type { CustomDomain, DomainRole, DomainState } from '../../../lambda/domain/custom-domain';
-import { issueConsoleToken } from '../../../lambda/domain/project';
+import { issueApiKey } from '../../../lambda/core/api-key';
+import type { CustomDomain, DomainRole, DomainState } from '../../../lambda/core/custom-domain';
+import { issueConsoleToken } from '../../../lambda/core/project';
 import { RUNTIME_ENV } from '../../../lambda/shared/runtime-env';
 import { ApiKeyRepository } from '../../../lambda/store/api-key-repository';
 import { CustomDomainRepository } from '../../../lambda/store/custom-domain-repository';

@@ -1,5 +1,5 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
-import { ANONYMOUS_LIMITS, PLANS, PREFLIGHT_LIMITS } from '../../../lambda/domain/plans';
+import { ANONYMOUS_LIMITS, PLANS, PREFLIGHT_LIMITS } from '../../../lambda/core/plans';
 import type { Principal } from '../../../lambda/api/principal';
 import { API_VERSION_PREFIX, CATCH_ALL, catchAllPaths, methodsByPath } from '../../../lambda/api/routes';
 import { LOCAL_TABLE_NAMES } from '../../../local/local-tables';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type * as CloudFrontSdk from '@aws-sdk/client-cloudfront';
 import { type AwsStub, mockClient } from 'aws-sdk-client-mock';
-import { issueConsoleToken, newUsageId } from '../../../lambda/domain/project';
+import { issueConsoleToken, newUsageId } from '../../../lambda/core/project';
 import { RUNTIME_ENV } from '../../../lambda/shared/runtime-env';
 import { CustomDomainRepository } from '../../../lambda/store/custom-domain-repository';
 import { ProjectRepository } from '../../../lambda/store/project-repository';

@@ -1,4 +1,4 @@
-import { PLANS } from '../../../lambda/domain/plans';
+import { PLANS } from '../../../lambda/core/plans';
 import { startTestStore, type TestStore } from '../../support/embedded-store';
 import { lambdaContext, proxyEvent } from '../../support/events';
 import { loadHandler } from '../../support/handlers';

@@ -1,8 +1,8 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { MAX_BODY_BYTES } from '../../../lambda/api/limits';
-import { issueApiKey } from '../../../lambda/domain/api-key';
-import { PLANS } from '../../../lambda/domain/plans';
-import { issueConsoleToken, type ProjectRecord } from '../../../lambda/domain/project';
+import { issueApiKey } from '../../../lambda/core/api-key';
+import { PLANS } from '../../../lambda/core/plans';
+import { issueConsoleToken, type ProjectRecord } from '../../../lambda/core/project';
 import { ApiKeyRepository } from '../../../lambda/store/api-key-repository';
 import { ProjectRepository } from '../../../lambda/store/project-repository';
 import { LOCAL_TABLE_NAMES } from '../../../local/local-tables';

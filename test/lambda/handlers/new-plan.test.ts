@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { transformSync } from 'esbuild';
-import { issueApiKey } from '../../../lambda/domain/api-key';
-import type { PlanName } from '../../../lambda/domain/plans';
-import { issueConsoleToken } from '../../../lambda/domain/project';
+import { issueApiKey } from '../../../lambda/core/api-key';
+import type { PlanName } from '../../../lambda/core/plans';
+import { issueConsoleToken } from '../../../lambda/core/project';
 import { ApiKeyRepository } from '../../../lambda/store/api-key-repository';
 import { ProjectRepository } from '../../../lambda/store/project-repository';
 import { LOCAL_TABLE_NAMES } from '../../../local/local-tables';
@@ -14,12 +14,12 @@ import type { ApiLambdaHandler as ProxyHandler } from '../../../lambda/middlewar
 import type { AuthorizerHandler as Authorizer } from '../../../lambda/operations/authorizer';
 
 /**
- * The plan table (lambda/domain/plans.ts) is the only place that names plans: a plan added
+ * The plan table (lambda/core/plans.ts) is the only place that names plans: a plan added
  * there works for the keys of a project on it, with no other change. The table's own source
  * gets one more line, so every function of the module (isPlanName, planLimits, …) sees it.
  */
 
-const PLANS_FILE = path.resolve(__dirname, '../../../lambda/domain/plans.ts');
+const PLANS_FILE = path.resolve(__dirname, '../../../lambda/core/plans.ts');
 const TABLE_END = '} as const satisfies Record<string, PlanDefinition>;';
 const STARTUP_LINE =
   "  startup: { title: 'Startup', limits: { perMinute: 42, perDay: 420 }, customDomains: true },\n";
@@ -49,7 +49,7 @@ function loadWithStartup(): { authorizer: Authorizer; listPets: ProxyHandler } {
   const [authorizer, listPets] = loadHandlers<Authorizer & ProxyHandler>(
     ['authorizer', 'list-pets'],
     store.store.endpoint,
-    () => jest.doMock('../../../lambda/domain/plans', plansWithStartup),
+    () => jest.doMock('../../../lambda/core/plans', plansWithStartup),
   );
   return { authorizer: authorizer as Authorizer, listPets: listPets as ProxyHandler };
 }

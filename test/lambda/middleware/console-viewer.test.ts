@@ -1,8 +1,8 @@
 import { jsonResponse } from '../../../lambda/api/http';
-import { ConsoleSessions } from '../../../lambda/domain/console-session';
-import { ORIGIN_SECRET_HEADER, VIEWER_ADDRESS_HEADER } from '../../../lambda/domain/edge-request';
-import { ANONYMOUS_LIMITS } from '../../../lambda/domain/plans';
-import { RateLimiter } from '../../../lambda/domain/rate-limiter';
+import { ConsoleSessions } from '../../../lambda/core/console-session';
+import { ORIGIN_SECRET_HEADER, VIEWER_ADDRESS_HEADER } from '../../../lambda/core/edge-request';
+import { ANONYMOUS_LIMITS } from '../../../lambda/core/plans';
+import { RateLimiter } from '../../../lambda/core/rate-limiter';
 import { consoleHandler } from '../../../lambda/middleware/console-handler';
 import { ConsoleSessionRepository } from '../../../lambda/store/console-session-repository';
 import { ProjectRepository } from '../../../lambda/store/project-repository';

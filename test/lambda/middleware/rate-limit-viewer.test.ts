@@ -1,6 +1,6 @@
 import { jsonResponse } from '../../../lambda/api/http';
-import { ANONYMOUS_LIMITS } from '../../../lambda/domain/plans';
-import { RateLimiter } from '../../../lambda/domain/rate-limiter';
+import { ANONYMOUS_LIMITS } from '../../../lambda/core/plans';
+import { RateLimiter } from '../../../lambda/core/rate-limiter';
 import { apiHandler } from '../../../lambda/middleware/api-handler';
 import { callerOf } from '../../../lambda/middleware/rate-limit';
 import { RateLimitStore } from '../../../lambda/store/rate-limit-store';

@@ -1,7 +1,7 @@
 import { jsonResponse } from '../../../lambda/api/http';
-import { PLANS } from '../../../lambda/domain/plans';
-import type { CounterState } from '../../../lambda/domain/rate-limit';
-import { type CounterStore, RateLimiter } from '../../../lambda/domain/rate-limiter';
+import { PLANS } from '../../../lambda/core/plans';
+import type { CounterState } from '../../../lambda/core/rate-limit';
+import { type CounterStore, RateLimiter } from '../../../lambda/core/rate-limiter';
 import { apiHandler } from '../../../lambda/middleware/api-handler';
 import { lambdaContext, proxyEvent } from '../../support/events';
 

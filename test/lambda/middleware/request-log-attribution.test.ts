@@ -1,8 +1,8 @@
 import { connect, type Socket } from 'node:net';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { jsonResponse } from '../../../lambda/api/http';
-import { PLANS } from '../../../lambda/domain/plans';
-import { type CounterStore, RateLimiter } from '../../../lambda/domain/rate-limiter';
+import { PLANS } from '../../../lambda/core/plans';
+import { type CounterStore, RateLimiter } from '../../../lambda/core/rate-limiter';
 import { apiHandler } from '../../../lambda/middleware/api-handler';
 import { concurrentInvocations } from '../../../lambda/shared/observability';
 import { type CapturedOutput, captureOutput } from '../../support/capture-output';

@@ -3,7 +3,7 @@
  * exactly-once under an injected store failure before or after every call of every path,
  * with the clock moved past the lease or 25 hours ahead, and under concurrent attempts.
  */
-import { StoreUnavailableError } from '../../../lambda/domain/errors';
+import { StoreUnavailableError } from '../../../lambda/core/errors';
 import {
   createPetIdempotently,
   IDEMPOTENCY_KEY_TTL_SECONDS,
@@ -14,8 +14,8 @@ import {
   IdempotencyKeyReusedError,
   IN_FLIGHT_TTL_SECONDS,
   type ReservedPetWriter,
-} from '../../../lambda/domain/idempotency';
-import type { NewPet, Pet } from '../../../lambda/domain/pet';
+} from '../../../lambda/core/idempotency';
+import type { NewPet, Pet } from '../../../lambda/core/pet';
 import { createDocumentClient } from '../../../lambda/store/dynamodb-client';
 import { IdempotencyRepository } from '../../../lambda/store/idempotency-repository';
 import { PetRepository } from '../../../lambda/store/pet-repository';

@@ -3,8 +3,8 @@ import {
   type CompletedRecord,
   IDEMPOTENCY_KEY_TTL_SECONDS,
   type InFlightRecord,
-} from '../../../lambda/domain/idempotency';
-import { StoreUnavailableError } from '../../../lambda/domain/errors';
+} from '../../../lambda/core/idempotency';
+import { StoreUnavailableError } from '../../../lambda/core/errors';
 import { IdempotencyRepository } from '../../../lambda/store/idempotency-repository';
 import { PetRepository } from '../../../lambda/store/pet-repository';
 import { IDEMPOTENCY_TABLE } from '../../../lambda/store/table-schema';

@@ -1,4 +1,4 @@
-import { issueConsoleToken, newUsageId, type ProjectRecord } from '../../../lambda/domain/project';
+import { issueConsoleToken, newUsageId, type ProjectRecord } from '../../../lambda/core/project';
 import { ProjectRepository } from '../../../lambda/store/project-repository';
 import { PROJECTS_TABLE } from '../../../lambda/store/table-schema';
 import { startTestStore, type TestStore } from '../../support/embedded-store';

@@ -1,5 +1,5 @@
 import { PutCommand } from '@aws-sdk/lib-dynamodb';
-import { PLANS } from '../../../lambda/domain/plans';
+import { PLANS } from '../../../lambda/core/plans';
 import { createDocumentClient } from '../../../lambda/store/dynamodb-client';
 import { RateLimitStore } from '../../../lambda/store/rate-limit-store';
 import { LOCAL_TABLE_NAMES } from '../../../local/local-tables';

@@ -1,6 +1,6 @@
 import { toErrorResponse } from '../../../lambda/api/error-response';
-import { StoreRefusedInputError, StoreUnavailableError } from '../../../lambda/domain/errors';
-import { issueConsoleToken, newUsageId } from '../../../lambda/domain/project';
+import { StoreRefusedInputError, StoreUnavailableError } from '../../../lambda/core/errors';
+import { issueConsoleToken, newUsageId } from '../../../lambda/core/project';
 import { ApiKeyRepository } from '../../../lambda/store/api-key-repository';
 import { createDocumentClient } from '../../../lambda/store/dynamodb-client';
 import { ProjectRepository } from '../../../lambda/store/project-repository';

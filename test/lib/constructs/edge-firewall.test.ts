@@ -2,7 +2,7 @@ import { Stack } from 'aws-cdk-lib';
 import { Match } from 'aws-cdk-lib/assertions';
 import { MockIntegration, RestApi } from 'aws-cdk-lib/aws-apigateway';
 import { MAX_BODY_BYTES } from '../../../lambda/api/limits';
-import { PLAN_NAMES, planCapacity } from '../../../lambda/domain/plans';
+import { PLAN_NAMES, planCapacity } from '../../../lambda/core/plans';
 import { EdgeFirewall, floodLimitPerIp, MANAGED_RULE_GROUPS } from '../../../lib/constructs/edge-firewall';
 import { synthEnvironment } from '../../support/synth';
 import { resourcesOfType } from '../template-queries';

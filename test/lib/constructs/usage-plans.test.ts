@@ -8,7 +8,7 @@ import {
   type PlanLimits,
   planCapacity,
   PREFLIGHT_LIMITS,
-} from '../../../lambda/domain/plans';
+} from '../../../lambda/core/plans';
 import { RUNTIME_ENV } from '../../../lambda/shared/runtime-env';
 import { ENVIRONMENT_NAMES, environmentConfigs } from '../../../lib/config/environments';
 import {

@@ -39,7 +39,7 @@ export interface ProjectRecord extends Project {
   readonly usageId: string;
   /**
    * How many of the project's keys are active, kept by the key rules with conditional writes
-   * (lambda/domain/project-keys.ts); absent until its first key change since the count began.
+   * (lambda/core/project-keys.ts); absent until its first key change since the count began.
    */
   readonly activeKeys?: number;
 }

@@ -2,7 +2,7 @@ import type { PlanLimits, PlanName } from './plans';
 
 /**
  * What the console shows of a project's session, usage and keys: the console API's answers,
- * made by the domain (console-session.ts, usage.ts, the key rules) and named by the console's
+ * made by the core (console-session.ts, usage.ts, the key rules) and named by the console's
  * route table. Plain types with no Node, as the domains' views in custom-domain-record.ts: the
  * console page type-checks against them.
  */
