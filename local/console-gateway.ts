@@ -5,7 +5,7 @@ import { CONSOLE_API_PREFIX } from '../lambda/api/console-routes';
 import type { Service } from '../lambda/composition/service';
 import { toErrorResponse } from '../lambda/api/error-response';
 import { gatewayError } from '../lambda/api/gateway-errors';
-import type { CustomDomains } from '../lambda/core/custom-domains';
+import type { CustomDomains } from '../lambda/core/custom-domains/custom-domains';
 import type { ApiLambdaHandler } from '../lambda/middleware/api-handler';
 import {
   closeAfterAnswer,

@@ -8,7 +8,7 @@ import { isIP } from 'node:net';
 import path from 'node:path';
 import * as x509 from '@peculiar/x509';
 import { now } from '../lambda/shared/clock';
-import { caaAllowsAmazon, type CaaRecord, type DnsLookup } from '../lambda/core/dns-verdict';
+import { caaAllowsAmazon, type CaaRecord, type DnsLookup } from '../lambda/core/custom-domains/dns-verdict';
 import type { TlsCertificate } from './https-edge';
 
 /**

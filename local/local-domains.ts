@@ -1,10 +1,10 @@
 import path from 'node:path';
 import { composeCustomDomains } from '../lambda/composition/custom-domains';
-import type { CustomDomains } from '../lambda/core/custom-domains';
-import type { DnsLookup } from '../lambda/core/dns-verdict';
-import type { TxtLookup } from '../lambda/core/domain-ownership';
-import { newTargetId } from '../lambda/core/project-target';
-import type { EdgeRoute } from '../lambda/core/edge-tenants';
+import type { CustomDomains } from '../lambda/core/custom-domains/custom-domains';
+import type { DnsLookup } from '../lambda/core/custom-domains/dns-verdict';
+import type { TxtLookup } from '../lambda/core/custom-domains/domain-ownership';
+import { newTargetId } from '../lambda/core/custom-domains/project-target';
+import type { EdgeRoute } from '../lambda/core/custom-domains/edge-tenants';
 import type { CustomDomainRepository } from '../lambda/store/custom-domain-repository';
 import { resolverLookup } from '../lambda/store/dns-resolver';
 import type { ProjectRepository } from '../lambda/store/project-repository';

@@ -1,4 +1,9 @@
-import type { EdgeCertificate, EdgeRoute, EdgeTenants, OwnCertificate } from '../lambda/core/edge-tenants';
+import type {
+  EdgeCertificate,
+  EdgeRoute,
+  EdgeTenants,
+  OwnCertificate,
+} from '../lambda/core/custom-domains/edge-tenants';
 import type { EdgeRoute as LocalRoute, HttpsEdge } from './https-edge';
 import type { CertificateStatus, LocalCertificateAuthority } from './local-certificate-authority';
 

@@ -3,7 +3,7 @@ import { CONSOLE_API_PREFIX } from '../lambda/api/console-routes';
 import { ApiError } from '../lambda/api/errors';
 import { jsonResponse } from '../lambda/api/http';
 import type { Schema } from '../lambda/api/validate';
-import { registrableDomain } from '../lambda/core/custom-domain';
+import { registrableDomain } from '../lambda/core/custom-domains/custom-domain';
 import type { ApiLambdaHandler } from '../lambda/middleware/api-handler';
 import {
   type ConsoleEvent,

@@ -16,7 +16,7 @@ export {
   observe,
   type Verdict,
   verdictOf,
-} from '../lambda/core/dns-verdict';
+} from '../lambda/core/custom-domains/dns-verdict';
 export { resolverLookup } from '../lambda/store/dns-resolver';
 
 /** The store's address check for `--resolver`: a bad address is a wrong invocation (exit code 2). */

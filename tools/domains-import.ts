@@ -1,9 +1,9 @@
 import { readFileSync } from 'node:fs';
-import type { CustomDomain, DomainRole } from '../lambda/core/custom-domain';
-import { DOMAIN_ROLES } from '../lambda/core/custom-domain';
-import type { CustomDomains, CustomDomainStore } from '../lambda/core/custom-domains';
-import type { DnsLookup } from '../lambda/core/dns-verdict';
-import type { EdgeCertificateState, ValidationRecord } from '../lambda/core/edge-tenants';
+import type { CustomDomain, DomainRole } from '../lambda/core/custom-domains/custom-domain';
+import { DOMAIN_ROLES } from '../lambda/core/custom-domains/custom-domain';
+import type { CustomDomains, CustomDomainStore } from '../lambda/core/custom-domains/custom-domains';
+import type { DnsLookup } from '../lambda/core/custom-domains/dns-verdict';
+import type { EdgeCertificateState, ValidationRecord } from '../lambda/core/custom-domains/edge-tenants';
 import { Refusal } from './failures';
 
 /**

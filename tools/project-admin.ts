@@ -13,7 +13,7 @@ import {
   type ProjectRecord,
   projectNameProblem,
 } from '../lambda/core/project';
-import { newTargetId } from '../lambda/core/project-target';
+import { newTargetId } from '../lambda/core/custom-domains/project-target';
 import type { ApiKeyRepository } from '../lambda/store/api-key-repository';
 import type { ProjectRepository } from '../lambda/store/project-repository';
 import { RESERVED_PROJECT_NAMES } from '../lib/config/platform';

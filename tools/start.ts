@@ -2,7 +2,7 @@ import path from 'node:path';
 import { composeProjectKeys } from '../lambda/composition/console';
 import { isAgreedPlan, isPlanName, PLAN_NAMES, type PlanName, PLANS } from '../lambda/core/plans';
 import { issueConsoleToken, newUsageId } from '../lambda/core/project';
-import { newTargetId } from '../lambda/core/project-target';
+import { newTargetId } from '../lambda/core/custom-domains/project-target';
 import { ApiKeyRepository } from '../lambda/store/api-key-repository';
 import { createDocumentClient } from '../lambda/store/dynamodb-client';
 import { PetRepository } from '../lambda/store/pet-repository';

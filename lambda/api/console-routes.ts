@@ -4,7 +4,7 @@ import {
   type Removal,
   REMOVE_CONFIRMATION,
   type Verification,
-} from '../core/custom-domain-record';
+} from '../core/custom-domains/custom-domain-record';
 import type { AnyErrorCode } from './error-catalogue';
 import type { Schema, SchemaValue } from './schema';
 

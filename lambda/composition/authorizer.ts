@@ -1,6 +1,6 @@
 import { MAX_API_KEY_CACHE_SECONDS } from '../api/limits';
 import type { ApiKeyStore } from '../core/api-key';
-import type { CustomDomainStore } from '../core/custom-domains-ports';
+import type { CustomDomainStore } from '../core/custom-domains/custom-domains-ports';
 import { EDGE_DOMAIN_CACHE_SECONDS } from '../core/edge-request';
 import type { ProjectStore } from '../core/project';
 import { authorizer, type AuthorizerHandler } from '../operations/authorizer';

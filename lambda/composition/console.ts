@@ -1,5 +1,5 @@
 import { ConsoleSessions } from '../core/console-session';
-import type { CustomDomains } from '../core/custom-domains';
+import type { CustomDomains } from '../core/custom-domains/custom-domains';
 import { ProjectKeys } from '../core/project-keys';
 import { RateLimiter } from '../core/rate-limiter';
 import type { ApiLambdaHandler } from '../middleware/api-handler';

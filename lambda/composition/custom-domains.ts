@@ -1,4 +1,4 @@
-import { CustomDomains } from '../core/custom-domains';
+import { CustomDomains } from '../core/custom-domains/custom-domains';
 import type { ServicePorts } from './ports';
 
 export interface CustomDomainsSettings {

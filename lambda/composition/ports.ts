@@ -1,8 +1,8 @@
 import type { ConsoleSessionStore } from '../core/console-session';
-import type { CustomDomainStore, ProjectTargets } from '../core/custom-domains-ports';
-import type { DnsLookup } from '../core/dns-verdict';
-import type { TxtLookup } from '../core/domain-ownership';
-import type { EdgeTenants } from '../core/edge-tenants';
+import type { CustomDomainStore, ProjectTargets } from '../core/custom-domains/custom-domains-ports';
+import type { DnsLookup } from '../core/custom-domains/dns-verdict';
+import type { TxtLookup } from '../core/custom-domains/domain-ownership';
+import type { EdgeTenants } from '../core/custom-domains/edge-tenants';
 import type { IdempotencyStore, ReservedPetWriter } from '../core/idempotency';
 import type { PetStore } from '../core/pet';
 import type { ProjectKeyCountStore, ProjectKeyStore } from '../core/project-keys';

@@ -1,5 +1,5 @@
 import type { OperationId } from '../api/routes';
-import type { CustomDomains } from '../core/custom-domains';
+import type { CustomDomains } from '../core/custom-domains/custom-domains';
 import { RateLimiter } from '../core/rate-limiter';
 import type { ApiLambdaHandler } from '../middleware/api-handler';
 import type { ConsoleStackDependencies } from '../middleware/console-handler';

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { type CustomDomain, isServing } from './custom-domain-record';
+import { type CustomDomain, isServing } from './custom-domains/custom-domain-record';
 import { hashSecret, secretMatches } from './secret';
 
 /**

@@ -7,7 +7,7 @@ import {
   type KeyLookup,
   type ProjectLookup,
 } from '../core/authentication';
-import type { CustomDomain } from '../core/custom-domain';
+import type { CustomDomain } from '../core/custom-domains/custom-domain';
 import {
   domainServesProject,
   ORIGIN_SECRET_HEADER,

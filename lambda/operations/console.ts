@@ -17,14 +17,14 @@ import { gatewayError } from '../api/gateway-errors';
 import { headerValue, jsonResponse } from '../api/http';
 import { type ApiKeyRecord, KEY_ID_LENGTH } from '../core/api-key';
 import type { ApiKeyView } from '../core/console-views';
-import { MAX_DOMAIN_NAME } from '../core/custom-domain';
+import { MAX_DOMAIN_NAME } from '../core/custom-domains/custom-domain';
 import {
   MAX_LIVE_SESSIONS_PER_PROJECT,
   SESSION_IDLE_TIMEOUT_MS,
   SESSION_MAX_LIFETIME_MS,
   sessionView,
 } from '../core/console-session';
-import type { CustomDomains } from '../core/custom-domains';
+import type { CustomDomains } from '../core/custom-domains/custom-domains';
 import {
   KeyRefusal,
   KeyRotationFailed,

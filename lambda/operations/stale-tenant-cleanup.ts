@@ -1,5 +1,9 @@
-import type { CustomDomainStore } from '../core/custom-domains';
-import { type EdgeTenants, type StaleTenantSweep, sweepStaleTenants } from '../core/edge-tenants';
+import type { CustomDomainStore } from '../core/custom-domains/custom-domains';
+import {
+  type EdgeTenants,
+  type StaleTenantSweep,
+  sweepStaleTenants,
+} from '../core/custom-domains/edge-tenants';
 
 export interface StaleTenantCleanupDependencies {
   /** The edge's tenants: listed, and deleted when their domain has no record. */

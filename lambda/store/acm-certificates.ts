@@ -5,7 +5,7 @@ import {
   DescribeCertificateCommand,
   RequestCertificateCommand,
 } from '@aws-sdk/client-acm';
-import type { EdgeCertificate, OwnCertificate } from '../core/edge-tenants';
+import type { EdgeCertificate, OwnCertificate } from '../core/custom-domains/edge-tenants';
 
 /**
  * Certificates of the platform's own in ACM, for the tenants of domains imported from the old

@@ -15,7 +15,7 @@ import type {
   EdgeRoute,
   EdgeTenants,
   OwnCertificate,
-} from '../core/edge-tenants';
+} from '../core/custom-domains/edge-tenants';
 import { DomainError } from '../core/errors';
 import { TENANT_PARAMETERS } from '../shared/edge-tenant-parameters';
 import type { AcmCertificates } from './acm-certificates';

@@ -6,8 +6,8 @@ import {
   ScanCommand,
   UpdateCommand,
 } from '@aws-sdk/lib-dynamodb';
-import type { CustomDomain } from '../core/custom-domain';
-import type { CustomDomainStore } from '../core/custom-domains';
+import type { CustomDomain } from '../core/custom-domains/custom-domain';
+import type { CustomDomainStore } from '../core/custom-domains/custom-domains';
 import { allInIndexPartition, allPages, conditionalWrite, storeCall } from './dynamodb-client';
 import { CUSTOM_DOMAINS_TABLE } from './table-schema';
 

@@ -1,7 +1,7 @@
 import { Resolver } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import type { CaaRecord, DnsLookup } from '../core/dns-verdict';
-import type { TxtLookup } from '../core/domain-ownership';
+import type { CaaRecord, DnsLookup } from '../core/custom-domains/dns-verdict';
+import type { TxtLookup } from '../core/custom-domains/domain-ownership';
 import { ownAddresses } from './dns-own-addresses';
 
 /**

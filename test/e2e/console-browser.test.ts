@@ -4,7 +4,7 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { buildConsole } from '../../console/build';
 import { PLANS } from '../../lambda/core/plans';
-import { ownershipToken, projectTarget } from '../../lambda/core/project-target';
+import { ownershipToken, projectTarget } from '../../lambda/core/custom-domains/project-target';
 import { SANDBOX_RECORDS_PATH } from '../../local/console-gateway';
 import { CONSOLE_PAGE_PATH } from '../../local/console-site';
 import { type LocalApi, startLocalApi } from '../../local/server';

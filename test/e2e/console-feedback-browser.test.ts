@@ -3,7 +3,7 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { buildConsole } from '../../console/build';
-import { REMOVE_CONFIRMATION } from '../../lambda/core/custom-domain-record';
+import { REMOVE_CONFIRMATION } from '../../lambda/core/custom-domains/custom-domain-record';
 import { MAX_ACTIVE_KEYS_PER_PROJECT } from '../../lambda/core/project-keys';
 import { type LocalApi, startLocalApi } from '../../local/server';
 import type { ToolConnection } from '../../tools/connection';

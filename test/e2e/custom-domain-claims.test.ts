@@ -1,4 +1,4 @@
-import { CLAIM_WINDOW_MS } from '../../lambda/core/domain-claims';
+import { CLAIM_WINDOW_MS } from '../../lambda/core/custom-domains/domain-claims';
 import { EDGE_DOMAIN_CACHE_SECONDS } from '../../lambda/core/edge-request';
 import { type DomainsTestApi, startDomainsTestApi } from '../support/local-domains';
 

@@ -1,5 +1,5 @@
 import { issueConsoleToken, newUsageId } from '../../lambda/core/project';
-import { isTargetId, projectTarget } from '../../lambda/core/project-target';
+import { isTargetId, projectTarget } from '../../lambda/core/custom-domains/project-target';
 import { CustomDomainRepository } from '../../lambda/store/custom-domain-repository';
 import { createDocumentClient } from '../../lambda/store/dynamodb-client';
 import { ProjectRepository } from '../../lambda/store/project-repository';

@@ -1,4 +1,4 @@
-import type { CustomDomain } from '../../lambda/core/custom-domain';
+import type { CustomDomain } from '../../lambda/core/custom-domains/custom-domain';
 import { createDocumentClient } from '../../lambda/store/dynamodb-client';
 import { CustomDomainRepository } from '../../lambda/store/custom-domain-repository';
 import { LOCAL_TABLE_NAMES } from '../../local/local-tables';

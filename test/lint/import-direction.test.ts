@@ -119,7 +119,7 @@ const ALLOWED: [file: string, importLine: string][] = [
   ['local/x.ts', "import type { value } from '../console/build';"],
   ['lib/constructs/x.ts', "import { value } from '../../lambda/shared/runtime-env';"],
   ['bin/x.ts', "import { value } from '../lib/animal-store-app';"],
-  ['console/src/x.ts', "import type { value } from '../../lambda/core/custom-domain-record';"],
+  ['console/src/x.ts', "import type { value } from '../../lambda/core/custom-domains/custom-domain-record';"],
   ['console/src/x.ts', "import type { value } from '../../lambda/api/console-routes';"],
 ];
 

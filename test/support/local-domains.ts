@@ -4,7 +4,7 @@ import { request as httpsRequest } from 'node:https';
 import { issueApiKey } from '../../lambda/core/api-key';
 import type { PlanName } from '../../lambda/core/plans';
 import { issueConsoleToken, newUsageId } from '../../lambda/core/project';
-import { newTargetId, ownershipToken, projectTarget } from '../../lambda/core/project-target';
+import { newTargetId, ownershipToken, projectTarget } from '../../lambda/core/custom-domains/project-target';
 import { ApiKeyRepository } from '../../lambda/store/api-key-repository';
 import { createDocumentClient } from '../../lambda/store/dynamodb-client';
 import { ProjectRepository } from '../../lambda/store/project-repository';

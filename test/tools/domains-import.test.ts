@@ -16,8 +16,8 @@ import {
   GetDistributionTenantByDomainCommand,
 } from '@aws-sdk/client-cloudfront';
 import { mockClient } from 'aws-sdk-client-mock';
-import { CustomDomains } from '../../lambda/core/custom-domains';
-import type { DnsLookup } from '../../lambda/core/dns-verdict';
+import { CustomDomains } from '../../lambda/core/custom-domains/custom-domains';
+import type { DnsLookup } from '../../lambda/core/custom-domains/dns-verdict';
 import { AcmCertificates } from '../../lambda/store/acm-certificates';
 import { CustomDomainRepository } from '../../lambda/store/custom-domain-repository';
 import { CloudFrontEdgeTenants } from '../../lambda/store/cloudfront-edge-tenants';

@@ -1,4 +1,4 @@
-import { newTargetId } from '../../lambda/core/project-target';
+import { newTargetId } from '../../lambda/core/custom-domains/project-target';
 import { resolverLookup } from '../domains-dns';
 import { describeImport, importDomains, readOldDomainsConfig } from '../domains-import';
 import type { DomainsCommandIo } from './io';

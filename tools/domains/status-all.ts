@@ -1,4 +1,4 @@
-import type { CustomDomain } from '../../lambda/core/custom-domain';
+import type { CustomDomain } from '../../lambda/core/custom-domains/custom-domain';
 import { recordChangeOf } from '../domains-import';
 import type { DomainsCommandIo } from './io';
 import type { DomainsValues } from './options';

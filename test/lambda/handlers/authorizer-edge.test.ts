@@ -1,6 +1,10 @@
 import { mockClient } from 'aws-sdk-client-mock';
 import { issueApiKey } from '../../../lambda/core/api-key';
-import type { CustomDomain, DomainRole, DomainState } from '../../../lambda/core/custom-domain';
+import type {
+  CustomDomain,
+  DomainRole,
+  DomainState,
+} from '../../../lambda/core/custom-domains/custom-domain';
 import { issueConsoleToken } from '../../../lambda/core/project';
 import { RUNTIME_ENV } from '../../../lambda/shared/runtime-env';
 import { ApiKeyRepository } from '../../../lambda/store/api-key-repository';

@@ -22,8 +22,8 @@ import {
 } from '@aws-sdk/client-cloudfront';
 import { ACMClient, DescribeCertificateCommand, RequestCertificateCommand } from '@aws-sdk/client-acm';
 import { mockClient } from 'aws-sdk-client-mock';
-import type { CustomDomain } from '../../../lambda/core/custom-domain';
-import { CustomDomains } from '../../../lambda/core/custom-domains';
+import type { CustomDomain } from '../../../lambda/core/custom-domains/custom-domain';
+import { CustomDomains } from '../../../lambda/core/custom-domains/custom-domains';
 import { DomainError } from '../../../lambda/core/errors';
 import { TENANT_PARAMETERS } from '../../../lambda/shared/edge-tenant-parameters';
 import {

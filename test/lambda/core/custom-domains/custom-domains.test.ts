@@ -1,12 +1,15 @@
-import { type CustomDomain, MAX_DOMAINS_PER_PROJECT } from '../../../lambda/core/custom-domain';
+import {
+  type CustomDomain,
+  MAX_DOMAINS_PER_PROJECT,
+} from '../../../../lambda/core/custom-domains/custom-domain';
 import {
   type CustomDomainStore,
   CustomDomains,
   type ProjectRef,
   REMOVE_CONFIRMATION,
-} from '../../../lambda/core/custom-domains';
-import type { DnsLookup } from '../../../lambda/core/dns-verdict';
-import type { TxtLookup } from '../../../lambda/core/domain-ownership';
+} from '../../../../lambda/core/custom-domains/custom-domains';
+import type { DnsLookup } from '../../../../lambda/core/custom-domains/dns-verdict';
+import type { TxtLookup } from '../../../../lambda/core/custom-domains/domain-ownership';
 import type {
   AttachOptions,
   EdgeCertificate,
@@ -14,12 +17,16 @@ import type {
   EdgeRoute,
   EdgeTenants,
   OwnCertificate,
-} from '../../../lambda/core/edge-tenants';
-import { DomainError } from '../../../lambda/core/errors';
-import { newTargetId, ownershipToken, projectTarget } from '../../../lambda/core/project-target';
-import { CustomDomainRepository } from '../../../lambda/store/custom-domain-repository';
-import { LOCAL_TABLE_NAMES } from '../../../local/local-tables';
-import { startTestStore, type TestStore } from '../../support/embedded-store';
+} from '../../../../lambda/core/custom-domains/edge-tenants';
+import { DomainError } from '../../../../lambda/core/errors';
+import {
+  newTargetId,
+  ownershipToken,
+  projectTarget,
+} from '../../../../lambda/core/custom-domains/project-target';
+import { CustomDomainRepository } from '../../../../lambda/store/custom-domain-repository';
+import { LOCAL_TABLE_NAMES } from '../../../../local/local-tables';
+import { startTestStore, type TestStore } from '../../../support/embedded-store';
 
 /**
  * The service's rules where the edge decides: its own DNS check, its failures, its stale

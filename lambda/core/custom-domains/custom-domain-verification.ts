@@ -3,7 +3,7 @@ import { afterCertificate } from './custom-domain-certificates';
 import { type CustomDomainsOptions, edgeCall, now, save } from './custom-domains-ports';
 import { takeName } from './domain-claims';
 import { judgeOwnership } from './domain-ownership';
-import { DomainError } from './errors';
+import { DomainError } from '../errors';
 import { advanceImport } from './imported-domains';
 import { routeOf } from './primary-claim';
 

@@ -2,7 +2,7 @@ import type { CustomDomain } from './custom-domain';
 import type { DnsLookup } from './dns-verdict';
 import type { TxtLookup } from './domain-ownership';
 import type { EdgeTenants } from './edge-tenants';
-import { DomainError } from './errors';
+import { DomainError } from '../errors';
 
 /**
  * What the domains service acts over (the stored domains, the edge's tenants, DNS, a clock), and

@@ -14,11 +14,11 @@ import { type CustomDomainsOptions, edgeCall, now, recordOf, save } from './cust
 import { isReleasable, ownedElsewhereNotice, release, releasedWords, reservePlace } from './domain-claims';
 import { ownershipDnsRecord } from './domain-ownership';
 import { type EdgeRoute, type StaleTenantSweep, sweepStaleTenants } from './edge-tenants';
-import { DomainError } from './errors';
+import { DomainError } from '../errors';
 import { advanceImport, type ImportProgress, refreshImport } from './imported-domains';
-import { PLAN_NAMES, PLANS } from './plans';
+import { PLAN_NAMES, PLANS } from '../plans';
 import { claimFirst, primaryOf, promote, routeOf } from './primary-claim';
-import type { Project } from './project';
+import type { Project } from '../project';
 import { newTargetId, ownershipToken, projectTarget } from './project-target';
 
 /**

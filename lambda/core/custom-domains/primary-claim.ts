@@ -1,7 +1,7 @@
 import type { CustomDomain } from './custom-domain';
 import { type CustomDomainsOptions, recordOf, save, type Writer } from './custom-domains-ports';
 import type { EdgeRoute } from './edge-tenants';
-import { DomainError } from './errors';
+import { DomainError } from '../errors';
 
 /**
  * The project's primary claim: which of its domains is the primary, how a first domain wins the

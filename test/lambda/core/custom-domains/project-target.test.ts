@@ -4,7 +4,7 @@ import {
   ownershipRecordName,
   ownershipToken,
   projectTarget,
-} from '../../../lambda/core/project-target';
+} from '../../../../lambda/core/custom-domains/project-target';
 
 describe("a project's target", () => {
   it('is a random DNS label of 20 base32 characters, a fresh one each time', () => {

@@ -1,4 +1,4 @@
-import { caaAllowsAmazon, type CaaRecord } from '../../../lambda/core/dns-verdict';
+import { caaAllowsAmazon, type CaaRecord } from '../../../../lambda/core/custom-domains/dns-verdict';
 
 /** CAA as RFC 8659 reads it, for the records a resolver hands over (the DNS cases are in test/e2e). */
 const caa = (critical: number, tag: string, value: string): CaaRecord => ({ critical, tag, value });

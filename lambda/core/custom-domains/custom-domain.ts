@@ -3,7 +3,7 @@ import { domainToASCII, domainToUnicode } from 'node:url';
 import { getDomain } from 'tldts';
 import { TENANT_RECORD_TTL } from './dns-verdict';
 import type { CustomDomain, DomainView, TenantDnsRecord } from './custom-domain-record';
-import { DomainError } from './errors';
+import { DomainError } from '../errors';
 
 export type { DomainView, TenantDnsRecord };
 

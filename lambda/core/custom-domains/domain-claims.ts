@@ -1,6 +1,6 @@
 import { type CustomDomain, MAX_DOMAINS_PER_PROJECT } from './custom-domain';
 import { type CustomDomainsOptions, now, type Writer } from './custom-domains-ports';
-import { DomainError } from './errors';
+import { DomainError } from '../errors';
 
 /**
  * Claims: a name may be asked for by several projects at once, and is owned by one. Each
