@@ -4,6 +4,7 @@ import { CORS_ALLOWED_HEADERS, CORS_EXPOSED_HEADERS, CORS_MAX_AGE_SECONDS } from
 import { CONSOLE_API_PREFIX, CONSOLE_ROUTES } from '../lambda/api/console-routes';
 import { CONSOLE_ERROR_CATALOGUE, ERROR_CATALOGUE } from '../lambda/api/errors';
 import { PLAN_NAMES, planCapacity } from '../lambda/core/plans';
+import { lifecycleDiagram, lifecycleTable } from './lifecycle-diagram';
 import { planTableRows } from './plan-table';
 import { CHECKS } from './preflight-checks';
 import { README_BLOCKS } from './readme-blocks';
@@ -123,6 +124,9 @@ export const GENERATED_TABLES: Readonly<Record<string, () => string[]>> = {
       ['Check', 'What it looks at'],
       CHECKS.map((check) => [`\`${check.name}\``, check.description]),
     ),
+  /** lambda/core/custom-domains/lifecycle.ts: the transitions as a Mermaid state diagram */
+  'domain-lifecycle': lifecycleDiagram,
+  'domain-lifecycle-table': lifecycleTable,
   ...README_BLOCKS,
 };
 

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
-import type { CustomDomain, DomainRole } from '../lambda/core/custom-domains/custom-domain';
+import type { DomainRole } from '../lambda/core/custom-domains/custom-domain';
 import { DOMAIN_ROLES } from '../lambda/core/custom-domains/custom-domain';
 import type { CustomDomains, CustomDomainStore } from '../lambda/core/custom-domains/custom-domains';
 import type { DnsLookup } from '../lambda/core/custom-domains/dns-verdict';
 import type { EdgeCertificateState, ValidationRecord } from '../lambda/core/custom-domains/edge-tenants';
+import { decide, newRecord } from '../lambda/core/custom-domains/lifecycle';
 import { Refusal } from './failures';
 
 /**
@@ -170,20 +171,15 @@ export async function importDomains(
       if (!stored) {
         const now = new Date(options.clock()).toISOString();
         // No tenant yet (`attached: false`): it comes once the certificate is issued.
-        const domain: CustomDomain = {
+        const domain = newRecord(decide(undefined, 'import', { now }), {
           name,
           project: project.name,
           role,
-          state: 'certificate-pending',
-          since: now,
           addedAt: now,
-          attached: false,
-          certificate: 'pending',
           // Live on the old target: it has served traffic, so removing it needs the confirmation.
           servedAt: now,
           migratedFrom: base.oldTarget,
-          version: 1,
-        };
+        });
         record = (await store.create(domain)) ? 'created' : 'exists';
         stored = record === 'created' ? domain : await store.get(name);
         // The project's primary claim (the service decides the primary, and routes redirects,

@@ -3,6 +3,7 @@ import type { DnsLookup } from './dns-verdict';
 import type { TxtLookup } from './domain-ownership';
 import type { EdgeTenants } from './edge-tenants';
 import { DomainError } from '../errors';
+import type { Decision, RecordChanges } from './lifecycle';
 
 /**
  * What the domains service acts over (the stored domains, the edge's tenants, DNS, a clock), and
@@ -83,10 +84,8 @@ export interface ProjectTargets {
   assignTargetId(project: string, candidate: string): Promise<string | undefined>;
 }
 
-/** What a write may change of a stored domain. */
-export type Changes = Partial<
-  Omit<CustomDomain, 'name' | 'project' | 'version' | 'since' | 'addedAt' | 'claim'>
->;
+/** What a write may change of a stored domain besides its state (its state changes only by a {@link Decision}). */
+export type Changes = Omit<RecordChanges, 'state' | 'claim' | 'lostAt' | 'reason'>;
 
 /** What a write needs: the store and the clock. */
 export type Writer = Pick<CustomDomainsOptions, 'store' | 'clock'>;
@@ -110,13 +109,42 @@ export function now({ clock }: Pick<CustomDomainsOptions, 'clock'>): string {
   return new Date(clock()).toISOString();
 }
 
-/** Writes the changes (a new `since` when the state changes, or on `restart`), refusing a lost race. */
-export async function save(
+/** Writes changes other than the state, refusing a lost race. */
+export function save(options: Writer, domain: CustomDomain, changes: Changes): Promise<CustomDomain> {
+  return write(options, domain, domainAfter(options, domain, changes, false));
+}
+
+/**
+ * Writes what a {@link Decision} makes of the record (the only way its state changes), with
+ * `extra` changes beside it, refusing a lost race.
+ */
+export function saveDecision(
   options: Writer,
   domain: CustomDomain,
-  changes: Changes,
-  { restart = false } = {},
+  decision: Decision,
+  extra: Changes = {},
 ): Promise<CustomDomain> {
+  return write(options, domain, recordAfter(options, domain, decision, extra));
+}
+
+/** The record a decision makes of `domain` (a new `since` when the state changes, or on a restart). */
+export function recordAfter(
+  options: Pick<CustomDomainsOptions, 'clock'>,
+  domain: CustomDomain,
+  decision: Decision,
+  extra: Changes = {},
+): CustomDomain {
+  const next = domainAfter(options, domain, { ...decision.changes, ...extra }, decision.restart);
+  for (const key of decision.drop) delete (next as Partial<CustomDomain>)[key];
+  return next;
+}
+
+function domainAfter(
+  options: Pick<CustomDomainsOptions, 'clock'>,
+  domain: CustomDomain,
+  changes: RecordChanges,
+  restart: boolean,
+): CustomDomain {
   const state = changes.state ?? domain.state;
   const next: CustomDomain = {
     ...domain,
@@ -125,6 +153,11 @@ export async function save(
     version: domain.version + 1,
   };
   if (state !== 'failed') delete (next as { reason?: string }).reason;
+  return next;
+}
+
+/** Writes `next` over `domain` (nothing when it changes nothing), refusing a lost race. */
+async function write(options: Writer, domain: CustomDomain, next: CustomDomain): Promise<CustomDomain> {
   const unchanged = (Object.keys(next) as (keyof CustomDomain)[]).every(
     (key) => key === 'version' || next[key] === domain[key],
   );

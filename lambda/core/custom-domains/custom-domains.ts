@@ -10,7 +10,15 @@ import {
 import { refreshCertificate } from './custom-domain-certificates';
 import { verifyDomain } from './custom-domain-verification';
 import { type Removal, REMOVE_CONFIRMATION, type Verification } from './custom-domain-record';
-import { type CustomDomainsOptions, edgeCall, now, recordOf, save } from './custom-domains-ports';
+import {
+  type CustomDomainsOptions,
+  edgeCall,
+  now,
+  recordOf,
+  save,
+  saveDecision,
+} from './custom-domains-ports';
+import { decide, newRecord } from './lifecycle';
 import { isReleasable, ownedElsewhereNotice, release, releasedWords, reservePlace } from './domain-claims';
 import { ownershipDnsRecord } from './domain-ownership';
 import { type EdgeRoute, type StaleTenantSweep, sweepStaleTenants } from './edge-tenants';
@@ -128,18 +136,13 @@ export class CustomDomains {
     const addedAt = now(this.options);
     // Stored as additional, and promoted only once it holds the project's primary claim: two
     // first adds at once both store, and exactly one wins the claim.
-    const domain: CustomDomain = {
+    const domain = newRecord(decide(undefined, 'add', { now: addedAt }), {
       name,
       project: project.name,
       role: request.redirect ? 'redirect' : 'additional',
-      state: 'pending-dns',
-      since: addedAt,
       addedAt,
-      attached: false,
-      certificate: 'none',
       claim: true,
-      version: 1,
-    };
+    });
     if (!(await this.options.store.create(domain))) {
       await this.options.store.releaseDomain(project.name);
       throw this.taken(project, name);
@@ -187,12 +190,10 @@ export class CustomDomains {
         ? undefined
         : await recordOf(this.options, claimed, project.name);
     const former = holder?.role === 'primary' ? holder : others.find((other) => other.role === 'primary');
-    if (former && !isServing(domain)) {
-      throw new DomainError(
-        'domain_role_conflict',
-        `${domain.name} does not serve yet (${domain.state}): verify it until it is active, then make it the primary.`,
-      );
-    }
+    const decision = decide(domain, 'set-primary', {
+      now: now(this.options),
+      otherPrimary: former !== undefined,
+    });
     // The claim moves first: of two requests choosing different primaries, one is refused.
     if (!(await store.claimPrimary(project.name, domain.name, claimed))) {
       throw new DomainError(
@@ -204,10 +205,7 @@ export class CustomDomains {
     if (domain.attached && domain.role === 'redirect') {
       await edgeCall(() => edge.reroute(domain.name, serve));
     }
-    await save(this.options, domain, {
-      role: 'primary',
-      ...(domain.state === 'redirect' ? { state: 'active' as const } : {}),
-    });
+    await saveDecision(this.options, domain, decision, { role: 'primary' });
     if (former) await save(this.options, former, { role: 'additional' });
     const toPrimary: EdgeRoute = { project: project.name, role: 'redirect', primary: domain.name };
     for (const redirect of others.filter((other) => other.role === 'redirect' && other.attached)) {
@@ -220,19 +218,11 @@ export class CustomDomains {
   async makeRedirect(project: ProjectRef, requested: string): Promise<DomainView> {
     const proofs = await this.proofsOf(project);
     const domain = await this.owned(project, requested);
-    if (domain.role === 'redirect') return this.view(domain, proofs);
-    if (domain.role === 'primary') {
-      throw new DomainError(
-        'domain_role_conflict',
-        `${domain.name} is the primary domain, which redirects point at: make another domain primary first.`,
-      );
-    }
+    const decision = decide(domain, 'redirect', { now: now(this.options) });
+    if (!decision.effects.includes('make-redirect')) return this.view(domain, proofs);
     const route = await routeOf(this.options, { ...domain, role: 'redirect' });
     if (domain.attached) await edgeCall(() => this.options.edge.reroute(domain.name, route));
-    const after = await save(this.options, domain, {
-      role: 'redirect',
-      ...(domain.state === 'active' ? { state: 'redirect' as const } : {}),
-    });
+    const after = await saveDecision(this.options, domain, decision, { role: 'redirect' });
     return this.view(after, proofs);
   }
 
@@ -245,29 +235,21 @@ export class CustomDomains {
   async remove(project: ProjectRef, requested: string, confirm?: string): Promise<Removal> {
     const { store, edge } = this.options;
     const domain = await this.owned(project, requested);
-    if (domain.role === 'primary') {
-      const others = (await store.listByProject(project.name)).filter((other) => other.name !== domain.name);
-      if (others.length > 0) {
-        // Only a serving domain can become the primary: advise one, or none.
-        const next = others.find((other) => isServing(other));
-        throw new DomainError(
-          'domain_role_conflict',
-          next
-            ? `${domain.name} is the primary domain of project ${project.name}: make another domain primary first (${next.name}), or remove the others.`
-            : `${domain.name} is the primary domain of project ${project.name}, and none of its other domains serves yet to take its place: remove the others first, or verify one until it is active and make it the primary.`,
-        );
-      }
-    }
-    if (domain.servedAt && domain.role !== 'redirect' && confirm !== REMOVE_CONFIRMATION) {
-      throw new DomainError(
-        'confirmation_required',
-        `${domain.name} has served traffic and no redirect covers it: traffic to it stops immediately. If its URL is shared, make it a redirect first and remove it later; to remove it now, confirm with confirm=${REMOVE_CONFIRMATION}.`,
-      );
-    }
+    const others =
+      domain.role === 'primary'
+        ? (await store.listByProject(project.name)).filter((other) => other.name !== domain.name)
+        : [];
+    const nextServing = others.find((other) => isServing(other))?.name;
+    const { effects } = decide(domain, 'remove', {
+      now: now(this.options),
+      others: others.length,
+      ...(nextServing ? { nextServing } : {}),
+      confirmed: confirm === REMOVE_CONFIRMATION,
+    });
     if (!(await store.delete(domain.name, project.name))) throw this.notFound(project, requested);
     await store.releaseDomain(project.name);
-    if (domain.role === 'primary') await store.releasePrimary(project.name, domain.name);
-    if (!domain.attached) return { name: domain.name, tenant: 'deleted' };
+    if (effects.includes('release-primary')) await store.releasePrimary(project.name, domain.name);
+    if (!effects.includes('detach')) return { name: domain.name, tenant: 'deleted' };
     try {
       await edge.detach(domain.name);
       return { name: domain.name, tenant: 'deleted' };

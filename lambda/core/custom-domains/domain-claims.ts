@@ -1,6 +1,10 @@
-import { type CustomDomain, MAX_DOMAINS_PER_PROJECT } from './custom-domain';
-import { type CustomDomainsOptions, now, type Writer } from './custom-domains-ports';
+import { CLAIM_WINDOW_MS, type CustomDomain, MAX_DOMAINS_PER_PROJECT } from './custom-domain';
+import { now, recordAfter, type Writer } from './custom-domains-ports';
 import { DomainError } from '../errors';
+import { decide, type Decision } from './lifecycle';
+
+export { CLAIM_WINDOW_MS };
+export { lostWords, ownedElsewhereNotice, releasedWords } from './lifecycle-words';
 
 /**
  * Claims: a name may be asked for by several projects at once, and is owned by one. Each
@@ -12,12 +16,6 @@ import { DomainError } from '../errors';
  * project is a conditional counter, so it holds whatever the concurrency.
  */
 
-/** How long an unverified claim (or a name lost to another project) stays before it is released. */
-export const CLAIM_WINDOW_MS = 7 * 24 * 60 * 60_000;
-const CLAIM_WINDOW_DAYS = CLAIM_WINDOW_MS / (24 * 60 * 60_000);
-
-type Store = Pick<CustomDomainsOptions, 'store'>;
-
 /**
  * True when the record holds nothing any more and is released: a claim, or an owner's record
  * never verified (stored before claims existed), whose window has passed without a tenant.
@@ -28,18 +26,19 @@ export function isReleasable(domain: CustomDomain, nowMs: number): boolean {
   return unverified && nowMs - Date.parse(domain.lostAt ?? domain.addedAt) >= CLAIM_WINDOW_MS;
 }
 
-/** Releases the record (its place under the cap too); false when another request changed it first. */
-export async function release({ store }: Store, domain: CustomDomain): Promise<boolean> {
+/**
+ * Releases the record (its place under the cap too), as the lifecycle's `release` decides: only
+ * a releasable one. False when another request changed it first.
+ */
+export async function release(options: Writer, domain: CustomDomain): Promise<boolean> {
+  const { store } = options;
+  const releasable = isReleasable(domain, options.clock());
+  decide(domain, 'release', { now: now(options), releasable });
   const released = domain.claim
     ? (await store.deleteClaim(domain.name, domain.project), true)
     : await store.delete(domain.name, domain.project);
   if (released) await store.releaseDomain(domain.project);
   return released;
-}
-
-/** Why a released claim is gone, for a verify or a change that asks for it. */
-export function releasedWords(name: string): string {
-  return `${name} was released: it was not verified within ${CLAIM_WINDOW_DAYS} days of being added. Add it again to claim it.`;
 }
 
 /**
@@ -66,58 +65,29 @@ export async function reservePlace(options: Writer, project: string): Promise<vo
   );
 }
 
-/** What a pending claim on a name another project owns shows (never which project). */
-export function ownedElsewhereNotice(name: string): string {
-  return `${name} serves another project now. It becomes this project's when its DNS shows this project's proof (the record above) and you verify it; an unverified claim is released after ${CLAIM_WINDOW_DAYS} days.`;
-}
-
-/** What the project that lost a name reads on its record (never who took it). */
-export function lostWords(name: string, at: string): string {
-  const until = new Date(Date.parse(at) + CLAIM_WINDOW_MS).toISOString();
-  return `${name} now serves another project: on ${at} its DNS showed that project's proof (a CNAME to its target, or its TXT record), which shows who controls the name now. If the name is still yours, point its CNAME at this project's target (or set this project's TXT record) and verify again; otherwise this record is released on ${until}.`;
-}
-
 /**
- * Makes the project the owner of the name its claim names, its proof having held: one
- * conditional write on the owner's record as it was read (`owner`), so of two projects whose
- * proofs hold at once, one wins and the other is refused `domain_busy`. A former owner keeps
- * its record as a claim, failed, saying why. The new owner's record has no tenant yet: the
- * verification attaches it (at the edge, an existing tenant is rerouted to its new project).
+ * Makes the project the owner of the name its claim names, its proof having held (`decision`:
+ * the lifecycle's `verify` with the effects `take-name` and `contest-owner`): one conditional
+ * write on the owner's record as it was read (`owner`), so of two projects whose proofs hold at
+ * once, one wins and the other is refused `domain_busy`. A former owner keeps its record as a
+ * claim, failed, saying why (the lifecycle's `contest`). The new owner's record has no tenant
+ * yet: the verification attaches it (at the edge, an existing tenant is rerouted to its new project).
  */
 export async function takeName(
   options: Writer,
   claim: CustomDomain,
   owner: CustomDomain | undefined,
+  decision: Decision,
 ): Promise<CustomDomain> {
   const { store } = options;
-  const at = now(options);
-  const next: CustomDomain = {
-    ...claim,
-    state: 'pending-dns',
-    since: claim.state === 'pending-dns' ? claim.since : at,
-    attached: false,
-    certificate: 'none',
-    version: claim.version + 1,
-  };
-  // The owner's record: no longer a claim, nor lost, nor failed.
-  for (const key of ['claim', 'lostAt', 'reason'] as const) delete (next as Partial<CustomDomain>)[key];
+  const next = recordAfter(options, claim, decision);
   if (!(await store.takeName(next, owner))) {
     throw new DomainError('domain_busy', `${claim.name} changed while this request ran: retry.`);
   }
-  if (owner && owner.project !== claim.project) {
-    await store.putClaim({
-      ...owner,
-      claim: true,
-      role: owner.role === 'primary' ? 'additional' : owner.role,
-      state: 'failed',
-      reason: lostWords(owner.name, at),
-      since: at,
-      lostAt: at,
-      attached: false,
-      certificate: 'none',
-      version: owner.version + 1,
-    });
-    if (owner.role === 'primary') await store.releasePrimary(owner.project, owner.name);
+  if (owner && owner.project !== claim.project && decision.effects.includes('contest-owner')) {
+    const contest = decide(owner, 'contest', { now: now(options) });
+    await store.putClaim(recordAfter(options, owner, contest));
+    if (contest.effects.includes('release-primary')) await store.releasePrimary(owner.project, owner.name);
   }
   await store.deleteClaim(claim.name, claim.project);
   return next;

@@ -1,12 +1,20 @@
-import { type CustomDomain, servingState } from './custom-domain';
-import { type CustomDomainsOptions, edgeCall, moveOnForRead, now, save } from './custom-domains-ports';
+import type { CustomDomain } from './custom-domain';
+import {
+  type CustomDomainsOptions,
+  edgeCall,
+  moveOnForRead,
+  now,
+  saveDecision,
+} from './custom-domains-ports';
 import type { OwnCertificate } from './edge-tenants';
+import { certificateEvent, decide } from './lifecycle';
 import { routeOf } from './primary-claim';
 
 /**
  * The path of a domain imported from the old per-domain targets (tools/domains-import.ts): it
  * keeps serving from its old target until its certificate of its own is issued, and only then
- * gets its tenant at the edge. The service (custom-domains.ts) moves it on from verify and list.
+ * gets its tenant at the edge. The service (custom-domains.ts) moves it on from verify and list;
+ * the lifecycle (lifecycle.ts, the certificate events of an imported domain) decides each step.
  */
 
 type Options = Pick<CustomDomainsOptions, 'store' | 'edge' | 'clock'>;
@@ -40,42 +48,23 @@ export async function advanceImport(
   if (!certificate || (renew && !settled)) {
     const replacing = certificate?.arn;
     certificate = await edgeCall(() => edge.requestOwnCertificate(domain.name, replacing));
-    current = await save(
-      options,
-      current,
-      { state: 'certificate-pending', certificate: 'pending', certificateArn: certificate.arn },
-      { restart: replacing !== undefined },
-    );
+    const requested = decide(current, 'certificate-requested', {
+      now: now(options),
+      certificate,
+      ...(replacing !== undefined ? { replacing } : {}),
+    });
+    current = await saveDecision(options, current, requested);
   }
-  const { arn } = certificate;
-  switch (certificate.state) {
-    case 'issued': {
-      await edgeCall(async () =>
-        edge.attach(domain.name, await routeOf(options, current), { certificateArn: arn }),
-      );
-      current = await save(options, current, {
-        state: servingState(current.role),
-        attached: true,
-        certificate: 'issued',
-        ...(current.servedAt ? {} : { servedAt: now(options) }),
-      });
-      break;
-    }
-    case 'pending':
-      current = await save(options, current, { state: 'certificate-pending', certificate: 'pending' });
-      break;
-    default: {
-      const record = certificate.validationRecord;
-      const keep = record
-        ? `keep the validation record ${record.name} CNAME ${record.value} at the domain's DNS`
-        : "check the domain's DNS and CAA records";
-      current = await save(options, current, {
-        state: 'failed',
-        certificate: certificate.state === 'timed-out' ? 'timed-out' : 'failed',
-        reason: `The certificate for moving ${domain.name} to the edge was not issued (${certificate.reason ?? certificate.state}): ${keep}, then choose Re-verify to request it again. The domain still serves from its old target meanwhile.`,
-      });
-    }
+  const issued = certificate;
+  const decision = decide(current, certificateEvent(issued.state), {
+    now: now(options),
+    certificate: issued,
+  });
+  if (decision.effects.includes('attach-own-certificate')) {
+    const route = await routeOf(options, current);
+    await edgeCall(() => edge.attach(domain.name, route, { certificateArn: issued.arn }));
   }
+  current = await saveDecision(options, current, decision);
   return { domain: current, certificate };
 }
 

@@ -1,0 +1,91 @@
+import { CLAIM_WINDOW_MS } from './custom-domain';
+import { REMOVE_CONFIRMATION } from './custom-domain-record';
+import type { EdgeCertificateState, ValidationRecord } from './edge-tenants';
+
+/**
+ * What the custom domains' lifecycle says to the tenant, in one place: the reasons a domain
+ * fails, the notices of claims, the refusals of a transition, and what an edge failure means.
+ * The lifecycle (lifecycle.ts) and the service pick the words; the store returns facts only.
+ */
+
+const CLAIM_WINDOW_DAYS = CLAIM_WINDOW_MS / (24 * 60 * 60_000);
+
+/** Why a released claim is gone, for a verify or a change that asks for it. */
+export function releasedWords(name: string): string {
+  return `${name} was released: it was not verified within ${CLAIM_WINDOW_DAYS} days of being added. Add it again to claim it.`;
+}
+
+/** What a pending claim on a name another project owns shows (never which project). */
+export function ownedElsewhereNotice(name: string): string {
+  return `${name} serves another project now. It becomes this project's when its DNS shows this project's proof (the record above) and you verify it; an unverified claim is released after ${CLAIM_WINDOW_DAYS} days.`;
+}
+
+/** What the project that lost a name reads on its record (never who took it). */
+export function lostWords(name: string, at: string): string {
+  const until = new Date(Date.parse(at) + CLAIM_WINDOW_MS).toISOString();
+  return `${name} now serves another project: on ${at} its DNS showed that project's proof (a CNAME to its target, or its TXT record), which shows who controls the name now. If the name is still yours, point its CNAME at this project's target (or set this project's TXT record) and verify again; otherwise this record is released on ${until}.`;
+}
+
+/** Why a domain with a tenant failed: its managed certificate timed out, failed, or the tenant is gone. */
+export function certificateLostWords(
+  state: 'timed-out' | 'failed' | 'none',
+  reason: string | undefined,
+): string {
+  const why = reason ? ` (${reason})` : '';
+  if (state === 'timed-out') {
+    return `The certificate was not issued in time${why}: check the DNS record, then choose Re-verify to request it again.`;
+  }
+  if (state === 'failed')
+    return `The certificate could not be issued${why}: choose Re-verify to request it again.`;
+  return 'The edge has no tenant for this domain: choose Re-verify.';
+}
+
+/** Why an imported domain's own certificate was not issued, and what keeps it serving meanwhile. */
+export function importCertificateWords(
+  name: string,
+  certificate:
+    | {
+        readonly state: EdgeCertificateState;
+        readonly reason?: string;
+        readonly validationRecord?: ValidationRecord;
+      }
+    | undefined,
+): string {
+  const record = certificate?.validationRecord;
+  const keep = record
+    ? `keep the validation record ${record.name} CNAME ${record.value} at the domain's DNS`
+    : "check the domain's DNS and CAA records";
+  return `The certificate for moving ${name} to the edge was not issued (${certificate?.reason ?? certificate?.state ?? 'none'}): ${keep}, then choose Re-verify to request it again. The domain still serves from its old target meanwhile.`;
+}
+
+/** The transitions the table refuses with words of their own. */
+export type RefusalSituation =
+  'moved' | 'not-serving' | 'primary-redirect' | 'primary-removal' | 'unconfirmed-removal';
+
+/** What the refusal of a transition says. */
+export function refusalWords(
+  situation: RefusalSituation,
+  {
+    name,
+    from,
+    project,
+    nextServing,
+  }: { name: string; from: string; project?: string; nextServing?: string },
+): string {
+  switch (situation) {
+    case 'moved':
+      return `${name} changed while this request ran: retry.`;
+    case 'not-serving':
+      return `${name} does not serve yet (${from}): verify it until it is active, then make it the primary.`;
+    case 'primary-redirect':
+      return `${name} is the primary domain, which redirects point at: make another domain primary first.`;
+    case 'primary-removal':
+      // Only a serving domain can become the primary: advise one, or none.
+      return nextServing
+        ? `${name} is the primary domain of project ${project}: make another domain primary first (${nextServing}), or remove the others.`
+        : `${name} is the primary domain of project ${project}, and none of its other domains serves yet to take its place: remove the others first, or verify one until it is active and make it the primary.`;
+    case 'unconfirmed-removal':
+      return `${name} has served traffic and no redirect covers it: traffic to it stops immediately. If its URL is shared, make it a redirect first and remove it later; to remove it now, confirm with confirm=${REMOVE_CONFIRMATION}.`;
+  }
+}
+
