@@ -8,13 +8,14 @@ import {
   type Parameter,
   VerifyDnsConfigurationCommand,
 } from '@aws-sdk/client-cloudfront';
-import type {
-  AttachOptions,
-  EdgeCertificate,
-  EdgeDnsCheck,
-  EdgeRoute,
-  EdgeTenants,
-  OwnCertificate,
+import {
+  type AttachOptions,
+  type EdgeCertificate,
+  type EdgeDnsCheck,
+  EdgeFailure,
+  type EdgeRoute,
+  type EdgeTenants,
+  type OwnCertificate,
 } from '../core/custom-domains/edge-tenants';
 import { DomainError } from '../core/errors';
 import { TENANT_PARAMETERS } from '../shared/edge-tenant-parameters';
@@ -205,11 +206,7 @@ export class CloudFrontEdgeTenants implements EdgeTenants {
         } catch (error) {
           if (named(error, 'EntityNotFound')) return;
           if (named(error, 'ResourceNotDisabled')) {
-            throw new DomainError(
-              'edge_unavailable',
-              `The tenant of ${domain} is disabled and serves nothing; CloudFront deletes it once that has propagated, and the stale-tenant sweep does so.`,
-              { cause: error },
-            );
+            throw new EdgeFailure('disabled-not-deleted', domain, { cause: error });
           }
           if (!named(error, 'PreconditionFailed') || attempt >= this.attempts) throw error;
           const fresh = await this.records.byId(found.tenant.Id);
@@ -258,19 +255,13 @@ export class CloudFrontEdgeTenants implements EdgeTenants {
 
   private acm(): Pick<AcmCertificates, 'request' | 'describe'> {
     if (!this.options.certificates) {
-      throw new DomainError(
-        'edge_unavailable',
-        'This edge has no certificate manager: certificates of its own are for imported domains (npm run domains -- import).',
-      );
+      throw new EdgeFailure('no-certificate-manager', undefined);
     }
     return this.options.certificates;
   }
 
-  private takenElsewhere(domain: string): DomainError {
-    return new DomainError(
-      'domain_taken',
-      `${domain} is in use elsewhere (another CloudFront distribution): remove it there, then verify it here again.`,
-    );
+  private takenElsewhere(domain: string): EdgeFailure {
+    return new EdgeFailure('in-use-elsewhere', domain);
   }
 
   /** Creates the tenant; false when CloudFront already has one of that name or domain (a race). */
@@ -327,10 +318,7 @@ export class CloudFrontEdgeTenants implements EdgeTenants {
   private async required(domain: string): Promise<Found> {
     const found = await this.records.byDomain(domain);
     if (!found) {
-      throw new DomainError(
-        'edge_unavailable',
-        `${domain} has no tenant at the edge: choose Re-verify to attach it again.`,
-      );
+      throw new EdgeFailure('no-tenant', domain);
     }
     return found;
   }

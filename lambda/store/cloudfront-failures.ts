@@ -1,6 +1,6 @@
-import { DomainError } from '../core/errors';
+import { EdgeFailure } from '../core/custom-domains/edge-tenants';
 
-/** What CloudFront's failures mean for the service, in words for a tenant (never the SDK's exception names). */
+/** What CloudFront's failures are, as facts the core puts in words (never the SDK's exception names). */
 
 /** Whether an SDK error is CloudFront's answer of this name (EntityNotFound, PreconditionFailed, …). */
 export function named(error: unknown, name: string): boolean {
@@ -34,10 +34,7 @@ function isTransient(error: unknown): boolean {
   );
 }
 
-/** A failure of CloudFront itself, in words for the tenant (never the SDK's exception names). */
-export function edgeUnavailable(domain: string | undefined, error: unknown): DomainError {
-  const message = isTransient(error)
-    ? 'The edge cannot answer now: retry in a moment.'
-    : `The edge refused the change${domain ? ` for ${domain}` : ''}: retry later, and tell the platform team if it persists.`;
-  return new DomainError('edge_unavailable', message, { cause: error });
+/** A failure of CloudFront itself: transient (worth a retry) or a refusal. */
+export function edgeUnavailable(domain: string | undefined, error: unknown): EdgeFailure {
+  return new EdgeFailure(isTransient(error) ? 'unavailable' : 'refused', domain, { cause: error });
 }

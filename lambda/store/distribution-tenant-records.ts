@@ -9,7 +9,7 @@ import {
   type Parameter,
   UpdateDistributionTenantCommand,
 } from '@aws-sdk/client-cloudfront';
-import { DomainError } from '../core/errors';
+import { EdgeFailure } from '../core/custom-domains/edge-tenants';
 import { named } from './cloudfront-failures';
 
 /**
@@ -149,18 +149,10 @@ export class DistributionTenantRecords {
       } catch (error) {
         if (!named(error, 'PreconditionFailed')) throw error;
         if (attempt >= this.options.attempts) {
-          throw new DomainError(
-            'edge_unavailable',
-            `The tenant of ${domainOf(current)} kept changing while this request changed it: retry in a moment.`,
-            { cause: error },
-          );
+          throw new EdgeFailure('tenant-kept-changing', domainOf(current), { cause: error });
         }
         const fresh = await this.byId(current.tenant.Id);
-        if (!fresh)
-          throw new DomainError(
-            'edge_unavailable',
-            `${domainOf(current)} has no tenant at the edge any more: choose Re-verify.`,
-          );
+        if (!fresh) throw new EdgeFailure('tenant-gone', domainOf(current));
         current = fresh;
       }
     }

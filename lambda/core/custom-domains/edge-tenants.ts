@@ -1,3 +1,6 @@
+import { DomainError } from '../errors';
+import { edgeFailureWords } from './lifecycle-words';
+
 /**
  * The port to the edge that serves custom domains: CloudFront SaaS Manager in AWS (one
  * distribution tenant per custom domain, each with its own managed certificate validated over
@@ -91,6 +94,37 @@ export interface EdgeTenants {
   detach(domain: string): Promise<void>;
   /** Every domain that has a tenant (to clean up tenants whose domain was removed). */
   tenants(): Promise<readonly string[]>;
+}
+
+/**
+ * What went wrong at the edge, as a fact the edge adapter reports (the words are the core's,
+ * lifecycle-words.ts): it cannot answer now, it refused, the domain has no tenant (or lost it
+ * meanwhile), its tenant kept changing, a disabled tenant is not deleted yet, there is no
+ * certificate manager, or the name is in use at another distribution.
+ */
+export type EdgeFailureFact =
+  | 'unavailable'
+  | 'refused'
+  | 'no-tenant'
+  | 'tenant-gone'
+  | 'tenant-kept-changing'
+  | 'disabled-not-deleted'
+  | 'no-certificate-manager'
+  | 'in-use-elsewhere';
+
+/** A failure at the edge: the service's `edge_unavailable` (`domain_taken` for a name in use elsewhere), in the core's words. */
+export class EdgeFailure extends DomainError {
+  readonly fact: EdgeFailureFact;
+
+  constructor(fact: EdgeFailureFact, domain: string | undefined, options?: { cause?: unknown }) {
+    super(
+      fact === 'in-use-elsewhere' ? 'domain_taken' : 'edge_unavailable',
+      edgeFailureWords(fact, domain),
+      options,
+    );
+    this.name = 'EdgeFailure';
+    this.fact = fact;
+  }
 }
 
 /** What one sweep of stale tenants did: each tenant deleted, and each one the edge refused to delete now. */

@@ -1,6 +1,6 @@
 import { CLAIM_WINDOW_MS } from './custom-domain';
 import { REMOVE_CONFIRMATION } from './custom-domain-record';
-import type { EdgeCertificateState, ValidationRecord } from './edge-tenants';
+import type { EdgeCertificateState, EdgeFailureFact, ValidationRecord } from './edge-tenants';
 
 /**
  * What the custom domains' lifecycle says to the tenant, in one place: the reasons a domain
@@ -89,3 +89,25 @@ export function refusalWords(
   }
 }
 
+/** What a failure at the edge means for the tenant (the store reports the fact, never words). */
+export function edgeFailureWords(fact: EdgeFailureFact, domain: string | undefined): string {
+  const of = domain ? ` for ${domain}` : '';
+  switch (fact) {
+    case 'unavailable':
+      return 'The edge cannot answer now: retry in a moment.';
+    case 'refused':
+      return `The edge refused the change${of}: retry later, and tell the platform team if it persists.`;
+    case 'no-tenant':
+      return `${domain} has no tenant at the edge: choose Re-verify to attach it again.`;
+    case 'tenant-gone':
+      return `${domain} has no tenant at the edge any more: choose Re-verify.`;
+    case 'tenant-kept-changing':
+      return `The tenant of ${domain} kept changing while this request changed it: retry in a moment.`;
+    case 'disabled-not-deleted':
+      return `The tenant of ${domain} is disabled and serves nothing; CloudFront deletes it once that has propagated, and the stale-tenant sweep does so.`;
+    case 'no-certificate-manager':
+      return 'This edge has no certificate manager: certificates of its own are for imported domains (npm run domains -- import).';
+    case 'in-use-elsewhere':
+      return `${domain} is in use elsewhere (another CloudFront distribution): remove it there, then verify it here again.`;
+  }
+}
