@@ -2,7 +2,7 @@ import { InvalidResolverAddress, parseResolverAddress as parseAddress } from '..
 import { UsageError } from './failures';
 
 /**
- * The tool's DNS: the verdicts are the domain's (lambda/core/dns-verdict.ts), the node:dns
+ * The tool's DNS: the verdicts are the domain's (lambda/core/custom-domains/dns-verdict.ts), the node:dns
  * lookup the store's (lambda/store/dns-resolver.ts), both re-exported here for the tool.
  */
 export {

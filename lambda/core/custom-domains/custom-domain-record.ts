@@ -6,6 +6,9 @@ import type { EdgeCertificateState } from './edge-tenants';
  */
 export const REMOVE_CONFIRMATION = 'traffic-stops';
 
+/** How long an unverified claim (or a name lost to another project) stays before it is released. */
+export const CLAIM_WINDOW_MS = 7 * 24 * 60 * 60_000;
+
 /** A custom domain's record: its roles and states, apart from the rules on names (and their public-suffix list). */
 
 /** `primary`: the project's main domain, redirects point at it; `additional`: serves too; `redirect`: 301 to the primary. */

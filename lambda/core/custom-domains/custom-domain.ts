@@ -19,8 +19,6 @@ export * from './custom-domain-record';
 export const DNS_PROPAGATION_MS = 48 * 60 * 60_000;
 /** The spec: a certificate not there after 30 minutes gets the troubleshooting steps. */
 export const CERTIFICATE_PATIENCE_MS = 30 * 60_000;
-/** How long an unverified claim (or a name lost to another project) stays before it is released. */
-export const CLAIM_WINDOW_MS = 7 * 24 * 60 * 60_000;
 /** Bounds the edge's tenants one project can take (CloudFront: 10,000 per account by default). */
 export const MAX_DOMAINS_PER_PROJECT = 20;
 

@@ -1,5 +1,4 @@
-import { CLAIM_WINDOW_MS } from './custom-domain';
-import { REMOVE_CONFIRMATION } from './custom-domain-record';
+import { CLAIM_WINDOW_MS, REMOVE_CONFIRMATION } from './custom-domain-record';
 import type { EdgeCertificateState, EdgeFailureFact, ValidationRecord } from './edge-tenants';
 
 /**
