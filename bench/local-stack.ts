@@ -25,8 +25,12 @@ export interface ServerChild {
   close(): Promise<void>;
 }
 
-/** How long a server child may take to print its addresses (tsx compiles on a busy machine). */
-const READY_TIMEOUT_MS = 30_000;
+/**
+ * How long a server child may take to print its addresses: a guard against a child that
+ * hangs, not a wait. Five start at once, each compiling with tsx; on a 2-core machine that
+ * runs other test files too, 30 s was not enough.
+ */
+const READY_TIMEOUT_MS = 120_000;
 
 /**
  * Starts `bench/server-child.ts`. The server gets a process (and so a core) of its
@@ -78,7 +82,7 @@ function readAddresses(child: ChildProcess): Promise<{ baseUrl: string; dynamodb
   return new Promise((resolve, reject) => {
     let errors = '';
     const timer = setTimeout(
-      () => reject(new Error(`server child not ready after 30 s:\n${errors}`)),
+      () => reject(new Error(`server child not ready after ${READY_TIMEOUT_MS / 1000} s:\n${errors}`)),
       READY_TIMEOUT_MS,
     );
     child.stderr?.on('data', (chunk: Buffer) => {

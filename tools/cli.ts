@@ -333,25 +333,37 @@ export function parseSimpleCommandLine<O extends OptionSpecs>(
 }
 
 /**
- * Runs a tool as a program: its exit code is what `run` resolves to (0 when nothing),
+ * Runs a tool's command line to its exit code: what `run` resolves to (0 when nothing),
  * 2 for a {@link UsageError}, 1 for a {@link Refusal} (its message as it is) or any
- * other failure (one line, no exception name or stack).
+ * other failure (one line, no exception name or stack), each message written to `stderr`.
+ * {@link runToolMain} is this and an exit; tests call it in process.
  */
+export async function runTool(
+  tool: { name: string },
+  run: (argv: readonly string[]) => Promise<number | void>,
+  argv: readonly string[],
+  stderr: (text: string) => void,
+): Promise<number> {
+  try {
+    return (await run(argv)) ?? EXIT.done;
+  } catch (error: unknown) {
+    if (error instanceof UsageError) {
+      stderr(`${error.message}\n`);
+      return EXIT.usage;
+    }
+    stderr(`${tool.name}: ${error instanceof Refusal ? error.message : reason(error)}\n`);
+    return EXIT.failed;
+  }
+}
+
+/** Runs a tool as a program, with the exit code of {@link runTool}. */
 export function runToolMain(
   tool: { name: string },
   run: (argv: readonly string[]) => Promise<number | void>,
 ): void {
   // The SDK warns on every run that Node 20 nears its end of support: noise in an operator's output.
   process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
-  run(process.argv.slice(2)).then(
-    (code) => process.exit(code ?? EXIT.done),
-    (error: unknown) => {
-      if (error instanceof UsageError) {
-        process.stderr.write(`${error.message}\n`);
-        process.exit(EXIT.usage);
-      }
-      process.stderr.write(`${tool.name}: ${error instanceof Refusal ? error.message : reason(error)}\n`);
-      process.exit(EXIT.failed);
-    },
+  void runTool(tool, run, process.argv.slice(2), (text) => process.stderr.write(text)).then((code) =>
+    process.exit(code),
   );
 }

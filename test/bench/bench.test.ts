@@ -53,7 +53,7 @@ describe('npm run bench (quick mode)', () => {
 
   beforeAll(async () => {
     copyFileSync(RESULTS_DOCUMENT, doc);
-    // Two `cdk synth` runs (the app and its baseline) take most of it.
+    // Two `cdk synth` runs (in quick mode, the one-function baseline app twice) take a third of it.
     run = await runTs('bench/run.ts', ['--quick', '--out', out, '--doc', doc]);
   }, 240_000);
 

@@ -4,10 +4,13 @@ import { now, setClock } from '../../lambda/shared/clock';
 import { runTs } from '../support/processes';
 import { rawRequest } from '../support/raw-http';
 import { expectError, startTestApi, type TestApi } from '../support/test-api';
+import { runToolInProcess } from '../support/tools-in-process';
 
 /**
  * The keys and projects tools as an operator runs them, against the local API: what they
- * print, and what the API then does with the keys and plans they wrote.
+ * print, and what the API then does with the keys and plans they wrote. They run in this
+ * process (the program's exit codes and streams, without a process start per call); the
+ * programs themselves are run for --stage here and in test/tools/tool-processes.test.ts.
  */
 
 let t: TestApi;
@@ -19,8 +22,9 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const keys = (...args: string[]) => runTs('tools/keys.ts', args, env);
-const projects = (...args: string[]) => runTs('tools/projects.ts', args, env);
+const place = () => ({ endpoint: env.DYNAMODB_ENDPOINT ?? '', env: { ...process.env, ...env } });
+const keys = (...args: string[]) => runToolInProcess('keys', args, place());
+const projects = (...args: string[]) => runToolInProcess('projects', args, place());
 
 /** The secret of a key, split off by the parser the authorizer uses: secrets may contain `_` and `-`. */
 function secretOf(apiKey: string): string {
