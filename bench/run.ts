@@ -15,7 +15,8 @@ import { figure, type Figure, msSince } from './figures';
 import { closeConnections } from './http-client';
 import { measureLatency } from './latency';
 import { measurePageWeight } from './page-weight';
-import { measureLimiterCost } from './limiter-cost';
+import { measureHourBoundaryCost, measureLimiterCost } from './limiter-cost';
+import { measureUsageViewCost } from './usage-view-cost';
 import { measureListCost, scanReadUnits } from './list-cost';
 import {
   type SeededProject,
@@ -152,6 +153,8 @@ async function main(): Promise<void> {
       keyId: key.keyId,
     });
     const limiter = await measureLimiterCost(store.documents);
+    const hourBoundary = await measureHourBoundaryCost(store.documents);
+    const usageView = await measureUsageViewCost(store.store.endpoint, key.project);
 
     log('starting local servers (limiter on, limiter off, three list tables)');
     const [on, off, small, large, many] = await Promise.all([
@@ -221,7 +224,7 @@ async function main(): Promise<void> {
         baseline: { value: listCost.units.all ?? 0, name: 'the Query of listPets?limit=20, same table' },
       }),
     );
-    figures.push(...limiter.figures);
+    figures.push(...limiter.figures, ...hourBoundary, ...usageView);
 
     const memoryMb = environmentConfigs({}).production.lambdaMemoryMb;
     const durationMs = coldStarts.warmMs;

@@ -23,6 +23,7 @@ import {
 } from './local-store';
 import { checkOrigins, ProjectAdmin } from './project-admin';
 import { describeMigration, migrateToProjects } from './project-migration';
+import { USAGE_COMMAND, USAGE_OPTIONS, usageCommand } from './project-usage';
 import { connectStage, parseStage, type StageClients, type StageOptions } from './stage';
 
 const STANDARD_PLANS = PLAN_NAMES.filter((plan) => !isAgreedPlan(PLANS[plan]));
@@ -69,9 +70,9 @@ const OPTIONS = {
 const TABLES: readonly ToolTable[] = ['projects', 'apiKeys', 'pets', 'customDomains'];
 
 /** The projects tool, declared once: usage, parsing and checks come from it. */
-export const PROJECTS_TOOL: ToolSpec<typeof OPTIONS> = {
+export const PROJECTS_TOOL: ToolSpec<typeof OPTIONS & typeof USAGE_OPTIONS> = {
   name: 'projects',
-  options: OPTIONS,
+  options: { ...OPTIONS, ...USAGE_OPTIONS },
   global: ['stage'],
   commands: [
     {
@@ -130,6 +131,7 @@ export const PROJECTS_TOOL: ToolSpec<typeof OPTIONS> = {
         'plan among those keys). Running it again does nothing.',
       ].join('\n'),
     },
+    USAGE_COMMAND,
   ],
   epilogue: `Plans: ${STANDARD_PLANS.join(', ')}; ${AGREED_PLANS.map(agreedPlanText).join(', ')},
   whose numbers are agreed per project: --plan ${AGREED_PLANS[0] ?? 'enterprise'} --per-minute N --per-day N.
@@ -358,6 +360,9 @@ export async function runProjectsCommand(argv: readonly string[], io: ProjectsCo
         }
         if (result.incomplete) throw new Error(result.incomplete);
       };
+      break;
+    case 'usage':
+      run = usageCommand(name, values, stage, io);
       break;
     default:
       throw new Error(`Command ${command} is declared but not implemented.`);

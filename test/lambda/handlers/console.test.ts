@@ -5,6 +5,10 @@ import { issueConsoleToken, newUsageId } from '../../../lambda/core/project';
 import { RUNTIME_ENV } from '../../../lambda/shared/runtime-env';
 import { CustomDomainRepository } from '../../../lambda/store/custom-domain-repository';
 import { ProjectRepository } from '../../../lambda/store/project-repository';
+import { PLANS } from '../../../lambda/core/plans';
+import { keySubject, projectIdentity, RateLimiter } from '../../../lambda/core/rate-limiter';
+import type { UsageHistory } from '../../../lambda/core/usage-history';
+import { RateLimitStore } from '../../../lambda/store/rate-limit-store';
 import { LOCAL_TABLE_NAMES } from '../../../local/local-tables';
 import { startTestStore, type TestStore } from '../../support/embedded-store';
 import type { APIGatewayProxyEvent } from 'aws-lambda';
@@ -237,5 +241,33 @@ describe('the console function, composed for AWS', () => {
     }
     // The same token, at the console's own host.
     expect((await request('GET', '/console/api/domains')).statusCode).toBe(200);
+  });
+
+  it("answers the project's usage history: exactly its admitted calls per operation, never another project's", async () => {
+    const counters = new RateLimitStore(store.documents, LOCAL_TABLE_NAMES.rateLimits);
+    const nowMs = Date.now();
+    const limiter = new RateLimiter(counters, () => nowMs, {
+      operations: ['getPet', 'listPets'],
+      writer: counters,
+    });
+    const send = async (project: string, operation: string, times: number) => {
+      for (let index = 0; index < times; index++) {
+        await limiter.admit(projectIdentity(project), PLANS.pro.limits, keySubject('k'), operation);
+      }
+    };
+    await send(projectName, 'getPet', 4);
+    await send(projectName, 'listPets', 2);
+    await send(`${projectName}-other`, 'getPet', 7);
+    const result = await request('GET', '/console/api/usage/history');
+    expect(result.statusCode).toBe(200);
+    const history = JSON.parse(result.body) as UsageHistory;
+    // Summed over the windows, so that an hour or a day ending meanwhile changes nothing.
+    const sum = (buckets: UsageHistory['hours'], operation: string) =>
+      buckets.reduce((total, bucket) => total + (bucket.admitted[operation] ?? 0), 0);
+    expect([sum(history.hours, 'getPet'), sum(history.hours, 'listPets')]).toEqual([4, 2]);
+    expect([sum(history.days, 'getPet'), sum(history.days, 'listPets')]).toEqual([4, 2]);
+    expect(history).toMatchObject({ limits: PLANS.pro.limits, refusedAreLowerBounds: true });
+    expect([history.hours.length, history.days.length]).toEqual([24, 30]);
+    expect((await request('GET', '/console/api/usage/history', undefined, '')).statusCode).toBe(401);
   });
 });

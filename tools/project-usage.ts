@@ -1,0 +1,143 @@
+import { USAGE_OPERATIONS } from '../lambda/api/routes';
+import { type ProjectRecord, projectLimits } from '../lambda/core/project';
+import { MAX_HISTORY_DAYS, type UsageBucket, usageHistory } from '../lambda/core/usage-history';
+import { now } from '../lambda/shared/clock';
+import { RateLimitStore } from '../lambda/store/rate-limit-store';
+import { LOCAL_TABLE_NAMES } from '../local/local-tables';
+import { STACK_OUTPUTS } from '../lib/animal-store-stack';
+import type { EnvironmentName } from '../lib/config/environments';
+import { UsageError } from './failures';
+import type { ProjectAdmin } from './project-admin';
+import { openLocalTable, toolStoreEndpoint } from './local-store';
+import { connectStageTable, type StageClients } from './stage';
+
+/**
+ * `npm run projects -- usage <project> [--days N] [--json]`: a project's calls per operation, the
+ * last 24 UTC hours and N UTC days, read as the console's Usage page reads them (one request to
+ * the rate-limit table) from the local store or a stage's table.
+ */
+
+/** The projects tool's options and command for usage, declared here and merged into its spec. */
+export const USAGE_OPTIONS = {
+  days: {
+    type: 'string',
+    value: 'N',
+    description: `With usage: how many UTC days to show, 1 to ${MAX_HISTORY_DAYS} (default 30).`,
+  },
+} as const;
+
+export const USAGE_COMMAND = {
+  name: 'usage',
+  operands: ['name'],
+  options: ['days', 'json'],
+  summary: [
+    "Show a project's API calls per operation: the last 24 UTC hours and the last days.",
+    'Admitted counts are exact; refused ones are lower bounds (doc/limits.md).',
+  ].join('\n'),
+} as const;
+
+/** The local rate-limit table's variable, as npm start reads it. */
+const RATE_LIMITS_VARIABLE = 'RATE_LIMITS_TABLE_NAME';
+
+export function parseDays(value: string | undefined): number {
+  if (value === undefined) return 30;
+  const days = /^\d+$/.test(value) ? Number(value) : Number.NaN;
+  if (!(days >= 1 && days <= MAX_HISTORY_DAYS)) {
+    throw new UsageError(
+      `--days ${JSON.stringify(value)} is not a whole number from 1 to ${MAX_HISTORY_DAYS}.`,
+    );
+  }
+  return days;
+}
+
+function total(counts: Readonly<Record<string, number>>): number {
+  return Object.values(counts).reduce((sum, count) => sum + count, 0);
+}
+
+function row(label: string, bucket: UsageBucket, operations: readonly string[]): string {
+  const cells = operations.map((operation) => String(bucket.admitted[operation] ?? 0).padStart(10));
+  return `${label}  ${cells.join('')}${String(total(bucket.admitted)).padStart(10)}${String(total(bucket.refused)).padStart(10)}`;
+}
+
+/** Reads and prints a project's usage; `project` is its record (read by the caller, so unknown names fail there). */
+export async function printProjectUsage({
+  project,
+  days,
+  json,
+  stage,
+  endpoint,
+  env = process.env,
+  stageClients,
+  out,
+  nowMs = now(),
+}: {
+  project: ProjectRecord;
+  days: number;
+  json: boolean;
+  stage?: EnvironmentName;
+  endpoint?: string;
+  env?: NodeJS.ProcessEnv;
+  stageClients?: StageClients;
+  out: (line: string) => void;
+  nowMs?: number;
+}): Promise<void> {
+  const table = stage
+    ? await connectStageTable(stage, STACK_OUTPUTS.rateLimitsTable, stageClients)
+    : await (async () => {
+        const tableName = env[RATE_LIMITS_VARIABLE] || LOCAL_TABLE_NAMES.rateLimits;
+        const documents = await openLocalTable(endpoint ?? toolStoreEndpoint(), {
+          tableName,
+          variable: RATE_LIMITS_VARIABLE,
+        });
+        return { documents, tableName, close: () => documents.destroy() };
+      })();
+  try {
+    const reader = new RateLimitStore(table.documents, table.tableName);
+    const history = await usageHistory(project.name, projectLimits(project), reader, nowMs, {
+      operations: USAGE_OPERATIONS,
+      days,
+    });
+    if (json) {
+      out(JSON.stringify({ project: project.name, ...history }));
+      return;
+    }
+    const { operations } = history;
+    const header = `${operations.map((operation) => operation.slice(0, 9).padStart(10)).join('')}${'admitted'.padStart(10)}${'refused'.padStart(10)}`;
+    out(
+      `Project ${project.name}: ${history.limits.perMinute} per minute, ${history.limits.perDay} per day; read ${history.readAt}.`,
+    );
+    out('Admitted per operation (exact); refused are lower bounds. Times are UTC.');
+    out(`Hour (UTC)        ${header}`);
+    for (const hour of history.hours) out(row(hour.start.slice(0, 16).replace('T', ' '), hour, operations));
+    out(`Day (UTC)   ${header}`);
+    for (const day of history.days) out(row(day.start.slice(0, 10), day, operations));
+  } finally {
+    table.close();
+  }
+}
+
+/** The projects tool's `usage` command: checks its options now, and reads once connected. */
+export function usageCommand(
+  name: string,
+  values: { readonly days?: string; readonly json?: boolean },
+  stage: EnvironmentName | undefined,
+  io: {
+    out: (line: string) => void;
+    endpoint?: string;
+    env?: NodeJS.ProcessEnv;
+    stageClients?: StageClients;
+  },
+): (admin: ProjectAdmin) => Promise<void> {
+  const days = parseDays(values.days);
+  return async (admin) =>
+    printProjectUsage({
+      project: (await admin.show(name)).project,
+      days,
+      json: values.json === true,
+      out: io.out,
+      ...(stage ? { stage } : {}),
+      ...(io.endpoint ? { endpoint: io.endpoint } : {}),
+      ...(io.env ? { env: io.env } : {}),
+      ...(io.stageClients ? { stageClients: io.stageClients } : {}),
+    });
+}
