@@ -5,6 +5,7 @@ import {
   REMOVE_CONFIRMATION,
   type Verification,
 } from '../core/custom-domain-record';
+import type { UsageHistory } from '../core/usage-history';
 import type { AnyErrorCode } from './error-catalogue';
 import type { Schema, SchemaValue } from './schema';
 
@@ -168,6 +169,17 @@ const DECLARED_ROUTES = [
     queryParameters: [],
     errors: [],
     answer: answers<ProjectOverview>(),
+  },
+  {
+    operationId: 'getUsageHistory',
+    method: 'GET',
+    path: '/usage/history',
+    summary:
+      "The project's API calls per operation, admitted and refused, over the last 24 UTC hours by hour and the last 30 UTC days by day, with its plan's limits. Admitted counts are exact; refused ones lower bounds.",
+    successStatus: 200,
+    queryParameters: [],
+    errors: [],
+    answer: answers<UsageHistory>(),
   },
   {
     operationId: 'listKeys',

@@ -290,3 +290,12 @@ export function routeFor(operationId: OperationId): Route {
   if (!route) throw new Error(`No route for operation ${operationId}`);
   return route;
 }
+
+/**
+ * The names a project's usage is counted under, in the order the usage history stacks them:
+ * each operation of the route table, then the catch-all (every other path and method).
+ */
+export const USAGE_OPERATIONS: readonly HandlerName[] = [
+  ...ROUTES.map((route) => route.operationId),
+  CATCH_ALL.name,
+];

@@ -7,6 +7,7 @@ import type { IdempotencyStore, ReservedPetWriter } from '../core/idempotency';
 import type { PetStore } from '../core/pet';
 import type { ProjectKeyCountStore, ProjectKeyStore } from '../core/project-keys';
 import type { CounterStore } from '../core/rate-limiter';
+import type { UsageReader } from '../core/usage-history';
 
 /**
  * The outside world as the service's parts use it, each port as the domain declares it: the
@@ -19,8 +20,8 @@ import type { CounterStore } from '../core/rate-limiter';
 export interface ServicePorts {
   /** Milliseconds since the epoch (sunsets, rate-limit windows, caches, sessions). */
   readonly clock: () => number;
-  /** The rate limiter's counters, one item per caller per day. */
-  readonly counters: CounterStore;
+  /** The rate limiter's counters, one item per caller per day, and a project's usage on them. */
+  readonly counters: CounterStore & UsageReader;
   readonly pets: PetStore & ReservedPetWriter;
   /** The records of Idempotency-Keys. */
   readonly idempotencyKeys: IdempotencyStore;

@@ -31,8 +31,11 @@ import {
   MAX_ACTIVE_KEYS_PER_PROJECT,
   type ProjectKeys,
 } from '../core/project-keys';
+import { projectLimits } from '../core/project';
 import type { CounterStore } from '../core/rate-limiter';
 import { projectOverview } from '../core/usage';
+import { usageHistory, type UsageReader } from '../core/usage-history';
+import { USAGE_OPERATIONS } from '../api/routes';
 import type { ApiLambdaHandler } from '../middleware/api-handler';
 import {
   type ConsoleEvent,
@@ -45,8 +48,8 @@ export interface ConsoleDependencies extends ConsoleStackDependencies {
   readonly domains: CustomDomains;
   /** The key rules the keys tool shares, over the keys and projects tables. */
   readonly keys: ProjectKeys;
-  /** The rate limiter's counters, read for the overview's usage. */
-  readonly counters: Pick<CounterStore, 'read'>;
+  /** The rate limiter's counters, read for the overview's usage and the usage history. */
+  readonly counters: Pick<CounterStore, 'read'> & UsageReader;
   /** The address of a project's API (`https://<name>.<platform domain>/v1`). */
   readonly projectAddress: (project: string) => string;
   /** Epoch milliseconds (the usage windows). */
@@ -200,6 +203,11 @@ export function consoleApi({
     },
     getUsage: async (event) => ({
       body: await projectOverview(event.project, counters, clock(), projectAddress(project(event))),
+    }),
+    getUsageHistory: async (event) => ({
+      body: await usageHistory(project(event), projectLimits(event.project), counters, clock(), {
+        operations: USAGE_OPERATIONS,
+      }),
     }),
     listKeys: async (event) => ({
       body: { keys: (await keyCall(() => keys.listOf(project(event)))).map(keyView) },

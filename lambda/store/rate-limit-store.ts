@@ -5,7 +5,9 @@ import { StoreUnavailableError } from '../core/errors';
 import type { PlanLimits } from '../core/plans';
 import type { CounterState } from '../core/rate-limit';
 import { type CountOutcome, type CounterStore, WHOLE_CALLER } from '../core/rate-limiter';
+import type { UsageReader } from '../core/usage-history';
 import { isConditionalCheckFailure, storeCall, storeFailure } from './dynamodb-client';
+import { readProjectUsage } from './usage-items';
 
 /**
  * A counter item: `minute`, `minuteCount`, `dayCount`, `expiresAt`, and per subject (a key of
@@ -43,7 +45,7 @@ function toState(item: Record<string, unknown> | undefined, subject: string): Co
 }
 
 /** Rate-limit counters in DynamoDB: one item per caller per UTC day, updated atomically. */
-export class RateLimitStore implements CounterStore {
+export class RateLimitStore implements CounterStore, UsageReader {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
@@ -102,6 +104,10 @@ export class RateLimitStore implements CounterStore {
       ),
     );
     return toState(Item, subject);
+  }
+
+  readUsage(project: string, days: readonly string[], hours: readonly number[]) {
+    return readProjectUsage(this.client, this.tableName, project, days, hours);
   }
 
   /** Writes `subject`'s ban on the counter (creating the counter when it has none yet): one write. */

@@ -220,6 +220,13 @@ export class ConsoleService extends Construct {
     });
     // Counting every call, and reading a project's counter for its usage (GetItem).
     bindRateLimits(fn, tables);
+    // A project's usage history: its day counters and hour items in one BatchGetItem (issue 29).
+    fn.bindTable({
+      table: tables.rateLimits,
+      environmentVariable: RUNTIME_ENV.rateLimitsTable,
+      actions: ['dynamodb:BatchGetItem'],
+      target: 'table',
+    });
     this.grantEdgeTenants();
 
     const integration = new LambdaIntegration(fn, { proxy: true, allowTestInvoke: false });
