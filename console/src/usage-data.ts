@@ -1,4 +1,4 @@
-import type { UsageBucket, UsageHistory } from './usage-contract';
+import type { UsageBucket, UsageHistory } from './contract';
 
 /**
  * The Usage page's numbers, from the console API's usage history: the chart's stacked series,
@@ -75,6 +75,20 @@ export function stackedSeries(
  */
 export function limitLine(limits: UsageHistory['limits'], window: UsageWindow): number {
   return window === 'days' ? limits.perDay : Math.min(limits.perMinute * 60, limits.perDay);
+}
+
+/** The limit line is drawn when the bars reach at least this share of it; above, it would flatten them. */
+export const LIMIT_IN_VIEW_SHARE = 0.2;
+
+/**
+ * The top of a chart's y axis, and whether its limit line is within it: a little above the
+ * highest bar, raised to the limit when the bars reach a fifth of it (or there are none), so
+ * that a quiet project's bars are not drawn flat under a far-off line.
+ */
+export function yRange(highest: number, limit: number): { top: number; limitShown: boolean } {
+  const limitShown = highest === 0 || highest >= limit * LIMIT_IN_VIEW_SHARE;
+  const top = Math.ceil((limitShown ? Math.max(highest, limit) : highest) * 1.08);
+  return { top: Math.max(top, 1), limitShown };
 }
 
 /** A row of the table: one hour or day, the admitted requests per operation and in all, the refused ones. */

@@ -1,10 +1,11 @@
-import type { UsageHistory } from '../../console/src/usage-contract';
+import type { UsageHistory } from '../../console/src/contract';
 import {
   CSV_HEADER,
   dayLabel,
   exportName,
   hourLabel,
   limitLine,
+  yRange,
   stackedSeries,
   usageCsv,
   usageJson,
@@ -77,6 +78,19 @@ describe('the limit lines', () => {
     expect(limitLine({ perMinute: 60, perDay: 1_000 }, 'days')).toBe(1_000);
     expect(limitLine({ perMinute: 60, perDay: 1_000 }, 'hours')).toBe(1_000);
     expect(limitLine({ perMinute: 300, perDay: 100_000 }, 'hours')).toBe(18_000);
+  });
+});
+
+describe("a chart's y range", () => {
+  it('reaches the limit when the bars reach a fifth of it, or when there are none', () => {
+    expect(yRange(200, 1_000)).toEqual({ top: 1_080, limitShown: true });
+    expect(yRange(1_200, 1_000)).toEqual({ top: 1_296, limitShown: true });
+    expect(yRange(0, 1_000)).toEqual({ top: 1_080, limitShown: true });
+  });
+
+  it('stays near the bars of a quiet project, without the far-off line', () => {
+    expect(yRange(199, 1_000)).toEqual({ top: 215, limitShown: false });
+    expect(yRange(0, 0)).toEqual({ top: 1, limitShown: true });
   });
 });
 
