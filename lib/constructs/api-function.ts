@@ -101,7 +101,12 @@ export function functionLogGroup(
 
 /** The DynamoDB actions a function can be granted: exactly the ones the repositories issue. */
 export type TableAction =
-  'dynamodb:GetItem' | 'dynamodb:PutItem' | 'dynamodb:Query' | 'dynamodb:UpdateItem' | 'dynamodb:DeleteItem';
+  | 'dynamodb:GetItem'
+  | 'dynamodb:BatchGetItem'
+  | 'dynamodb:PutItem'
+  | 'dynamodb:Query'
+  | 'dynamodb:UpdateItem'
+  | 'dynamodb:DeleteItem';
 
 /** A function's access to one table: the env var that names it and the actions it may perform. */
 export interface TableBinding {
