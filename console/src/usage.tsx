@@ -88,7 +88,7 @@ export function UsagePage({ project, focus }: { project: string; focus: boolean 
             <p class="help" id="usage-history-read">
               Read at <Moment at={readAt} />.
             </p>
-            <Meter id="usage-minute" label="This minute (UTC)" counter={now.usage.minute} />
+            <Meter id="usage-minute" label="This minute" counter={now.usage.minute} />
             <Meter id="usage-day" label="Today (UTC)" counter={now.usage.day} />
             <div class="actions">
               <button type="button" onClick={refresh}>

@@ -134,7 +134,7 @@ describeInBrowser('the console usage browser tests')('the Usage page in Chromium
   });
 
   describe('a project with a month of usage', () => {
-    const project = `month-${process.pid}`;
+    const project = 'acme-pets';
     let token: string;
     let history: UsageHistory;
 
