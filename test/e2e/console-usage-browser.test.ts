@@ -219,8 +219,29 @@ describeInBrowser('the console usage browser tests')('the Usage page in Chromium
       }
     }, 60_000);
 
+    it("says so when the console's allowance for the minute is spent, with the focus", async () => {
+      let spent: { status: number; body: Record<string, unknown> } | undefined;
+      // The page's own reads count too: a tool spends what is left of this minute.
+      for (let call = 0; call <= history.limits.perMinute && !spent; call += 1) {
+        const answer = await consoleApi(token, '/usage');
+        if (answer.status !== 200) spent = answer;
+      }
+      expect(spent).toMatchObject({ status: 429, body: { code: 'rate_limited' } });
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      const failure = page.locator('#usage-history-error', { hasText: spent?.body.message as string });
+      await failure.waitFor();
+      expect((await steps.focused()).id).toBe('usage-history-error');
+      // The next minute, the page reads again.
+      clock.advance(60_000);
+      await page.getByRole('button', { name: 'Refresh' }).click();
+      await failure.waitFor({ state: 'detached' });
+      expect(await page.locator('#usage-history-read time').getAttribute('datetime')).toBe(
+        new Date(clock.now()).toISOString(),
+      );
+    }, 60_000);
+
     it('goes back to sign-in, saying why, when the session has ended', async () => {
-      await new ProjectAdmin(connection).rotateConsoleToken(project);
+      token = await new ProjectAdmin(connection).rotateConsoleToken(project);
       const ended = await fetch(`${origin}/console/api/usage/history`, {
         headers: {
           Cookie: `__Host-animal-store-session=${(await browser.context.cookies(origin))[0]?.value}`,
@@ -232,6 +253,25 @@ describeInBrowser('the console usage browser tests')('the Usage page in Chromium
       await steps.heading('Sign in to the console').waitFor();
       expect(await page.locator('.notice').textContent()).toBe(body.message);
       expect(await steps.focused()).toEqual({ id: '', text: 'Sign in to the console' });
+    }, 60_000);
+
+    it('says so with the focus when the first read fails, and reads again on Try again', async () => {
+      await steps.signIn(token);
+      relay.forwardTo(undefined);
+      try {
+        await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: 'Usage' }).click();
+        const failure = page.locator('#usage-history-error');
+        await failure.waitFor();
+        // Nothing else to read on the page: the reason has the focus rather than the heading.
+        expect((await steps.focused()).id).toBe('usage-history-error');
+        expect(await failure.textContent()).toMatch(/^Usage could not be read at [^:]+:\d\d:\d\d: .+\.$/);
+        expect(await seriousAxeViolations(page)).toEqual([]);
+      } finally {
+        relay.forwardTo(store.port);
+      }
+      await page.getByRole('button', { name: 'Try again' }).click();
+      await page.locator('.usage-canvas canvas').nth(1).waitFor();
+      expect(await page.locator('#usage-history-error').count()).toBe(0);
     }, 60_000);
   });
 });
