@@ -3,7 +3,7 @@ import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { count } from './format';
 import type { UsageHistory } from './contract';
-import { limitLine, type StackLayer, stackedSeries, type UsageWindow, yRange } from './usage-data';
+import { axisLabel, limitLine, type StackLayer, stackedSeries, type UsageWindow, yRange } from './usage-data';
 
 /**
  * One window's stacked bars, drawn by uPlot on a canvas: each operation's admitted requests,
@@ -80,7 +80,12 @@ function optionsOf(element: HTMLElement, history: UsageHistory, span: UsageWindo
       y: { range: () => [0, top] },
     },
     axes: [
-      { stroke: axisColour, grid: { show: false } },
+      {
+        stroke: axisColour,
+        grid: { show: false },
+        space: span === 'hours' ? 60 : 50,
+        values: (_chart, ticks) => ticks.map((tick) => axisLabel(tick, span)),
+      },
       { stroke: axisColour, size: 56, values: (_chart, values) => values.map((value) => count(value)) },
     ],
     series: [{}, ...series.layers.map((layer) => seriesOf(element, layer))],

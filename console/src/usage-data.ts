@@ -189,3 +189,15 @@ export function zoneLabel(at: Date, words: TimeWords = {}): string {
   const utc = /^GMT([+-]00:00)?$/.test(offset) ? 'UTC' : offset.replace('GMT', 'UTC');
   return zone === 'UTC' || zone === 'Etc/UTC' ? 'UTC' : `${zone} (${utc})`;
 }
+
+/**
+ * A tick of a chart's time axis (seconds since the epoch): on the hours, the time in the
+ * viewer's zone (`10:30`); on the days, the UTC date (`4 Mar`).
+ */
+export function axisLabel(seconds: number, span: UsageWindow, words: TimeWords = {}): string {
+  const format: Intl.DateTimeFormatOptions =
+    span === 'hours'
+      ? { timeZone: words.timeZone, hour: '2-digit', minute: '2-digit' }
+      : { timeZone: 'UTC', day: 'numeric', month: 'short' };
+  return new Intl.DateTimeFormat(words.locale, format).format(new Date(seconds * 1000));
+}

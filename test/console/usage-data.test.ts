@@ -1,5 +1,6 @@
 import type { UsageHistory } from '../../console/src/contract';
 import {
+  axisLabel,
   CSV_HEADER,
   dayLabel,
   exportName,
@@ -162,6 +163,12 @@ describe('the words for times', () => {
     expect(dayLabel('2031-03-04T00:00:00.000Z', { locale: 'en-GB', timeZone: 'America/Los_Angeles' })).toBe(
       'Tue 4 Mar',
     );
+  });
+
+  it("words a chart's ticks: the hours' time in the viewer's zone, the days' UTC date", () => {
+    const at = Date.parse('2031-03-04T23:00:00.000Z') / 1000;
+    expect(axisLabel(at, 'hours', words)).toBe('04:30');
+    expect(axisLabel(at, 'days', words)).toBe('4 Mar');
   });
 
   it('names the zone with its offset at that moment, and UTC as UTC', () => {
