@@ -1,5 +1,6 @@
-import type { OperationId } from '../api/routes';
+import { type OperationId, USAGE_OPERATIONS } from '../api/routes';
 import { RateLimiter } from '../core/rate-limiter';
+import { logError } from '../shared/observability';
 import type { ApiLambdaHandler, OperationDependencies } from '../middleware/api-handler';
 import { catchAll } from '../operations/catch-all';
 import { createPet } from '../operations/create-pet';
@@ -34,9 +35,18 @@ export interface SharedParts {
   readonly limiter?: RateLimiter;
 }
 
+/** A process's limiter over the counters, counting its projects' usage by operation too (issue 29). */
+export function composeLimiter(ports: StackPorts): RateLimiter {
+  return new RateLimiter(ports.counters, ports.clock, {
+    operations: USAGE_OPERATIONS,
+    writer: ports.counters,
+    onLostHour: (error) => logError('usage counts not written', error),
+  });
+}
+
 /** The stack every operation shares: the process's limiter, and the clock (sunsets). */
 export function operationStack(ports: StackPorts, shared: SharedParts = {}): OperationDependencies {
-  return { limiter: shared.limiter ?? new RateLimiter(ports.counters, ports.clock), clock: ports.clock };
+  return { limiter: shared.limiter ?? composeLimiter(ports), clock: ports.clock };
 }
 
 export function composeListPets(
@@ -80,7 +90,7 @@ export function composeOperations(
   settings: ApiSettings,
   shared: SharedParts = {},
 ): Readonly<Record<OperationId, ApiLambdaHandler>> {
-  const parts = { limiter: shared.limiter ?? new RateLimiter(ports.counters, ports.clock) };
+  const parts = { limiter: shared.limiter ?? composeLimiter(ports) };
   return {
     listPets: composeListPets(ports, settings, parts),
     createPet: composeCreatePet(ports, parts),

@@ -1,11 +1,10 @@
 import { ConsoleSessions } from '../core/console-session';
 import type { CustomDomains } from '../core/custom-domains';
 import { ProjectKeys } from '../core/project-keys';
-import { RateLimiter } from '../core/rate-limiter';
 import type { ApiLambdaHandler } from '../middleware/api-handler';
 import type { ConsoleStackDependencies } from '../middleware/console-handler';
 import { consoleApi } from '../operations/console';
-import type { SharedParts } from './api';
+import { composeLimiter, type SharedParts } from './api';
 import type { ServicePorts } from './ports';
 
 /** What every console stack reads: the projects, the sessions, the counters, the clock, the edge's secrets. */
@@ -51,7 +50,7 @@ export function composeConsoleStack(
   const { projects, clock, originSecrets } = ports;
   return {
     projects,
-    limiter: shared.limiter ?? new RateLimiter(ports.counters, clock),
+    limiter: shared.limiter ?? composeLimiter({ counters: ports.counters, clock }),
     sessions: new ConsoleSessions({
       store: ports.consoleSessions,
       projects,

@@ -7,6 +7,7 @@ import type { IdempotencyStore, ReservedPetWriter } from '../core/idempotency';
 import type { PetStore } from '../core/pet';
 import type { ProjectKeyCountStore, ProjectKeyStore } from '../core/project-keys';
 import type { CounterStore } from '../core/rate-limiter';
+import type { UsageWriter } from '../core/usage-counting';
 import type { UsageReader } from '../core/usage-history';
 
 /**
@@ -21,7 +22,7 @@ export interface ServicePorts {
   /** Milliseconds since the epoch (sunsets, rate-limit windows, caches, sessions). */
   readonly clock: () => number;
   /** The rate limiter's counters, one item per caller per day, and a project's usage on them. */
-  readonly counters: CounterStore & UsageReader;
+  readonly counters: CounterStore & UsageReader & UsageWriter;
   readonly pets: PetStore & ReservedPetWriter;
   /** The records of Idempotency-Keys. */
   readonly idempotencyKeys: IdempotencyStore;

@@ -1,10 +1,17 @@
 import type { OperationId } from '../api/routes';
 import type { CustomDomains } from '../core/custom-domains';
-import { RateLimiter } from '../core/rate-limiter';
 import type { ApiLambdaHandler } from '../middleware/api-handler';
 import type { ConsoleStackDependencies } from '../middleware/console-handler';
 import type { AuthorizerHandler } from '../operations/authorizer';
-import { type ApiPorts, type ApiSettings, composeCatchAll, composeOperations, type SharedParts } from './api';
+import type { RateLimiter } from '../core/rate-limiter';
+import {
+  type ApiPorts,
+  type ApiSettings,
+  composeCatchAll,
+  composeLimiter,
+  composeOperations,
+  type SharedParts,
+} from './api';
 import { type AuthorizerPorts, type AuthorizerSettings, composeAuthorizer } from './authorizer';
 import { composeConsole, composeConsoleStack, type ConsolePorts, type ConsoleSettings } from './console';
 
@@ -37,7 +44,7 @@ export function composeService(
   settings: ServiceSettings,
   shared: SharedParts = {},
 ): Service {
-  const limiter = shared.limiter ?? new RateLimiter(ports.counters, ports.clock);
+  const limiter = shared.limiter ?? composeLimiter(ports);
   const parts = { limiter };
   return {
     limiter,

@@ -43,6 +43,8 @@ export interface CounterState {
   readonly bannedUntil?: number;
   /** Bans given to the caller this UTC day. */
   readonly banCount?: number;
+  /** The hour (since the epoch) the counter's usage counts are of, on a project's counter (issue 29). */
+  readonly hour?: number;
 }
 
 export type RefusalReason = 'minute' | 'day' | 'banned';

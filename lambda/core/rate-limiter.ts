@@ -1,5 +1,7 @@
 import type { PlanLimits } from './plans';
 import { type Admission, type CounterState, refusalOf, retryAt, windowsAt } from './rate-limit';
+import { RefusalTally, USAGE_RETENTION_DAYS, type UsageWrite, type UsageWriter } from './usage-counting';
+import type { HourUsage } from './usage-history';
 
 /**
  * A counting write's outcome: the counter after it, or, when its condition failed,
@@ -7,7 +9,12 @@ import { type Admission, type CounterState, refusalOf, retryAt, windowsAt } from
  * without it, or when there was no counter, the limiter reads).
  */
 export type CountOutcome =
-  | { readonly counted: true; readonly state: CounterState }
+  | {
+      readonly counted: true;
+      readonly state: CounterState;
+      /** The hour a write that moved the counter to a new hour took off it (issue 29). */
+      readonly finishedHour?: HourUsage;
+    }
   | { readonly counted: false; readonly current?: CounterState };
 
 /**
@@ -17,13 +24,14 @@ export type CountOutcome =
  * ban a count is refused by and a returned state reports.
  */
 export interface CounterStore {
-  /** Counts a request in the minute the counter is already in. */
+  /** Counts a request in the minute the counter is already in (and its usage, if given). */
   countInSameMinute(
     counterId: string,
     subject: string,
     minute: number,
     limits: PlanLimits,
     nowMs: number,
+    usage?: UsageWrite,
   ): Promise<CountOutcome>;
   /** Counts the first request of a new minute (creating the day's counter if need be). */
   countInNewMinute(
@@ -33,6 +41,7 @@ export interface CounterStore {
     limits: PlanLimits,
     nowMs: number,
     expiresAtSeconds: number,
+    usage?: UsageWrite,
   ): Promise<CountOutcome>;
   /** The counter, with `subject`'s ban (@default {@link WHOLE_CALLER}). */
   read(counterId: string, subject?: string): Promise<CounterState | undefined>;
@@ -58,6 +67,21 @@ export const MAX_BAN_MS = 60 * 60_000;
 /** Longest a refusal is remembered in memory (so that a plan upgrade takes effect within it). */
 const REFUSAL_MEMORY_MS = 30_000;
 const DAY_MS = 86_400_000;
+
+/** When a counter of `identity` whose day ends at `dayResetMs` expires: a project's after 35 days, a client's after one. */
+function expiresAtOf(identity: string, dayResetMs: number): number {
+  const days = identity.startsWith(projectIdentity('')) ? USAGE_RETENTION_DAYS : 1;
+  return Math.ceil((dayResetMs + days * DAY_MS) / 1000);
+}
+
+/** How a limiter counts its projects' usage over time (issue 29). */
+export interface UsageCounting {
+  /** Every operation a request may be counted under (the hour counts a new hour clears). */
+  readonly operations: readonly string[];
+  readonly writer: UsageWriter;
+  /** Told when a finished hour could not be written (the request itself was counted). */
+  readonly onLostHour?: (error: unknown) => void;
+}
 
 /** The identity a project's API calls are counted under, all its keys together. */
 export function projectIdentity(project: string): string {
@@ -100,8 +124,8 @@ interface Memory {
 }
 
 /** A counter's state without any subject's ban: what every subject of it shares. */
-function shared({ minute, minuteCount, dayCount }: CounterState): CounterState {
-  return { minute, minuteCount, dayCount };
+function shared({ minute, minuteCount, dayCount, hour }: CounterState): CounterState {
+  return { minute, minuteCount, dayCount, ...(hour !== undefined ? { hour } : {}) };
 }
 
 /**
@@ -116,43 +140,98 @@ function shared({ minute, minuteCount, dayCount }: CounterState): CounterState {
  */
 export class RateLimiter {
   private readonly memory = new Map<string, Memory>();
+  private readonly refusals = new RefusalTally();
 
+  /** @param usage how to count projects' usage over time; without it only the limits are counted. */
   constructor(
     private readonly store: CounterStore,
     private readonly clock: () => number,
+    private readonly usage?: UsageCounting,
   ) {}
 
   /**
    * Counts a request of `identity` against `limits`, made by `subject` (the key that sent it;
    * @default {@link WHOLE_CALLER}), which alone is banned if it keeps calling while limited.
+   * With `operation` (a project's request), its usage is counted too: admitted on the counting
+   * write, refused in memory until a write carries it.
    */
-  async admit(identity: string, limits: PlanLimits, subject: string = WHOLE_CALLER): Promise<Admission> {
+  async admit(
+    identity: string,
+    limits: PlanLimits,
+    subject: string = WHOLE_CALLER,
+    operation?: string,
+  ): Promise<Admission> {
     const nowMs = this.clock();
     const windows = windowsAt(nowMs);
     const counterId = counterIdOf(identity, nowMs);
     const memory = this.remember(counterId);
     const mine = this.subjectOf(memory, subject, windows.minute);
+    const counting = operation !== undefined ? this.usage : undefined;
+    const tally = (admission: Admission) => {
+      if (counting && operation !== undefined && !admission.admitted)
+        this.refusals.add(identity, operation, nowMs);
+      return admission;
+    };
+    const expiresAtSeconds = expiresAtOf(identity, windows.dayResetMs);
 
     const ban = mine.ban;
-    if (ban && ban.untilMs > nowMs && ban.admission.limits === limits) return { ...ban.admission, nowMs };
+    if (ban && ban.untilMs > nowMs && ban.admission.limits === limits) {
+      tally(ban.admission);
+      if (counting) await this.flushIfDue(identity, counterId, ban.admission.state, nowMs, expiresAtSeconds);
+      return { ...ban.admission, nowMs };
+    }
     const known = memory.refusal;
     if (known && known.untilMs > nowMs && known.admission.limits === limits) {
       const state = { ...known.admission.state, ...(mine.banCount ? { banCount: mine.banCount } : {}) };
-      return this.refuse(counterId, subject, mine, { ...known.admission, state, nowMs });
+      const banCount = mine.banCount;
+      const refusal = tally(
+        await this.refuse(counterId, subject, mine, { ...known.admission, state, nowMs }),
+      );
+      // A refusal that wrote a ban has spent its one write.
+      if (counting && mine.banCount === banCount) {
+        await this.flushIfDue(identity, counterId, known.admission.state, nowMs, expiresAtSeconds);
+      }
+      return refusal;
     }
 
-    const expiresAtSeconds = Math.ceil((windows.dayResetMs + DAY_MS) / 1000);
     // The minute to count in: the current one, or a later one another instance (whose
     // clock runs slightly ahead) has already moved the counter to.
     let minute = Math.max(windows.minute, memory.minute ?? 0);
     let sameMinute = memory.minute === minute;
+    // The minute the counter is believed to be in: a new minute of another hour moves its hour on.
+    let believed = memory.minute;
     for (let attempt = 0; attempt < 3; attempt++) {
+      const hour = Math.floor(minute / 60);
+      const refused = counting ? this.refusals.snapshot(identity) : {};
+      const usage: UsageWrite | undefined =
+        counting && operation !== undefined
+          ? {
+              operation,
+              hour,
+              newHour: !sameMinute && (believed === undefined || Math.floor(believed / 60) !== hour),
+              refused,
+              operations: counting.operations,
+            }
+          : undefined;
       const outcome = sameMinute
-        ? await this.store.countInSameMinute(counterId, subject, minute, limits, nowMs)
-        : await this.store.countInNewMinute(counterId, subject, minute, limits, nowMs, expiresAtSeconds);
+        ? await this.store.countInSameMinute(counterId, subject, minute, limits, nowMs, usage)
+        : await this.store.countInNewMinute(
+            counterId,
+            subject,
+            minute,
+            limits,
+            nowMs,
+            expiresAtSeconds,
+            usage,
+          );
       if (outcome.counted) {
         memory.minute = minute;
         mine.banCount = outcome.state.banCount;
+        if (counting) {
+          this.refusals.written(identity, refused, nowMs);
+          if (outcome.finishedHour)
+            await this.recordHour(counting, counterId, outcome.finishedHour, expiresAtSeconds);
+        }
         return { admitted: true, limits, state: outcome.state, nowMs };
       }
       // No counter at all (minute 0) makes the next attempt the one that creates it.
@@ -172,17 +251,56 @@ export class RateLimiter {
         const untilMs = Math.min(admission.retryAtMs, nowMs + REFUSAL_MEMORY_MS);
         if (reason === 'banned') {
           mine.ban = { admission, untilMs };
-          return admission;
+          return tally(admission);
         }
         // A spent window refuses every subject alike; a subject's ban is its own.
         memory.refusal = { admission: { ...admission, state: shared(current) }, untilMs };
-        return this.refuse(counterId, subject, mine, admission);
+        return tally(await this.refuse(counterId, subject, mine, admission));
       }
       // Another request moved the counter on (or it never existed): count where it now is.
       minute = Math.max(windows.minute, current.minute);
       sameMinute = current.minute === minute;
+      believed = current.minute;
     }
     throw new Error(`Rate limit counter ${counterId} kept changing under contention`);
+  }
+
+  /** The one extra write of a project-hour: the finished hour to its hour item. */
+  private async recordHour(
+    counting: UsageCounting,
+    counterId: string,
+    finished: HourUsage,
+    expiresAtSeconds: number,
+  ): Promise<void> {
+    try {
+      await counting.writer.recordHour(counterId, finished, expiresAtSeconds);
+    } catch (error) {
+      // The request was counted against its plan: losing the hour's history must not fail it.
+      counting.onLostHour?.(error);
+    }
+  }
+
+  /**
+   * Writes a project's unwritten refusals once the oldest is a minute old, while it is refused
+   * without a write (no counting write carries them): one write at most a minute per instance.
+   */
+  private async flushIfDue(
+    identity: string,
+    counterId: string,
+    known: CounterState,
+    nowMs: number,
+    expiresAtSeconds: number,
+  ): Promise<void> {
+    if (!this.usage || !this.refusals.due(identity, nowMs)) return;
+    const refused = this.refusals.snapshot(identity);
+    const hour = Math.floor(nowMs / 3_600_000);
+    try {
+      await this.usage.writer.addRefused(counterId, refused, hour, known.hour === hour, expiresAtSeconds);
+      this.refusals.written(identity, refused, nowMs);
+    } catch (error) {
+      // A refusal stays a refusal; its count waits for the next write.
+      this.usage.onLostHour?.(error);
+    }
   }
 
   private remember(counterId: string): Memory {
@@ -226,16 +344,17 @@ export class RateLimiter {
     const bans = (admission.state.banCount ?? 0) + 1;
     const untilMs = nowMs + banDuration(bans);
     const windows = windowsAt(nowMs);
-    await this.store.ban(counterId, subject, untilMs, bans, Math.ceil((windows.dayResetMs + DAY_MS) / 1000));
+    const identity = counterId.slice(0, counterId.lastIndexOf('#'));
+    await this.store.ban(counterId, subject, untilMs, bans, expiresAtOf(identity, windows.dayResetMs));
     if (untilMs > windows.dayResetMs) {
       // The ban outlives the day's counter: carry it into tomorrow's.
-      const tomorrow = `${counterId.slice(0, counterId.lastIndexOf('#'))}#${windowsAt(windows.dayResetMs).day}`;
+      const tomorrow = `${identity}#${windowsAt(windows.dayResetMs).day}`;
       await this.store.ban(
         tomorrow,
         subject,
         untilMs,
         bans,
-        Math.ceil((windows.dayResetMs + 2 * DAY_MS) / 1000),
+        expiresAtOf(identity, windows.dayResetMs + DAY_MS),
       );
     }
     const state = { ...admission.state, bannedUntil: untilMs, banCount: bans };

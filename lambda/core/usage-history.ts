@@ -62,6 +62,8 @@ export interface DayUsage {
   readonly total: UsageCounts;
   /** The hour still on the day counter (hours since the epoch) and its counts, if any. */
   readonly currentHour?: { readonly hour: number; readonly counts: UsageCounts };
+  /** Refusals written while the counter was in an earlier hour (its day spent, a ban), by their hour. */
+  readonly refusedAtHours?: readonly HourUsage[];
 }
 
 /** A finished project-hour, moved off the day counter. */
@@ -153,7 +155,10 @@ export async function usageHistory(
   const atHour = (hour: number, counts: UsageCounts) =>
     byHour.set(hour, [...(byHour.get(hour) ?? []), counts]);
   for (const { hour, counts } of read.hours) atHour(hour, counts);
-  for (const { currentHour } of read.days) if (currentHour) atHour(currentHour.hour, currentHour.counts);
+  for (const { currentHour, refusedAtHours = [] } of read.days) {
+    if (currentHour) atHour(currentHour.hour, currentHour.counts);
+    for (const { hour, counts } of refusedAtHours) atHour(hour, counts);
+  }
   const totals = new Map(read.days.map(({ day, total }) => [day, total]));
   const hourBuckets = hours.map((hour) => bucket(hour * HOUR_MS, byHour.get(hour) ?? []));
   const dayBuckets = days.map((day) => {

@@ -69,7 +69,7 @@ export function apiHandler<Body = undefined>(
   const stack = loggedStack(operationId);
   if (route.deprecation) stack.use(deprecated(route.deprecation));
   // Reads count beside the operation; a write must know it is admitted before it writes.
-  stack.use(rateLimit(limiter, { countBeforeHandler: route.method !== 'GET' }));
+  stack.use(rateLimit(limiter, { countBeforeHandler: route.method !== 'GET', operation: operationId }));
   stack.use(errorResponses());
   if (route.deprecation) stack.use(sunset(route.deprecation, clock));
   // A public route answers without a key; its callers are still counted (per client IP without one).
@@ -98,7 +98,7 @@ export function catchAllHandler(
 ): ApiLambdaHandler {
   const stack = loggedStack(CATCH_ALL.name);
   // Nothing is written: the count may run beside the (instant) answer.
-  stack.use(rateLimit(limiter, { countBeforeHandler: false }));
+  stack.use(rateLimit(limiter, { countBeforeHandler: false, operation: CATCH_ALL.name }));
   stack.use(errorResponses());
   stack.use(authenticate({ required: false }));
   return stack.handler(handle) as ApiLambdaHandler;

@@ -21,6 +21,8 @@ export interface CountedCaller {
   readonly caller: string;
   /** Who is banned if it keeps calling while limited: one key of a project. @default the whole caller */
   readonly subject?: string;
+  /** Whether its calls are a project's usage, counted by operation (issue 29). */
+  readonly countsUsage?: boolean;
 }
 
 /**
@@ -39,6 +41,7 @@ export function callerOf(event: APIGatewayProxyEvent): CountedCaller {
       limits: principal.limits,
       caller: `project ${principal.project} (${principal.plan} plan)`,
       subject: keySubject(principal.keyId),
+      countsUsage: true,
     };
   }
   // Through the edge the source is a CloudFront address many viewers share: the viewer counts.
@@ -88,8 +91,11 @@ export function rateLimit(
   {
     countBeforeHandler,
     identify = callerOf,
+    operation,
   }: {
     countBeforeHandler: boolean;
+    /** The operation a project's request is counted under in its usage (the handler's name). */
+    operation?: string;
     /** Who is counted (the console counts its projects apart from their API calls). @default callerOf */
     identify?: (event: APIGatewayProxyEvent) => CountedCaller;
   },
@@ -98,10 +104,11 @@ export function rateLimit(
     (request.internal as Record<symbol, Promise<Settled> | undefined>)[PENDING];
   return {
     before: async (request) => {
-      const { identity, limits, caller, subject } = identify(request.event);
+      const { identity, limits, caller, subject, countsUsage } = identify(request.event);
       // A key's ban leaves its project's other keys alone; the message says so.
       const banned = subject === undefined ? 'this caller' : "this API key (not the project's other keys)";
-      const pending: Promise<Settled> = limiter.admit(identity, limits, subject).then(
+      const usage = countsUsage ? operation : undefined;
+      const pending: Promise<Settled> = limiter.admit(identity, limits, subject, usage).then(
         (admission) => ({ admission, caller, banned }),
         (failure: unknown) => {
           logError('rate limiter unavailable', failure);

@@ -5,9 +5,19 @@ import { StoreUnavailableError } from '../core/errors';
 import type { PlanLimits } from '../core/plans';
 import type { CounterState } from '../core/rate-limit';
 import { type CountOutcome, type CounterStore, WHOLE_CALLER } from '../core/rate-limiter';
-import type { UsageReader } from '../core/usage-history';
+import type { UsageWrite, UsageWriter } from '../core/usage-counting';
+import type { HourUsage, UsageReader } from '../core/usage-history';
 import { isConditionalCheckFailure, storeCall, storeFailure } from './dynamodb-client';
-import { readProjectUsage } from './usage-items';
+import {
+  finishedHourOf,
+  HOUR_ATTRIBUTE,
+  hourItemId,
+  readProjectUsage,
+  refusedAtHourAttribute,
+  updateExpression,
+  usageAttribute,
+  usageClauses,
+} from './usage-items';
 
 /**
  * A counter item: `minute`, `minuteCount`, `dayCount`, `expiresAt`, and per subject (a key of
@@ -41,60 +51,168 @@ function toState(item: Record<string, unknown> | undefined, subject: string): Co
     dayCount: Number(item.dayCount ?? 0),
     ...(until !== undefined ? { bannedUntil: Number(until) } : {}),
     ...(count !== undefined ? { banCount: Number(count) } : {}),
+    ...(typeof item[HOUR_ATTRIBUTE] === 'number' ? { hour: item[HOUR_ATTRIBUTE] } : {}),
   };
 }
 
 /** Rate-limit counters in DynamoDB: one item per caller per UTC day, updated atomically. */
-export class RateLimitStore implements CounterStore, UsageReader {
+export class RateLimitStore implements CounterStore, UsageReader, UsageWriter {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
   ) {}
 
-  countInSameMinute(counterId: string, subject: string, minute: number, limits: PlanLimits, nowMs: number) {
+  countInSameMinute(
+    counterId: string,
+    subject: string,
+    minute: number,
+    limits: PlanLimits,
+    nowMs: number,
+    usage?: UsageWrite,
+  ) {
+    // Within a minute the counter is within its hour: usage is only ADDed.
+    const counts = usage ? usageClauses({ ...usage, newHour: false }) : undefined;
     return this.conditionalUpdate(subject, {
       TableName: this.tableName,
       Key: { counterId },
-      UpdateExpression: 'ADD #minuteCount :one, #dayCount :one',
+      UpdateExpression: updateExpression({
+        set: [],
+        remove: [],
+        add: ['#minuteCount :one', '#dayCount :one', ...(counts?.add ?? [])],
+      }),
       ConditionExpression: `#minute = :minute AND #minuteCount < :perMinute AND #dayCount < :perDay AND ${NOT_BANNED}`,
-      ExpressionAttributeNames: namesFor(subject),
+      ExpressionAttributeNames: { ...namesFor(subject), ...counts?.names },
       ExpressionAttributeValues: {
         ':one': 1,
         ':minute': minute,
         ':perMinute': limits.perMinute,
         ':perDay': limits.perDay,
         ':now': nowMs,
+        ...counts?.values,
       },
       ReturnValues: 'ALL_NEW',
     });
   }
 
-  countInNewMinute(
+  /**
+   * With usage of a new hour, the condition is that the counter is in an earlier hour (or has
+   * none), and the write answers the item as it was (ALL_OLD), whose finished hour the limiter
+   * moves to its hour item; the counter after it is known from that and what the write did.
+   */
+  async countInNewMinute(
     counterId: string,
     subject: string,
     minute: number,
     limits: PlanLimits,
     nowMs: number,
     expiresAtSeconds: number,
-  ) {
-    return this.conditionalUpdate(subject, {
+    usage?: UsageWrite,
+  ): Promise<CountOutcome> {
+    const counts = usage ? usageClauses(usage) : undefined;
+    const hourStart = usage ? usage.hour * 60 : undefined;
+    const minuteCondition = !usage
+      ? '(attribute_not_exists(#minute) OR #minute < :minute)'
+      : usage.newHour
+        ? '(attribute_not_exists(#minute) OR #minute < :hourStart)'
+        : '(#minute < :minute AND #minute >= :hourStart)';
+    const input = {
       TableName: this.tableName,
       Key: { counterId },
-      UpdateExpression:
-        'SET #minute = :minute, #minuteCount = :one, #expiresAt = :expiresAt ADD #dayCount :one',
-      ConditionExpression:
-        '(attribute_not_exists(#minute) OR #minute < :minute) AND ' +
-        `(attribute_not_exists(#dayCount) OR #dayCount < :perDay) AND ${NOT_BANNED}`,
-      ExpressionAttributeNames: { ...namesFor(subject), '#expiresAt': 'expiresAt' },
+      UpdateExpression: updateExpression({
+        set: ['#minute = :minute', '#minuteCount = :one', '#expiresAt = :expiresAt', ...(counts?.set ?? [])],
+        remove: counts?.remove ?? [],
+        add: ['#dayCount :one', ...(counts?.add ?? [])],
+      }),
+      ConditionExpression: `${minuteCondition} AND (attribute_not_exists(#dayCount) OR #dayCount < :perDay) AND ${NOT_BANNED}`,
+      ExpressionAttributeNames: { ...namesFor(subject), '#expiresAt': 'expiresAt', ...counts?.names },
       ExpressionAttributeValues: {
         ':one': 1,
         ':minute': minute,
         ':perDay': limits.perDay,
         ':now': nowMs,
         ':expiresAt': expiresAtSeconds,
+        ...(hourStart !== undefined ? { ':hourStart': hourStart } : {}),
+        ...counts?.values,
       },
-      ReturnValues: 'ALL_NEW',
+    };
+    if (!usage?.newHour) return this.conditionalUpdate(subject, { ...input, ReturnValues: 'ALL_NEW' });
+    const outcome = await this.conditionalUpdate(subject, { ...input, ReturnValues: 'ALL_OLD' }, (old) => {
+      const before = toState(old, subject);
+      return {
+        ...(before?.bannedUntil !== undefined ? { bannedUntil: before.bannedUntil } : {}),
+        ...(before?.banCount !== undefined ? { banCount: before.banCount } : {}),
+        minute,
+        minuteCount: 1,
+        dayCount: (before?.dayCount ?? 0) + 1,
+        hour: usage.hour,
+      };
     });
+    return outcome;
+  }
+
+  /** A finished hour's counts on its hour item, kept as long as its day counter. */
+  async recordHour(counterId: string, finished: HourUsage, expiresAtSeconds: number): Promise<void> {
+    const clauses: string[] = ['#hour = :hour', '#expiresAt = :expiresAt'];
+    const names: Record<string, string> = { '#hour': HOUR_ATTRIBUTE, '#expiresAt': 'expiresAt' };
+    const values: Record<string, unknown> = { ':hour': finished.hour, ':expiresAt': expiresAtSeconds };
+    const counted = [
+      ...Object.entries(finished.counts.admitted).map(
+        ([op, n]) => [usageAttribute.hourAdmitted(op), n] as const,
+      ),
+      ...Object.entries(finished.counts.refused).map(
+        ([op, n]) => [usageAttribute.hourRefused(op), n] as const,
+      ),
+    ];
+    for (const [index, [attribute, count]] of counted.entries()) {
+      clauses.push(`#c${index} = :c${index}`);
+      names[`#c${index}`] = attribute;
+      values[`:c${index}`] = count;
+    }
+    await storeCall(() =>
+      this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { counterId: hourItemId(counterId, finished.hour) },
+          // Only the write that moved the hour off its day counter has these counts: SET, not ADD.
+          UpdateExpression: `SET ${clauses.join(', ')}`,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        }),
+      ),
+    );
+  }
+
+  /** Refusals carried by no counting write, added to the day counter (one unconditional write). */
+  async addRefused(
+    counterId: string,
+    refused: Readonly<Record<string, number>>,
+    hour: number,
+    counterInHour: boolean,
+    expiresAtSeconds: number,
+  ): Promise<void> {
+    const added: string[] = [];
+    const names: Record<string, string> = { '#expiresAt': 'expiresAt' };
+    const values: Record<string, unknown> = { ':expiresAt': expiresAtSeconds };
+    for (const [index, [operation, count]] of Object.entries(refused).entries()) {
+      names[`#h${index}`] = counterInHour
+        ? usageAttribute.hourRefused(operation)
+        : refusedAtHourAttribute(hour, operation);
+      names[`#d${index}`] = usageAttribute.dayRefused(operation);
+      values[`:n${index}`] = count;
+      added.push(`#h${index} :n${index}`, `#d${index} :n${index}`);
+    }
+    if (added.length === 0) return;
+    await storeCall(() =>
+      this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { counterId },
+          UpdateExpression: `SET #expiresAt = if_not_exists(#expiresAt, :expiresAt) ADD ${added.join(', ')}`,
+          ExpressionAttributeNames: names,
+          ExpressionAttributeValues: values,
+        }),
+      ),
+    );
   }
 
   async read(counterId: string, subject: string = WHOLE_CALLER): Promise<CounterState | undefined> {
@@ -140,9 +258,11 @@ export class RateLimitStore implements CounterStore, UsageReader {
     );
   }
 
+  /** `stateAfter`: for a write that answers the item as it was (ALL_OLD), the counter it left. */
   private async conditionalUpdate(
     subject: string,
     input: ConstructorParameters<typeof UpdateCommand>[0],
+    stateAfter?: (old: Record<string, unknown> | undefined) => CounterState,
   ): Promise<CountOutcome> {
     let attributes: Record<string, unknown> | undefined;
     try {
@@ -156,6 +276,11 @@ export class RateLimitStore implements CounterStore, UsageReader {
       const found = (error as { Item?: Record<string, AttributeValue> }).Item;
       const current = found ? toState(unmarshall(found), subject) : undefined;
       return current ? { counted: false, current } : { counted: false };
+    }
+    if (stateAfter) {
+      const hour = input.ExpressionAttributeValues?.[':uhour'] as number;
+      const finishedHour = finishedHourOf(attributes, hour);
+      return { counted: true, state: stateAfter(attributes), ...(finishedHour ? { finishedHour } : {}) };
     }
     const state = toState(attributes, subject);
     // ALL_NEW returns the item an update wrote; a store that does not cannot be counted on.

@@ -1,4 +1,5 @@
 import { BatchGetCommand, type DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
+import type { UsageWrite } from '../core/usage-counting';
 import type { DayUsage, HourUsage, OperationCounts, UsageCounts } from '../core/usage-history';
 import { storeCall } from './dynamodb-client';
 
@@ -55,6 +56,19 @@ export function dayCountsOf(item: Record<string, unknown>): UsageCounts {
   return { admitted: countsWithPrefix(item, 'd_'), refused: countsWithPrefix(item, 'dr_') };
 }
 
+/** Refusals a flush wrote for hours the counter was not in (`r<HH>_<operation>`), by hour. */
+function refusedAtHoursOf(item: Record<string, unknown>, day: string): HourUsage[] {
+  const dayHour = Date.parse(`${day}T00:00:00Z`) / HOUR_MS;
+  const byHour = new Map<number, Record<string, number>>();
+  for (const [name, value] of Object.entries(item)) {
+    const match = /^r(\d\d)_(.+)$/.exec(name);
+    if (!match || typeof value !== 'number' || value <= 0) continue;
+    const hour = dayHour + Number(match[1]);
+    byHour.set(hour, { ...byHour.get(hour), [match[2] as string]: value });
+  }
+  return [...byHour].map(([hour, refused]) => ({ hour, counts: { admitted: {}, refused } }));
+}
+
 /** A day counter's usage. */
 export function dayUsageOf(item: Record<string, unknown>, day: string): DayUsage {
   const hour = item[HOUR_ATTRIBUTE];
@@ -62,6 +76,7 @@ export function dayUsageOf(item: Record<string, unknown>, day: string): DayUsage
     day,
     total: dayCountsOf(item),
     ...(typeof hour === 'number' ? { currentHour: { hour, counts: hourCountsOf(item) } } : {}),
+    refusedAtHours: refusedAtHoursOf(item, day),
   };
 }
 
@@ -119,4 +134,79 @@ export async function readProjectUsage(
     if (hour !== undefined) found.hours.push({ hour, counts: hourCountsOf(item) });
   }
   return found;
+}
+
+/** The parts a usage write adds to a counting write's update (values `:one` is the caller's). */
+export interface UsageClauses {
+  readonly set: string[];
+  readonly add: string[];
+  readonly remove: string[];
+  readonly names: Record<string, string>;
+  readonly values: Record<string, unknown>;
+}
+
+/**
+ * The clauses that count an admitted call of `usage.operation` and carry the instance's unwritten
+ * refusals: ADDs within the counter's hour; on a new hour, SETs that start the hour's counts,
+ * REMOVEs of the finished hour's other counts (ALL_OLD gives them to the hour item), and `hour`.
+ * The day's counts are always ADDed.
+ */
+export function usageClauses(usage: UsageWrite): UsageClauses {
+  const clauses: UsageClauses = { set: [], add: [], remove: [], names: {}, values: {} };
+  let index = 0;
+  const name = (attribute: string) => {
+    const placeholder = `#u${index++}`;
+    clauses.names[placeholder] = attribute;
+    return placeholder;
+  };
+  const hourCount = (attribute: string, value: string) => {
+    if (usage.newHour) clauses.set.push(`${name(attribute)} = ${value}`);
+    else clauses.add.push(`${name(attribute)} ${value}`);
+  };
+  hourCount(usageAttribute.hourAdmitted(usage.operation), ':one');
+  clauses.add.push(`${name(usageAttribute.dayAdmitted(usage.operation))} :one`);
+  const refused = Object.entries(usage.refused).filter(([, count]) => count > 0);
+  for (const [position, [operation, count]] of refused.entries()) {
+    clauses.values[`:ur${position}`] = count;
+    hourCount(usageAttribute.hourRefused(operation), `:ur${position}`);
+    clauses.add.push(`${name(usageAttribute.dayRefused(operation))} :ur${position}`);
+  }
+  if (usage.newHour) {
+    clauses.set.push(`${name(HOUR_ATTRIBUTE)} = :uhour`);
+    clauses.values[':uhour'] = usage.hour;
+    const operations = new Set([...usage.operations, usage.operation, ...Object.keys(usage.refused)]);
+    for (const operation of operations) {
+      if (operation !== usage.operation) clauses.remove.push(name(usageAttribute.hourAdmitted(operation)));
+      if (!(usage.refused[operation]! > 0)) clauses.remove.push(name(usageAttribute.hourRefused(operation)));
+    }
+  }
+  return clauses;
+}
+
+/** An update expression of SET, REMOVE and ADD clauses, each present when it has any. */
+export function updateExpression({ set, add, remove }: Pick<UsageClauses, 'set' | 'add' | 'remove'>): string {
+  return [
+    set.length > 0 ? `SET ${set.join(', ')}` : '',
+    remove.length > 0 ? `REMOVE ${remove.join(', ')}` : '',
+    add.length > 0 ? `ADD ${add.join(', ')}` : '',
+  ]
+    .filter(Boolean)
+    .join(' ');
+}
+
+/** The finished hour an item held before a write moved it to `hour`, if it had counts. */
+export function finishedHourOf(
+  old: Record<string, unknown> | undefined,
+  hour: number,
+): HourUsage | undefined {
+  const finished = old?.[HOUR_ATTRIBUTE];
+  if (!old || typeof finished !== 'number' || finished >= hour) return undefined;
+  const counts = hourCountsOf(old);
+  if (Object.keys(counts.admitted).length + Object.keys(counts.refused).length === 0) return undefined;
+  return { hour: finished, counts };
+}
+
+/** Refusals of an hour the counter is not in: `r<HH>_<operation>`, kept on the day counter. */
+export function refusedAtHourAttribute(hour: number, operation: string): string {
+  return `r${new Date(hour * HOUR_MS).toISOString().slice(11, 13)}_${operation}`;
 }
