@@ -115,7 +115,8 @@ export function UsagePage({ project, focus }: { project: string; focus: boolean 
           </section>
           <p class="help">
             Admitted requests are counted exactly. Refused ones are counted by each server in memory and
-            written with its next count (at most a minute later), so they are at least the numbers shown.
+            written with the project's next counted call, or a minute later, so they are at least the numbers
+            shown.
           </p>
           <UsageExport project={project} history={history} />
         </>

@@ -10,6 +10,7 @@ import { type EmbeddedDynamoDb, startEmbeddedDynamoDb } from '../../local/embedd
 import { type LocalApi, startLocalApi } from '../../local/server';
 import type { ToolConnection } from '../../tools/connection';
 import { connectLocal } from '../../tools/local-store';
+import { KeyAdmin } from '../../tools/key-admin';
 import { ProjectAdmin } from '../../tools/project-admin';
 import { describeInBrowser, launchChromium, seriousAxeViolations } from '../support/chromium';
 import { type ConsolePage, consolePage, DESKTOP, NARROW } from '../support/console-page';
@@ -97,6 +98,33 @@ async function checkAndPicture(name: string): Promise<void> {
   } finally {
     await page.setViewportSize(DESKTOP);
   }
+}
+
+/** Admitted and refused calls per UTC hour (its ISO start) and operation, as the client saw them. */
+type Tally = Map<string, { admitted: Record<string, number>; refused: Record<string, number> }>;
+
+/** Sends one call of the project's API with its key, as a client does, and tallies its answer. */
+async function send(
+  tally: Tally,
+  apiKey: string,
+  operation: string,
+  request: { method?: string; path: string; body?: unknown },
+): Promise<Response> {
+  const response = await fetch(`${api.baseUrl}${request.path}`, {
+    method: request.method ?? 'GET',
+    headers: {
+      Authorization: `Bearer ${apiKey}`,
+      ...(request.body === undefined ? {} : { 'Content-Type': 'application/json' }),
+    },
+    ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
+  });
+  const hour = new Date(Math.floor(clock.now() / 3_600_000) * 3_600_000).toISOString();
+  const counts = tally.get(hour) ?? { admitted: {}, refused: {} };
+  const kind = response.status === 429 ? counts.refused : response.ok ? counts.admitted : undefined;
+  if (!kind) throw new Error(`${operation}: ${response.status} ${await response.text()}`);
+  kind[operation] = (kind[operation] ?? 0) + 1;
+  tally.set(hour, counts);
+  return response;
 }
 
 describeInBrowser('the console usage browser tests')('the Usage page in Chromium', () => {
@@ -273,5 +301,74 @@ describeInBrowser('the console usage browser tests')('the Usage page in Chromium
       await page.locator('.usage-canvas canvas').nth(1).waitFor();
       expect(await page.locator('#usage-history-error').count()).toBe(0);
     }, 60_000);
+  });
+
+  describe('a project with a known mix of requests across an hour boundary', () => {
+    const project = 'mix-pets';
+    const tally: Tally = new Map();
+    let token: string;
+    let apiKey: string;
+
+    beforeAll(async () => {
+      // An hour after the month's project, 40 s before the next hour.
+      clock.set(Date.parse('2031-03-04T06:59:20.000Z'));
+      await page.clock.setFixedTime(new Date(clock.now()));
+      token = (await new ProjectAdmin(connection).create(project, 'free')).consoleToken;
+      apiKey = (await new KeyAdmin(connection).create(project, 'mix')).apiKey;
+    }, 60_000);
+
+    it('shows exactly the admitted counts the API returns, and the refused ones once written', async () => {
+      for (let call = 0; call < 3; call += 1) await send(tally, apiKey, 'listPets', { path: '/pets' });
+      for (let call = 0; call < 2; call += 1) {
+        const body = { name: `mix ${call}`, categoryId: 1 };
+        await send(tally, apiKey, 'createPet', { method: 'POST', path: '/pets', body });
+      }
+      await send(tally, apiKey, 'getOpenApi', { path: '/openapi.json' });
+
+      // Across the hour: 07:00:30.
+      clock.advance(70_000);
+      for (let call = 0; call < 2; call += 1) await send(tally, apiKey, 'listPets', { path: '/pets' });
+      for (let call = 0; call < 4; call += 1)
+        await send(tally, apiKey, 'getOpenApi', { path: '/openapi.json' });
+      // The rest of the minute's 60, then three refused.
+      let refused = 0;
+      while (refused < 3) {
+        const answer = await send(tally, apiKey, 'listPets', { path: '/pets?status=available' });
+        if (answer.status === 429) refused += 1;
+      }
+      // Refused calls are written with the project's next counted call, a minute on at most.
+      clock.advance(61_000);
+      await send(tally, apiKey, 'getOpenApi', { path: '/openapi.json' });
+
+      const history = await historyOf(token);
+      const [before, after] = ['2031-03-04T06:00:00.000Z', '2031-03-04T07:00:00.000Z'];
+      const bucketOf = (start: string) => history.hours.find((bucket) => bucket.start === start);
+      expect({ before: bucketOf(before), after: bucketOf(after) }).toEqual({
+        before: { start: before, ...tally.get(before) },
+        after: { start: after, ...tally.get(after) },
+      });
+      expect(tally.get(after)?.refused).toEqual({ listPets: 3 });
+
+      await page.clock.setFixedTime(new Date(clock.now()));
+      await steps.signIn(token);
+      await steps.navigate('Usage');
+      await page.getByRole('button', { name: 'Tables' }).click();
+      await page.locator('#usage-hours-table').waitFor();
+      expect(await tableOf('hours')).toEqual(expectedTable(history, 'hours'));
+      expect(await tableOf('days')).toEqual(expectedTable(history, 'days'));
+      const shown = (await tableOf('hours')).slice(-2).map((row) => [row.start, row.cells]);
+      const admittedOf = (start: string, operation: string) => tally.get(start)?.admitted[operation] ?? 0;
+      expect(shown).toEqual(
+        [before, after].map((start) => {
+          const admitted = history.operations.map((operation) => admittedOf(start, operation));
+          const all = admitted.reduce((sum, value) => sum + value, 0);
+          const refusedAll = Object.values(tally.get(start)?.refused ?? {}).reduce(
+            (sum, value) => sum + value,
+            0,
+          );
+          return [start, [...admitted, all, refusedAll].map(count)];
+        }),
+      );
+    }, 120_000);
   });
 });
