@@ -13,6 +13,7 @@ module.exports = {
   globalTeardown: undefined,
   testMatch: [
     '<rootDir>/test/lambda/**/*.test.ts',
+    '<rootDir>/test/console/**/*.test.ts',
     '<rootDir>/test/tools/**/*.test.ts',
     '<rootDir>/test/docs/**/*.test.ts',
     '<rootDir>/test/lint/**/*.test.ts',

@@ -6,10 +6,12 @@ import { Keys } from './keys';
 import { Overview, useUsage } from './overview';
 import { SignIn } from './sign-in';
 import { Announce } from './ui';
+import { UsagePage } from './usage';
 
 /** The pages after sign-in, each at its own fragment (`#keys`), so Back and reload keep the place. */
 const PAGES = [
   { id: 'overview', label: 'Overview' },
+  { id: 'usage', label: 'Usage' },
   { id: 'keys', label: 'API keys' },
   { id: 'domains', label: 'Domains' },
 ] as const;
@@ -134,6 +136,8 @@ export function App() {
           />
         ) : page === 'overview' ? (
           <Overview key="overview" reading={usage.reading} onRead={usage.read} focus={navigated} />
+        ) : page === 'usage' ? (
+          <UsagePage key="usage" project={phase.session.project} focus={navigated} />
         ) : page === 'keys' ? (
           <Keys key="keys" focus={navigated} />
         ) : (

@@ -15,3 +15,5 @@ export type Verification = ConsoleAnswer<'verifyDomain'>;
 export type DomainRole = DomainView['role'];
 export type DomainState = DomainView['state'];
 export type EdgeCertificateState = DomainView['certificate'];
+export type UsageHistory = ConsoleAnswer<'getUsageHistory'>;
+export type UsageBucket = UsageHistory['hours'][number];

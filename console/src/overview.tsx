@@ -39,9 +39,9 @@ export function useUsage(): { reading: UsageReading; read: () => Promise<void>; 
 }
 
 /** A moment the page shows, with its machine-readable value. */
-const Moment = ({ at }: { at: Date }) => <time dateTime={at.toISOString()}>{clockTime(at)}</time>;
+export const Moment = ({ at }: { at: Date }) => <time dateTime={at.toISOString()}>{clockTime(at)}</time>;
 
-function Meter({ id, label, counter }: { id: string; label: string; counter: Counter }) {
+export function Meter({ id, label, counter }: { id: string; label: string; counter: Counter }) {
   const share = counter.limit > 0 ? Math.min(1, counter.used / counter.limit) : 0;
   return (
     <div class="meter">

@@ -19,13 +19,20 @@ export function describeInBrowser(what: string): jest.Describe {
 
 /** A headless Chromium with a profile of its own; `close` ends it and deletes the profile. */
 export async function launchChromium(
-  options: { viewport?: { width: number; height: number } } = {},
+  options: {
+    viewport?: { width: number; height: number };
+    /** The page's time zone (an IANA name) and language, as a viewer's browser has them. @default the machine's */
+    timezoneId?: string;
+    locale?: string;
+  } = {},
 ): Promise<{ context: BrowserContext; close: () => Promise<void> }> {
   const userDataDir = mkdtempSync(path.join(os.tmpdir(), 'animal-store-chromium-'));
   const context = await chromium.launchPersistentContext(userDataDir, {
     executablePath: CHROMIUM,
     headless: true,
     ...(options.viewport ? { viewport: options.viewport } : {}),
+    ...(options.timezoneId ? { timezoneId: options.timezoneId } : {}),
+    ...(options.locale ? { locale: options.locale } : {}),
     args: [
       '--headless',
       '--no-sandbox',
