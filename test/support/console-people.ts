@@ -8,7 +8,6 @@ import { createDocumentClient } from '../../lambda/store/dynamodb-client';
 import { MemberRepository } from '../../lambda/store/member-repository';
 import { ProjectRepository } from '../../lambda/store/project-repository';
 import { LOCAL_TABLE_NAMES } from '../../local/local-tables';
-import type { ConsoleTestApi } from './local-console';
 
 /** The issuer the tests' people come from (the sign-in itself is test/e2e's OIDC tests'). */
 export const TEST_ISSUER = 'http://127.0.0.1:1/test-issuer';
@@ -30,7 +29,7 @@ export function newPerson(label: string): Person {
  * them (the platform), and a person's session started as the OpenID sign-in starts it, whose
  * cookie then goes over HTTP like a browser's.
  */
-export function consolePeople(t: ConsoleTestApi) {
+export function consolePeople(t: { readonly api: { readonly dynamodbEndpoint: string }; now(): number }) {
   const documents = createDocumentClient(t.api.dynamodbEndpoint);
   const store = new MemberRepository(documents, LOCAL_TABLE_NAMES.projectMembers);
   const projects = new ProjectRepository(documents, LOCAL_TABLE_NAMES.projects);
