@@ -1,7 +1,40 @@
 import type { PlanName } from '../lambda/core/plans';
+import type { Members } from '../lambda/core/members';
 
 /** The project `npm start` serves (at `http://dev.localhost:<port>/v1` too). */
 export const DEV_PROJECT = 'dev';
 
 /** The development project's plan unless DEV_PROJECT_PLAN names another (the README states its numbers). */
 export const DEV_PROJECT_DEFAULT_PLAN: PlanName = 'pro';
+
+/**
+ * The development owner of `dev` (issue 26's fixed values): the local OpenID provider's user
+ * `dev-owner`, whose issuer is the provider's (known once it runs).
+ */
+export const DEV_OWNER = {
+  subject: 'dev-owner',
+  email: 'owner@dev.animalstore.localhost',
+  name: 'Dev Owner',
+} as const;
+
+/**
+ * Makes the development owner an owner of `dev` at start (as the platform): added when missing,
+ * made owner again when someone changed their role. From then on `dev`'s console token no longer
+ * opens its console: the development owner signs in through the local provider instead.
+ */
+export async function ensureDevOwner(
+  members: Members,
+  issuer: string,
+): Promise<'added' | 'kept' | 'restored'> {
+  const person = { issuer, ...DEV_OWNER };
+  const current = (await members.listOf(DEV_PROJECT)).find(
+    (member) => member.issuer === issuer && member.subject === DEV_OWNER.subject,
+  );
+  if (!current) {
+    await members.add(DEV_PROJECT, person, 'owner', 'platform');
+    return 'added';
+  }
+  if (current.role === 'owner') return 'kept';
+  await members.setRole(DEV_PROJECT, person, 'owner', 'platform');
+  return 'restored';
+}

@@ -5,6 +5,7 @@ import { CONSOLE_API_PREFIX, CONSOLE_ROUTES } from '../lambda/api/console-routes
 import { CONSOLE_ERROR_CATALOGUE, ERROR_CATALOGUE } from '../lambda/api/errors';
 import { PLAN_NAMES, planCapacity } from '../lambda/core/plans';
 import { lifecycleDiagram, lifecycleTable } from './lifecycle-diagram';
+import { ACTIONS, CONSOLE_ACTIONS, may, ROLES } from '../lambda/core/permissions';
 import { planTableRows } from './plan-table';
 import { CHECKS } from './preflight-checks';
 import { README_BLOCKS } from './readme-blocks';
@@ -46,6 +47,18 @@ export const GENERATED_TABLES: Readonly<Record<string, () => string[]>> = {
         `\`${code}\``,
         status,
         description,
+      ]),
+    ),
+  /** lambda/core/permissions.ts, and the console routes that name each action */
+  'console-permissions': () =>
+    table(
+      ['Action', ...ROLES, 'Console routes'],
+      ACTIONS.map((action) => [
+        CONSOLE_ACTIONS[action],
+        ...ROLES.map((role) => (may(role, action) ? 'yes' : 'no')),
+        CONSOLE_ROUTES.filter((route) => route.action === action)
+          .map((route) => `\`${route.method} ${route.path}\``)
+          .join(', ') || 'none yet',
       ]),
     ),
   /** lambda/api/console-routes.ts */

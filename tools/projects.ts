@@ -234,6 +234,9 @@ export async function runProjectsCommand(argv: readonly string[], io: ProjectsCo
           io.out(`Address: ${address}`);
           io.out(`Console token (shown once, store it now): ${consoleToken}`);
           io.out(`Issue its first API key: npm run keys -- create --project ${name}`);
+          io.out(
+            `Add its first owner (the console token then stops opening its console): npm run members -- add --project ${name} --role owner --issuer <provider> --subject <sub> --email <address>`,
+          );
         }
       };
       break;

@@ -3,6 +3,8 @@ import { api, ConsoleError, messageOf, whenSignedOut } from './api';
 import type { Session } from './contract';
 import { Domains } from './domains';
 import { Keys } from './keys';
+import { Members } from './members';
+import { Permissions } from './permissions';
 import { Overview, useUsage } from './overview';
 import { SignIn } from './sign-in';
 import { Announce } from './ui';
@@ -14,6 +16,7 @@ const PAGES = [
   { id: 'usage', label: 'Usage' },
   { id: 'keys', label: 'API keys' },
   { id: 'domains', label: 'Domains' },
+  { id: 'members', label: 'Members' },
 ] as const;
 type PageId = (typeof PAGES)[number]['id'];
 
@@ -70,6 +73,18 @@ export function App() {
       : 'Sign in · Animal Store console';
   }, [label, signedIn?.project]);
 
+  /** Another of the person's projects: the session moves, and the page reads it afresh. */
+  const switchTo = async (project: string) => {
+    try {
+      const session = await api.call('switchProject', { body: { project } });
+      usage.forget();
+      setPhase({ kind: 'signed-in', session });
+      announce(`Switched to project ${project}.`);
+    } catch (failure) {
+      announce(messageOf(failure));
+    }
+  };
+
   const signOut = async () => {
     try {
       await api.signOut();
@@ -82,76 +97,96 @@ export function App() {
 
   return (
     <Announce.Provider value={announce}>
-      <a
-        class="skip"
-        href="#main"
-        onClick={(event) => {
-          event.preventDefault();
-          document.getElementById('main')?.focus();
-        }}
-      >
-        Skip to content
-      </a>
-      <header class="top">
-        <p class="brand">Animal Store console</p>
-        {signedIn ? (
-          <>
-            <nav aria-label="Console">
-              <ul>
-                {PAGES.map((entry) => (
-                  <li key={entry.id}>
-                    <a href={`#${entry.id}`} aria-current={entry.id === page ? 'page' : undefined}>
-                      {entry.label}
-                    </a>
-                  </li>
-                ))}
-              </ul>
-            </nav>
-            <div class="who">
-              <span>
-                Project <strong id="signed-in-project">{signedIn.project}</strong>
-              </span>
-              <button type="button" onClick={() => void signOut()}>
-                Sign out
-              </button>
-            </div>
-          </>
-        ) : null}
-      </header>
-      <main id="main" tabIndex={-1}>
-        {fatal ? (
-          <p class="error" role="alert">
-            {fatal}
-          </p>
-        ) : phase.kind === 'loading' ? (
-          <p>Loading…</p>
-        ) : phase.kind === 'signed-out' ? (
-          <SignIn
-            notice={phase.notice}
-            focus={phase.focus}
-            onSignedIn={(session) => {
-              setNavigated(true);
-              setPhase({ kind: 'signed-in', session });
-            }}
-          />
-        ) : page === 'overview' ? (
-          <Overview key="overview" reading={usage.reading} onRead={usage.read} focus={navigated} />
-        ) : page === 'usage' ? (
-          <UsagePage key="usage" project={phase.session.project} focus={navigated} />
-        ) : page === 'keys' ? (
-          <Keys key="keys" focus={navigated} />
-        ) : (
-          <Domains
-            key="domains"
-            usage={usage.reading.usage}
-            onShown={() => void usage.read()}
-            focus={navigated}
-          />
-        )}
-      </main>
-      <div class="visually-hidden" role="status" aria-live="polite" id="announcer">
-        {message}
-      </div>
+      <Permissions.Provider value={signedIn?.permissions ?? []}>
+        <a
+          class="skip"
+          href="#main"
+          onClick={(event) => {
+            event.preventDefault();
+            document.getElementById('main')?.focus();
+          }}
+        >
+          Skip to content
+        </a>
+        <header class="top">
+          <p class="brand">Animal Store console</p>
+          {signedIn ? (
+            <>
+              <nav aria-label="Console">
+                <ul>
+                  {PAGES.map((entry) => (
+                    <li key={entry.id}>
+                      <a href={`#${entry.id}`} aria-current={entry.id === page ? 'page' : undefined}>
+                        {entry.label}
+                      </a>
+                    </li>
+                  ))}
+                </ul>
+              </nav>
+              <div class="who">
+                <span>
+                  Project <strong id="signed-in-project">{signedIn.project}</strong> ({signedIn.role})
+                </span>
+                {signedIn.projects && signedIn.projects.length > 1 ? (
+                  <>
+                    <label for="switch-project">Switch project</label>
+                    <select
+                      id="switch-project"
+                      value={signedIn.project}
+                      onChange={(event) => void switchTo(event.currentTarget.value)}
+                    >
+                      {signedIn.projects.map((each) => (
+                        <option key={each.project} value={each.project}>
+                          {each.project} ({each.role})
+                        </option>
+                      ))}
+                    </select>
+                  </>
+                ) : null}
+                <button type="button" onClick={() => void signOut()}>
+                  Sign out
+                </button>
+              </div>
+            </>
+          ) : null}
+        </header>
+        <main id="main" tabIndex={-1}>
+          {fatal ? (
+            <p class="error" role="alert">
+              {fatal}
+            </p>
+          ) : phase.kind === 'loading' ? (
+            <p>Loading…</p>
+          ) : phase.kind === 'signed-out' ? (
+            <SignIn
+              notice={phase.notice}
+              focus={phase.focus}
+              onSignedIn={(session) => {
+                setNavigated(true);
+                setPhase({ kind: 'signed-in', session });
+              }}
+            />
+          ) : page === 'overview' ? (
+            <Overview key="overview" reading={usage.reading} onRead={usage.read} focus={navigated} />
+          ) : page === 'usage' ? (
+            <UsagePage key={`usage-${signedIn?.project}`} project={phase.session.project} focus={navigated} />
+          ) : page === 'keys' ? (
+            <Keys key={`keys-${signedIn?.project}`} focus={navigated} />
+          ) : page === 'members' ? (
+            <Members key={`members-${signedIn?.project}`} focus={navigated} />
+          ) : (
+            <Domains
+              key="domains"
+              usage={usage.reading.usage}
+              onShown={() => void usage.read()}
+              focus={navigated}
+            />
+          )}
+        </main>
+        <div class="visually-hidden" role="status" aria-live="polite" id="announcer">
+          {message}
+        </div>
+      </Permissions.Provider>
     </Announce.Provider>
   );
 }

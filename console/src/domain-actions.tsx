@@ -1,6 +1,7 @@
 import { useLayoutEffect, useRef, useState } from 'preact/hooks';
 import type { DomainView } from './contract';
 import { ConfirmDialog, type Refusal } from './ui';
+import { useCan } from './permissions';
 
 /** A domain's actions: its menu, and the dialog that removes it. */
 
@@ -32,6 +33,7 @@ export function DomainMenu({
   onRedirect: () => void;
   onRemove: () => void;
 }) {
+  const can = useCan();
   const [open, setOpen] = useState(false);
   const [alignStart, setAlignStart] = useState(false);
   const toggleRef = useRef<HTMLButtonElement>(null);
@@ -72,25 +74,27 @@ export function DomainMenu({
         Actions <span aria-hidden="true">▾</span>
       </button>
       <ul id={menuId} ref={listRef} hidden={!open} class={alignStart ? 'align-start' : undefined}>
-        {domain.role === 'primary' ? null : (
+        {domain.role === 'primary' || !can('setDomainRoles') ? null : (
           <li>
             <button type="button" onClick={choose(onPrimary)}>
               Make primary
             </button>
           </li>
         )}
-        {canRedirect(domain) ? (
+        {canRedirect(domain) && can('setDomainRoles') ? (
           <li>
             <button type="button" onClick={choose(onRedirect)}>
               Make it a redirect
             </button>
           </li>
         ) : null}
-        <li>
-          <button type="button" class="danger" onClick={choose(onRemove)}>
-            Remove…
-          </button>
-        </li>
+        {can('manageDomains') ? (
+          <li>
+            <button type="button" class="danger" onClick={choose(onRemove)}>
+              Remove…
+            </button>
+          </li>
+        ) : null}
       </ul>
     </div>
   );

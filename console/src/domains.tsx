@@ -16,6 +16,7 @@ import {
   RefusalMessage,
   refusalOf,
 } from './ui';
+import { useCan } from './permissions';
 
 /** While a certificate is on its way the list is asked again this often (each ask also tries it). */
 const PENDING_REFRESH_MS = 5_000;
@@ -105,6 +106,7 @@ function DomainCard({
   onRedirect: () => void;
   onRemove: () => void;
 }) {
+  const can = useCan();
   const id = idOf(domain);
   const firstTime = domain.state === 'pending-dns' && !verification;
   return (
@@ -115,7 +117,9 @@ function DomainCard({
             {shown(domain)}
           </h3>
           <span class={`badge role-${domain.role}`}>{ROLE_LABELS[domain.role]}</span>
-          <DomainMenu domain={domain} onPrimary={onPrimary} onRedirect={onRedirect} onRemove={onRemove} />
+          {can('manageDomains') || can('setDomainRoles') ? (
+            <DomainMenu domain={domain} onPrimary={onPrimary} onRedirect={onRedirect} onRemove={onRemove} />
+          ) : null}
         </div>
         <RefusalMessage refusal={refused?.at === 'menu' ? refused.refusal : undefined} id={`refusal-${id}`} />
         <dl class="facts">
@@ -150,11 +154,13 @@ function DomainCard({
           </div>
         ) : null}
         <RecordTable domain={domain} />
-        <div class="actions">
-          <button type="button" class="primary" onClick={onVerify}>
-            {firstTime ? 'Verify' : 'Re-verify'}
-          </button>
-        </div>
+        {can('manageDomains') ? (
+          <div class="actions">
+            <button type="button" class="primary" onClick={onVerify}>
+              {firstTime ? 'Verify' : 'Re-verify'}
+            </button>
+          </div>
+        ) : null}
         <RefusalMessage
           refusal={refused?.at === 'verify' ? refused.refusal : undefined}
           id={`refusal-${id}`}
@@ -307,12 +313,13 @@ export function Domains({
     return undefined;
   };
 
+  const can = useCan();
   const allowed = usage?.customDomains.allowed;
   return (
     <>
       <PageHeading focus={focus}>Domains</PageHeading>
       {usage && !allowed ? <PlanNote usage={usage} /> : null}
-      {allowed ? (
+      {allowed && can('manageDomains') ? (
         <AddDomain
           onAdded={async (added) => {
             await load();

@@ -13,6 +13,7 @@ import {
   RefusalMessage,
   refusalOf,
 } from './ui';
+import { useCan } from './permissions';
 
 /** The id of a key's name in the list, where the focus goes once its shown-once box is closed. */
 const keyNameId = (keyId: string) => `key-title-${keyId}`;
@@ -48,6 +49,7 @@ function NewSecret({ issued, onDone }: { issued: IssuedKey; onDone: () => void }
  * the action was (under the field, at the key, in the dialog), with the focus.
  */
 export function Keys({ focus }: { focus: boolean }) {
+  const can = useCan();
   const announce = useContext(Announce);
   const [keys, setKeys] = useState<readonly ApiKey[]>();
   const [name, setName] = useState('');
@@ -123,32 +125,34 @@ export function Keys({ focus }: { focus: boolean }) {
   return (
     <>
       <PageHeading focus={focus}>API keys</PageHeading>
-      <section aria-labelledby="create-key-heading">
-        <h2 id="create-key-heading">Create a key</h2>
-        <form onSubmit={(event) => void create(event)} novalidate>
-          <label for="key-name">Name</label>
-          <input
-            id="key-name"
-            ref={nameInput}
-            name="name"
-            type="text"
-            autocomplete="off"
-            required
-            maxLength={64}
-            value={name}
-            aria-describedby={formError ? 'key-name-help key-error' : 'key-name-help'}
-            aria-invalid={formError ? true : undefined}
-            onInput={(event) => setName(event.currentTarget.value)}
-          />
-          <p id="key-name-help" class="help">
-            What uses it, e.g. <code>ci</code> or <code>shop-frontend</code>.
-          </p>
-          <ErrorMessage message={formError} id="key-error" />
-          <button type="submit" class="primary">
-            Create key
-          </button>
-        </form>
-      </section>
+      {can('manageKeys') ? (
+        <section aria-labelledby="create-key-heading">
+          <h2 id="create-key-heading">Create a key</h2>
+          <form onSubmit={(event) => void create(event)} novalidate>
+            <label for="key-name">Name</label>
+            <input
+              id="key-name"
+              ref={nameInput}
+              name="name"
+              type="text"
+              autocomplete="off"
+              required
+              maxLength={64}
+              value={name}
+              aria-describedby={formError ? 'key-name-help key-error' : 'key-name-help'}
+              aria-invalid={formError ? true : undefined}
+              onInput={(event) => setName(event.currentTarget.value)}
+            />
+            <p id="key-name-help" class="help">
+              What uses it, e.g. <code>ci</code> or <code>shop-frontend</code>.
+            </p>
+            <ErrorMessage message={formError} id="key-error" />
+            <button type="submit" class="primary">
+              Create key
+            </button>
+          </form>
+        </section>
+      ) : null}
       {issued ? <NewSecret issued={issued} onDone={() => stored(issued.key.keyId)} /> : null}
       <section aria-labelledby="keys-heading">
         <h2 id="keys-heading" ref={headingRef} tabIndex={-1}>
@@ -182,7 +186,7 @@ export function Keys({ focus }: { focus: boolean }) {
                   refusal={refused?.keyId === key.keyId ? refused.refusal : undefined}
                   id={`refusal-key-${key.keyId}`}
                 />
-                {key.revokedAt ? null : (
+                {key.revokedAt || !can('manageKeys') ? null : (
                   <div class="actions">
                     <button
                       type="button"

@@ -1,4 +1,5 @@
 import { ConsoleSessions } from '../core/console-session';
+import { MemberRoles, Members } from '../core/members';
 import type { CustomDomains } from '../core/custom-domains/custom-domains';
 import { ProjectKeys } from '../core/project-keys';
 import type { ApiLambdaHandler } from '../middleware/api-handler';
@@ -10,7 +11,7 @@ import type { ServicePorts } from './ports';
 /** What every console stack reads: the projects, the sessions, the counters, the clock, the edge's secrets. */
 export interface ConsoleStackPorts extends Pick<
   ServicePorts,
-  'projects' | 'consoleSessions' | 'counters' | 'clock' | 'originSecrets'
+  'projects' | 'consoleSessions' | 'members' | 'counters' | 'clock' | 'originSecrets'
 > {
   /** The sessions' clock (local mode's tests move it to end sessions). @default the ports' clock */
   readonly sessionClock?: () => number;
@@ -46,6 +47,7 @@ export function composeConsoleStack(
   ports: ConsoleStackPorts,
   settings: Pick<ConsoleSettings, 'consoleOrigins'>,
   shared: SharedParts = {},
+  roles: MemberRoles = memberRolesOf(ports),
 ): ConsoleStackDependencies {
   const { projects, clock, originSecrets } = ports;
   return {
@@ -54,11 +56,34 @@ export function composeConsoleStack(
     sessions: new ConsoleSessions({
       store: ports.consoleSessions,
       projects,
+      members: ports.members,
+      roles,
       clock: ports.sessionClock ?? clock,
     }),
     consoleOrigins: settings.consoleOrigins,
     ...(originSecrets ? { originSecrets } : {}),
   };
+}
+
+/** Members' roles as requests read them, cached on the sessions' clock (30 s at most). */
+export function memberRolesOf(
+  ports: Pick<ConsoleStackPorts, 'members' | 'clock' | 'sessionClock'>,
+): MemberRoles {
+  return new MemberRoles(ports.members, ports.sessionClock ?? ports.clock);
+}
+
+/** The member rules over the members table and the projects' owner counts. */
+export function composeMembers(
+  ports: Pick<ServicePorts, 'members' | 'projects' | 'clock'>,
+  roles?: MemberRoles,
+): Members {
+  return new Members({
+    store: ports.members,
+    owners: ports.projects,
+    projects: ports.projects,
+    clock: ports.clock,
+    ...(roles ? { roles } : {}),
+  });
 }
 
 /** The key rules (a project's count of active keys, the cap, rotation) over the keys and projects tables. */
@@ -76,8 +101,10 @@ export function composeConsole(
   settings: ConsoleSettings,
   parts: ConsoleParts,
 ): ApiLambdaHandler {
+  const roles = memberRolesOf(ports);
   return consoleApi({
-    ...composeConsoleStack(ports, settings, parts),
+    ...composeConsoleStack(ports, settings, parts, roles),
+    members: composeMembers(ports, roles),
     consoleHosts: settings.consoleHosts,
     keys: composeProjectKeys(ports),
     counters: ports.counters,

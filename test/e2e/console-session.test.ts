@@ -1,3 +1,4 @@
+import { ACTIONS } from '../../lambda/core/permissions';
 import { ANONYMOUS_LIMITS } from '../../lambda/core/plans';
 import { issueConsoleToken } from '../../lambda/core/project';
 import {
@@ -42,6 +43,9 @@ describe('sign-in', () => {
       csrfToken: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
       idleTimeoutSeconds: 1800,
       expiresAt: new Date(t.now() + 12 * 60 * MINUTE).toISOString(),
+      // A console token acts as an owner until the project has one (issue 26).
+      role: 'owner',
+      permissions: ACTIONS,
     });
     expect(answer.headers.get('cache-control')).toBe('no-store');
     const [cookie, ...others] = answer.headers.getSetCookie();

@@ -29,6 +29,7 @@ const SERVICE_TABLE_OUTPUTS = [
   'IdempotencyTableName',
   'CustomDomainsTableName',
   'ConsoleSessionsTableName',
+  'ProjectMembersTableName',
 ];
 
 describe.each(ENVIRONMENT_NAMES)('the %s stack', (name) => {

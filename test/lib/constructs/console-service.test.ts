@@ -47,6 +47,9 @@ const apiKeysTable = tableIdFromOutput(template, 'ApiKeysTableName');
 const sessionsTable = Object.keys(resourcesOfType(template, 'AWS::DynamoDB::Table')).find((id) =>
   /^DataConsoleSessions[0-9A-F]{8}$/.test(id),
 ) as string;
+const membersTable = Object.keys(resourcesOfType(template, 'AWS::DynamoDB::Table')).find((id) =>
+  id.startsWith('DataProjectMembers'),
+) as string;
 const tableArn = (tableId: string) => ({ 'Fn::GetAtt': [tableId, 'Arn'] });
 
 /** The template parameter that reads an SSM parameter at deploy, by the parameter's name. */
@@ -101,6 +104,7 @@ describe('its environment', () => {
         Ref: expect.stringMatching(/^SsmParameterValueanimalstoreedgeoriginsecretarn/),
       },
       [RUNTIME_ENV.consoleSessionsTable]: { Ref: sessionsTable },
+      [RUNTIME_ENV.projectMembersTable]: { Ref: membersTable },
       [RUNTIME_ENV.apiKeysTable]: { Ref: apiKeysTable },
       [RUNTIME_ENV.domainsTarget]: `domains.${PLATFORM.domain}`,
       [RUNTIME_ENV.edgeDistributionId]: { Ref: ssmParameterId(template, EDGE_PARAMETERS.distributionId) },
@@ -183,7 +187,19 @@ describe('least privilege', () => {
       ]),
     });
     const query = dynamodb.find((grant) => grant.actions.includes('dynamodb:Query'));
-    expect(query?.resource).toHaveLength(3);
+    expect(query?.resource).toHaveLength(4);
+    // Members (issue 26): read, added, changed and removed by key, a project's listed by a
+    // Query of its partition, a person's projects by a Query on the person index.
+    expect(dynamodb).toContainEqual({
+      actions: [
+        'dynamodb:DeleteItem',
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
+        'dynamodb:Query',
+        'dynamodb:UpdateItem',
+      ],
+      resource: tableArn(membersTable),
+    });
   });
 
   test("projects: it may update a project's count of active keys and its target id, and no other attribute", () => {
@@ -195,7 +211,10 @@ describe('least privilege', () => {
     expect(updates).toEqual([
       expect.objectContaining({
         Condition: {
-          'ForAllValues:StringEquals': { 'dynamodb:Attributes': ['name', 'activeKeys', 'targetId'] },
+          // ...and the count of owners (the last owner's protection, issue 26).
+          'ForAllValues:StringEquals': {
+            'dynamodb:Attributes': ['name', 'activeKeys', 'targetId', 'owners'],
+          },
           StringEqualsIfExists: { 'dynamodb:ReturnValues': ['NONE'] },
         },
       }),
@@ -259,9 +278,10 @@ describe('least privilege', () => {
     expect(granted.flatMap((grant) => grant.actions).filter((action) => action.includes('*'))).toEqual([]);
     expect(granted.flatMap((grant) => grant.actions)).not.toContain('dynamodb:Scan');
     // The DynamoDB and CloudFront grants above (merged where their actions are the same), the two
-    // of ACM, and GetSecretValue on the origin secret (test/lib/edge-origin-trust.test.ts).
+    // of ACM, the members table's (issue 26), and GetSecretValue on the origin secret
+    // (test/lib/edge-origin-trust.test.ts).
     const others = granted.filter((grant) => !grant.actions.includes('secretsmanager:GetSecretValue'));
-    expect(others).toHaveLength(9);
+    expect(others).toHaveLength(10);
   });
 
   test('no other function may touch the custom domains table or CloudFront (the authorizer and the scheduled stale-tenant sweep only read a domain)', () => {
