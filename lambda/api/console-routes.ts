@@ -363,6 +363,17 @@ export function matchConsoleRoute(method: string, pathname: string): ConsoleMatc
   return allow.length > 0 ? { kind: 'method-not-allowed', allow } : { kind: 'not-found' };
 }
 
+/**
+ * Sign-in through the identity provider (issue 26): browser navigations, not API calls, so
+ * outside the route table; under the prefix, so they reach the console function wherever its
+ * API does. The start sends the browser to the provider; the provider sends it back to the
+ * callback, the redirect URI registered exactly at the provider.
+ */
+export const SIGN_IN_START_PATH = `${CONSOLE_API_PREFIX}/sign-in/start`;
+export const SIGN_IN_CALLBACK_PATH = `${CONSOLE_API_PREFIX}/sign-in/callback`;
+/** The start's query parameter: the console path to land on (a path of the page, else `/console/`). */
+export const RETURN_TO_PARAMETER = 'returnTo';
+
 /** True for a path the console's API answers (everything under the prefix). */
 export function isConsolePath(pathname: string): boolean {
   return pathname === CONSOLE_API_PREFIX || pathname.startsWith(`${CONSOLE_API_PREFIX}/`);

@@ -4,7 +4,9 @@ import { ProjectKeys } from '../core/project-keys';
 import { RateLimiter } from '../core/rate-limiter';
 import type { ApiLambdaHandler } from '../middleware/api-handler';
 import type { ConsoleStackDependencies } from '../middleware/console-handler';
+import { ApiError } from '../api/errors';
 import { consoleApi } from '../operations/console';
+import { consoleSignIn, type ConsoleSignInDependencies } from '../operations/console-sign-in';
 import type { SharedParts } from './api';
 import type { ServicePorts } from './ports';
 
@@ -31,7 +33,15 @@ export interface ConsoleSettings {
   readonly consoleHosts: readonly string[];
   /** The address of a project's API (`https://<name>.<platform domain>/v1`). */
   readonly projectAddress: (project: string) => string;
+  /** Sign-in through an OpenID provider (issue 26); without it the console takes console tokens only. */
+  readonly signIn?: ConsoleSignInSettings;
 }
+
+/** The console's OpenID sign-in: the provider (the port), the sealing key and the exact callback. */
+export type ConsoleSignInSettings = Pick<
+  ConsoleSignInDependencies,
+  'identity' | 'pendingKey' | 'callbackUrl'
+>;
 
 /** The parts the console uses that are composed apart: the domains service, and a shared limiter. */
 export interface ConsoleParts extends SharedParts {
@@ -77,8 +87,22 @@ export function composeConsole(
   settings: ConsoleSettings,
   parts: ConsoleParts,
 ): ApiLambdaHandler {
+  const stack = composeConsoleStack(ports, settings, parts);
   return consoleApi({
-    ...composeConsoleStack(ports, settings, parts),
+    ...stack,
+    ...(settings.signIn
+      ? {
+          signIn: consoleSignIn({
+            ...settings.signIn,
+            limiter: stack.limiter,
+            clock: ports.clock,
+            startPersonSession: async () => {
+              // Until people's sessions (t26-members) are merged: the return checks out, no session yet.
+              throw new ApiError('sign_in_refused', "People's console sessions are not available yet.");
+            },
+          }),
+        }
+      : {}),
     consoleHosts: settings.consoleHosts,
     keys: composeProjectKeys(ports),
     counters: ports.counters,
