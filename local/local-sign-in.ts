@@ -47,6 +47,7 @@ export async function startLocalSignIn(consolePort: number, providerPort: number
       }),
       pendingKey: async () => key,
       callbackUrl,
+      movedHosts: [`127.0.0.1:${consolePort}`],
     },
   };
 }

@@ -40,7 +40,7 @@ export interface ConsoleSettings {
 /** The console's OpenID sign-in: the provider (the port), the sealing key and the exact callback. */
 export type ConsoleSignInSettings = Pick<
   ConsoleSignInDependencies,
-  'identity' | 'pendingKey' | 'callbackUrl'
+  'identity' | 'pendingKey' | 'callbackUrl' | 'movedHosts'
 >;
 
 /** The parts the console uses that are composed apart: the domains service, and a shared limiter. */

@@ -38,6 +38,12 @@ export interface ConsoleSignInDependencies {
   readonly pendingKey: () => Promise<Buffer>;
   /** The callback's URL, exactly as registered at the provider. */
   readonly callbackUrl: string;
+  /**
+   * Other hosts of the console where a start is moved to the callback's origin first, so that
+   * the cookie is set where the provider returns (local mode's `127.0.0.1:<port>`). In AWS the
+   * console has one origin. @default none
+   */
+  readonly movedHosts?: readonly string[];
   /** Starts the person's console session: the `Set-Cookie` values of its answer. */
   readonly startPersonSession: (person: Person) => Promise<readonly string[]>;
   readonly limiter: RateLimiter;
@@ -116,12 +122,13 @@ export function consoleSignIn(
   dependencies: ConsoleSignInDependencies,
 ): (path: string) => ApiLambdaHandler | undefined {
   const { identity, pendingKey, callbackUrl, startPersonSession, limiter, clock } = dependencies;
+  const movedHosts = dependencies.movedHosts ?? [];
   const callback = new URL(callbackUrl);
   const start = signInStack('signInStart', limiter, async (event) => {
     const query = readQuery(event, [RETURN_TO_PARAMETER]);
     // The cookie must be set at the host the provider returns to (localhost, not 127.0.0.1).
     const host = event.requestContext?.domainName ?? headerValue(event.headers, 'host');
-    if (host?.toLowerCase() !== callback.host) {
+    if (host !== undefined && movedHosts.includes(host.toLowerCase())) {
       const search = new URLSearchParams(query).toString();
       return redirect(302, `${callback.origin}${SIGN_IN_START_PATH}${search ? `?${search}` : ''}`);
     }
