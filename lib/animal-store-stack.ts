@@ -36,6 +36,7 @@ export const STACK_OUTPUTS = {
   idempotencyTable: 'IdempotencyTableName',
   customDomainsTable: 'CustomDomainsTableName',
   consoleSessionsTable: 'ConsoleSessionsTableName',
+  projectMembersTable: 'ProjectMembersTableName',
   platformDomain: 'PlatformDomain',
 } as const;
 
@@ -212,6 +213,11 @@ export class AnimalStoreStack extends Stack {
     new CfnOutput(this, STACK_OUTPUTS.consoleSessionsTable, {
       description: "Console sessions (hashes only): deleting a project's items signs its console users out",
       value: this.tables.consoleSessions.tableName,
+    });
+    new CfnOutput(this, STACK_OUTPUTS.projectMembersTable, {
+      description:
+        "Projects' members and roles, read and written by the console function and `npm run members`",
+      value: this.tables.projectMembers.tableName,
     });
     if (config.platformAddress) {
       new CfnOutput(this, STACK_OUTPUTS.platformDomain, {

@@ -4,6 +4,7 @@ import { ApiKeyRepository } from '../lambda/store/api-key-repository';
 import { ConsoleSessionRepository } from '../lambda/store/console-session-repository';
 import { CustomDomainRepository } from '../lambda/store/custom-domain-repository';
 import { IdempotencyRepository } from '../lambda/store/idempotency-repository';
+import { MemberRepository } from '../lambda/store/member-repository';
 import { PetRepository } from '../lambda/store/pet-repository';
 import { ProjectRepository } from '../lambda/store/project-repository';
 import { RateLimitStore } from '../lambda/store/rate-limit-store';
@@ -19,6 +20,7 @@ export type LocalTablePorts = Pick<
   | 'counters'
   | 'customDomains'
   | 'consoleSessions'
+  | 'members'
   | 'clock'
 > & {
   readonly apiKeys: ApiKeyRepository;
@@ -36,6 +38,7 @@ export function localTablePorts(client: DynamoDBDocumentClient, clock: () => num
     counters: new RateLimitStore(client, LOCAL_TABLE_NAMES.rateLimits),
     customDomains: new CustomDomainRepository(client, LOCAL_TABLE_NAMES.customDomains),
     consoleSessions: new ConsoleSessionRepository(client, LOCAL_TABLE_NAMES.consoleSessions),
+    members: new MemberRepository(client, LOCAL_TABLE_NAMES.projectMembers),
     clock,
   };
 }

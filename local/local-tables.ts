@@ -11,6 +11,7 @@ import {
   CUSTOM_DOMAINS_TABLE,
   IDEMPOTENCY_TABLE,
   PETS_TABLE,
+  PROJECT_MEMBERS_TABLE,
   PROJECTS_TABLE,
   RATE_LIMITS_TABLE,
   type TableDefinition,
@@ -29,6 +30,7 @@ export const LOCAL_TABLE_NAMES = {
   idempotency: 'animal-store-idempotency-keys',
   customDomains: 'animal-store-custom-domains',
   consoleSessions: 'animal-store-console-sessions',
+  projectMembers: 'animal-store-project-members',
 } as const;
 
 export const LOCAL_TABLES: readonly [TableDefinition, string][] = [
@@ -39,6 +41,7 @@ export const LOCAL_TABLES: readonly [TableDefinition, string][] = [
   [IDEMPOTENCY_TABLE, LOCAL_TABLE_NAMES.idempotency],
   [CUSTOM_DOMAINS_TABLE, LOCAL_TABLE_NAMES.customDomains],
   [CONSOLE_SESSIONS_TABLE, LOCAL_TABLE_NAMES.consoleSessions],
+  [PROJECT_MEMBERS_TABLE, LOCAL_TABLE_NAMES.projectMembers],
 ];
 
 /** How often, and how long at most, to ask whether a new table is ACTIVE. */

@@ -5,6 +5,8 @@ import {
   REMOVE_CONFIRMATION,
   type Verification,
 } from '../core/custom-domain-record';
+import type { ConsoleAction } from '../core/permissions';
+import { MEMBER_ROUTES, SESSION_PROJECT_ROUTES } from './console-member-routes';
 import type { AnyErrorCode } from './error-catalogue';
 import type { Schema, SchemaValue } from './schema';
 
@@ -75,6 +77,11 @@ export interface ConsoleRoute<Id extends string = ConsoleOperationId> {
   readonly queryParameters: readonly string[];
   /** The JSON body it requires. */
   readonly requestBody?: Schema;
+  /**
+   * What it does, in the permission table's terms (lambda/core/permissions.ts): a caller whose
+   * role may not is refused 403 `action_not_permitted`. None: any signed-in caller (the session's own).
+   */
+  readonly action?: ConsoleAction;
   /** Its own error codes (besides authentication, rate limits and the store's). */
   readonly errors: readonly AnyErrorCode[];
   /** The type of its answer's body ({@link answers}); `void` for a 204. */
@@ -158,6 +165,7 @@ const DECLARED_ROUTES = [
     errors: [],
     answer: answers<void>(),
   },
+  ...SESSION_PROJECT_ROUTES,
   {
     operationId: 'getUsage',
     method: 'GET',
@@ -165,6 +173,7 @@ const DECLARED_ROUTES = [
     summary:
       "The project's plan, its limits, whether it may have custom domains, and its API calls this UTC minute and day.",
     successStatus: 200,
+    action: 'seeUsage',
     queryParameters: [],
     errors: [],
     answer: answers<ProjectOverview>(),
@@ -175,6 +184,7 @@ const DECLARED_ROUTES = [
     path: '/keys',
     summary: "The project's API keys, oldest first: id, name, created and revoked times (never a secret).",
     successStatus: 200,
+    action: 'listKeys',
     queryParameters: [],
     errors: [],
     answer: answers<{ readonly keys: readonly ApiKeyView[] }>(),
@@ -185,6 +195,7 @@ const DECLARED_ROUTES = [
     path: '/keys',
     summary: 'Issues a key of the project (`{"name": "ci"}`); the key is in the answer once and never again.',
     successStatus: 201,
+    action: 'manageKeys',
     queryParameters: [],
     requestBody: CREATE_KEY_BODY,
     errors: ['too_many_keys'],
@@ -197,6 +208,7 @@ const DECLARED_ROUTES = [
     summary:
       'Replaces an active key by a new one of the same name (in the answer once); the old one is revoked and stops working within 30 s.',
     successStatus: 201,
+    action: 'manageKeys',
     queryParameters: [],
     errors: ['key_not_found', 'key_revoked'],
     answer: answers<IssuedKey>(),
@@ -207,6 +219,7 @@ const DECLARED_ROUTES = [
     path: '/keys/{keyId}',
     summary: 'Revokes a key; it stops working within 30 s (again is fine: the first time is kept).',
     successStatus: 200,
+    action: 'manageKeys',
     queryParameters: [],
     errors: ['key_not_found'],
     answer: answers<{ readonly key: ApiKeyView }>(),
@@ -218,6 +231,7 @@ const DECLARED_ROUTES = [
     summary:
       "The project's custom domains, primary first: role, state, the DNS record to create, the certificate's state and how long each has been in its state.",
     successStatus: 200,
+    action: 'listDomains',
     queryParameters: [],
     errors: [],
     answer: answers<{ readonly domains: readonly DomainView[] }>(),
@@ -229,6 +243,7 @@ const DECLARED_ROUTES = [
     summary:
       'Adds a domain (`{"name": "shop.example.com", "redirect": false}`) in pending-dns, and shows the record to create.',
     successStatus: 201,
+    action: 'manageDomains',
     queryParameters: [],
     requestBody: ADD_DOMAIN_BODY,
     errors: [
@@ -247,6 +262,7 @@ const DECLARED_ROUTES = [
     summary:
       'Verifies (or re-verifies) the domain: the DNS verdict and its fix; verified, the certificate is requested (again, after a timeout).',
     successStatus: 200,
+    action: 'manageDomains',
     queryParameters: [],
     errors: ['domain_not_found', 'domain_taken', 'domain_busy', 'dns_unavailable'],
     answer: answers<Verification>(),
@@ -257,6 +273,7 @@ const DECLARED_ROUTES = [
     path: '/domains/{name}/primary',
     summary: 'Makes the domain the primary; redirects then point at it.',
     successStatus: 200,
+    action: 'setDomainRoles',
     queryParameters: [],
     errors: ['domain_not_found', 'domain_role_conflict', 'domain_busy'],
     answer: answers<{ readonly domains: readonly DomainView[] }>(),
@@ -267,6 +284,7 @@ const DECLARED_ROUTES = [
     path: '/domains/{name}/redirect',
     summary: 'Makes the domain answer 301 to the primary, keeping path and query.',
     successStatus: 200,
+    action: 'setDomainRoles',
     queryParameters: [],
     errors: ['domain_not_found', 'domain_role_conflict', 'domain_busy'],
     answer: answers<DomainView>(),
@@ -277,10 +295,12 @@ const DECLARED_ROUTES = [
     path: '/domains/{name}',
     summary: `Removes the domain: the host is refused at once. One that has served traffic and is not a redirect needs \`?${CONFIRM_PARAMETER}=${REMOVE_CONFIRMATION}\`.`,
     successStatus: 200,
+    action: 'manageDomains',
     queryParameters: [CONFIRM_PARAMETER],
     errors: ['domain_not_found', 'confirmation_required', 'domain_role_conflict'],
     answer: answers<Removal>(),
   },
+  ...MEMBER_ROUTES,
 ] as const satisfies readonly ConsoleRoute<string>[];
 
 /** The console's routes, in the order of the docs' table. */

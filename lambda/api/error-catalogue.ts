@@ -113,6 +113,41 @@ export const CONSOLE_ERROR_CATALOGUE = {
     description:
       'The session is unknown, signed out, idle for 30 minutes, 12 hours old, or its console token was rotated: sign in again.',
   },
+  console_token_retired: {
+    status: 401,
+    description:
+      'The project has an owner, so its console token (and any session made from it) no longer opens its console: sign in as a member (doc/console.md#members-and-roles).',
+  },
+  membership_ended: {
+    status: 401,
+    description:
+      "The session's person is no longer a member of its project (removed, at most 30 s ago): sign in again.",
+  },
+  action_not_permitted: {
+    status: 403,
+    description:
+      "The caller's role in the project may not do this (doc/console.md#members-and-roles has the permission table).",
+  },
+  last_owner: {
+    status: 409,
+    description: 'The change would leave the project without an owner: make another member an owner first.',
+  },
+  member_exists: {
+    status: 409,
+    description: 'The person is a member of the project already: change their role instead.',
+  },
+  member_not_found: {
+    status: 404,
+    description: 'The project has no such member (a member of another project is not found either).',
+  },
+  project_not_found: {
+    status: 404,
+    description: 'You are no member of such a project (whether or not it exists).',
+  },
+  member_changed: {
+    status: 409,
+    description: 'The membership changed while the request ran (another request won): reload and retry.',
+  },
   csrf_origin_refused: {
     status: 403,
     description:
@@ -195,6 +230,11 @@ export const CONSOLE_ERROR_CATALOGUE = {
     status: 401,
     description:
       "The identity provider's return was refused: its `state`, code, PKCE verifier, nonce, issuer or ID token did not check out, or the provider answered an error. The message names which; start the sign-in again.",
+  },
+  no_project_membership: {
+    status: 403,
+    description:
+      'The identity provider vouched for the person, but they are a member of no project: an owner adds them (`npm run members -- add`).',
   },
   identity_provider_unavailable: {
     status: 503,

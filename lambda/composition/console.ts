@@ -1,19 +1,23 @@
 import { ConsoleSessions } from '../core/console-session';
+import { MemberRoles, Members } from '../core/members';
 import type { CustomDomains } from '../core/custom-domains';
 import { ProjectKeys } from '../core/project-keys';
 import { RateLimiter } from '../core/rate-limiter';
 import type { ApiLambdaHandler } from '../middleware/api-handler';
 import type { ConsoleStackDependencies } from '../middleware/console-handler';
-import { ApiError } from '../api/errors';
 import { consoleApi } from '../operations/console';
-import { consoleSignIn, type ConsoleSignInDependencies } from '../operations/console-sign-in';
+import {
+  consoleSignIn,
+  type ConsoleSignInDependencies,
+  personSessionStarter,
+} from '../operations/console-sign-in';
 import type { SharedParts } from './api';
 import type { ServicePorts } from './ports';
 
 /** What every console stack reads: the projects, the sessions, the counters, the clock, the edge's secrets. */
 export interface ConsoleStackPorts extends Pick<
   ServicePorts,
-  'projects' | 'consoleSessions' | 'counters' | 'clock' | 'originSecrets'
+  'projects' | 'consoleSessions' | 'members' | 'counters' | 'clock' | 'originSecrets'
 > {
   /** The sessions' clock (local mode's tests move it to end sessions). @default the ports' clock */
   readonly sessionClock?: () => number;
@@ -57,6 +61,7 @@ export function composeConsoleStack(
   ports: ConsoleStackPorts,
   settings: Pick<ConsoleSettings, 'consoleOrigins'>,
   shared: SharedParts = {},
+  roles: MemberRoles = memberRolesOf(ports),
 ): ConsoleStackDependencies {
   const { projects, clock, originSecrets } = ports;
   return {
@@ -65,11 +70,34 @@ export function composeConsoleStack(
     sessions: new ConsoleSessions({
       store: ports.consoleSessions,
       projects,
+      members: ports.members,
+      roles,
       clock: ports.sessionClock ?? clock,
     }),
     consoleOrigins: settings.consoleOrigins,
     ...(originSecrets ? { originSecrets } : {}),
   };
+}
+
+/** Members' roles as requests read them, cached on the sessions' clock (30 s at most). */
+export function memberRolesOf(
+  ports: Pick<ConsoleStackPorts, 'members' | 'clock' | 'sessionClock'>,
+): MemberRoles {
+  return new MemberRoles(ports.members, ports.sessionClock ?? ports.clock);
+}
+
+/** The member rules over the members table and the projects' owner counts. */
+export function composeMembers(
+  ports: Pick<ServicePorts, 'members' | 'projects' | 'clock'>,
+  roles?: MemberRoles,
+): Members {
+  return new Members({
+    store: ports.members,
+    owners: ports.projects,
+    projects: ports.projects,
+    clock: ports.clock,
+    ...(roles ? { roles } : {}),
+  });
 }
 
 /** The key rules (a project's count of active keys, the cap, rotation) over the keys and projects tables. */
@@ -87,19 +115,18 @@ export function composeConsole(
   settings: ConsoleSettings,
   parts: ConsoleParts,
 ): ApiLambdaHandler {
-  const stack = composeConsoleStack(ports, settings, parts);
+  const roles = memberRolesOf(ports);
+  const stack = composeConsoleStack(ports, settings, parts, roles);
   return consoleApi({
     ...stack,
+    members: composeMembers(ports, roles),
     ...(settings.signIn
       ? {
           signIn: consoleSignIn({
             ...settings.signIn,
             limiter: stack.limiter,
             clock: ports.clock,
-            startPersonSession: async () => {
-              // Until people's sessions (t26-members) are merged: the return checks out, no session yet.
-              throw new ApiError('sign_in_refused', "People's console sessions are not available yet.");
-            },
+            startPersonSession: personSessionStarter(stack.sessions),
           }),
         }
       : {}),

@@ -3,6 +3,7 @@ import type { CustomDomainStore, ProjectTargets } from '../core/custom-domains-p
 import type { DnsLookup } from '../core/dns-verdict';
 import type { TxtLookup } from '../core/domain-ownership';
 import type { EdgeTenants } from '../core/edge-tenants';
+import type { MemberStore, OwnerCountStore } from '../core/members';
 import type { IdempotencyStore, ReservedPetWriter } from '../core/idempotency';
 import type { PetStore } from '../core/pet';
 import type { ProjectKeyCountStore, ProjectKeyStore } from '../core/project-keys';
@@ -25,9 +26,11 @@ export interface ServicePorts {
   /** The records of Idempotency-Keys. */
   readonly idempotencyKeys: IdempotencyStore;
   readonly apiKeys: ProjectKeyStore;
-  readonly projects: ProjectKeyCountStore & ProjectTargets;
+  readonly projects: ProjectKeyCountStore & ProjectTargets & OwnerCountStore;
   readonly customDomains: CustomDomainStore;
   readonly consoleSessions: ConsoleSessionStore;
+  /** Projects' members (issue 26). */
+  readonly members: MemberStore;
   /** The edge's tenants, one per custom domain (CloudFront SaaS Manager; local mode's HTTPS edge). */
   readonly edgeTenants: EdgeTenants;
   /** DNS as the domains service asks it (the system's resolver; local mode's sandbox). */

@@ -1,27 +1,45 @@
 import type { ConsoleSessionRecord, ConsoleSessions } from './console-session';
 import { StoreUnavailableError } from './errors';
-import { consoleTokenMatches, parseConsoleToken, type ProjectRecord, type ProjectStore } from './project';
+import type { Role } from './permissions';
+import {
+  consoleTokenMatches,
+  hasOwners,
+  parseConsoleToken,
+  type ProjectRecord,
+  type ProjectStore,
+} from './project';
 
 /**
  * Who calls the console's API: one project, proved either by its console token (`Authorization:
  * Bearer pct_<project>_<secret>`, the tools) or by a session the token was exchanged for (the
  * browser's cookie). Unknown, malformed and wrong tokens fail alike, so a caller learns nothing
  * about which projects exist; an unknown, ended or expired session fails alike too.
+ *
+ * Issue 26: a person's session (an OpenID sign-in) acts with the person's role in its project;
+ * a console token, and a session made from one, act as an owner until the project has an owner
+ * of its own, and are refused from then on (`console_token_retired`).
  */
 
 /** `Bearer <token>`, the scheme matched case-insensitively (RFC 9110 §11.1). */
 const BEARER = /^bearer +(\S+) *$/i;
 
 export type ConsoleAccessFailure =
-  'not_signed_in' | 'invalid_console_token' | 'session_ended' | 'store_unavailable';
+  | 'not_signed_in'
+  | 'invalid_console_token'
+  | 'console_token_retired'
+  | 'session_ended'
+  | 'membership_ended'
+  | 'store_unavailable';
 
 export type ConsoleAccess =
-  | { readonly granted: true; readonly via: 'token'; readonly project: ProjectRecord }
+  | { readonly granted: true; readonly via: 'token'; readonly project: ProjectRecord; readonly role: Role }
   | {
       readonly granted: true;
       readonly via: 'session';
       readonly project: ProjectRecord;
       readonly session: ConsoleSessionRecord;
+      /** The caller's role in the project (read per request, cached at most 30 s). */
+      readonly role: Role;
       /** The cookie's secret, to check the request's CSRF token against. */
       readonly sessionSecret: string;
     }
@@ -61,7 +79,8 @@ export async function authenticateConsole(
     return orUnavailable(async () => {
       const project = await projects.get(token.project);
       if (!project || !consoleTokenMatches(project, token.secret)) return refused('invalid_console_token');
-      return { granted: true, via: 'token', project };
+      if (hasOwners(project)) return refused('console_token_retired');
+      return { granted: true, via: 'token', project, role: 'owner' };
     });
   }
   if (sessionCookies.length === 0) return refused('not_signed_in');
@@ -70,12 +89,17 @@ export async function authenticateConsole(
   if (sessionCookies.length > 1 || secret === undefined) return refused('session_ended');
   return orUnavailable(async () => {
     const resumed = await sessions.resume(secret);
-    if (!resumed.live) return refused('session_ended');
+    if (!resumed.live) {
+      if (resumed.end === 'membership_ended') return refused('membership_ended');
+      if (resumed.end === 'token_retired') return refused('console_token_retired');
+      return refused('session_ended');
+    }
     return {
       granted: true,
       via: 'session',
       project: resumed.project,
       session: resumed.record,
+      role: resumed.role,
       sessionSecret: secret,
     };
   });

@@ -1,3 +1,4 @@
+import type { ConsoleAction, Role } from './permissions';
 import type { PlanLimits, PlanName } from './plans';
 
 /**
@@ -14,6 +15,32 @@ export interface ConsoleSessionView {
   readonly idleTimeoutSeconds: number;
   /** When the session ends at the latest (its maximum lifetime), ISO 8601. */
   readonly expiresAt: string;
+  /** The caller's role in the project (a console token's session: `owner`). */
+  readonly role: Role;
+  /** What the role may do (lambda/core/permissions.ts): the page hides the rest. */
+  readonly permissions: readonly ConsoleAction[];
+  /** The signed-in person (a person's session only). */
+  readonly person?: { readonly email: string; readonly name?: string };
+  /** The person's projects, by name, to switch between (a person's session only). */
+  readonly projects?: readonly MembershipView[];
+}
+
+/** One of a person's projects, and their role there. */
+export interface MembershipView {
+  readonly project: string;
+  readonly role: Role;
+}
+
+/** A project's member as the console shows it. */
+export interface MemberView {
+  /** The member's id in the console's paths (`/members/{memberId}`). */
+  readonly memberId: string;
+  readonly issuer: string;
+  readonly subject: string;
+  readonly email: string;
+  readonly name?: string;
+  readonly role: Role;
+  readonly addedAt: string;
 }
 
 /** A window of the rate limiter, as the overview shows it. */

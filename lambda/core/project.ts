@@ -42,6 +42,19 @@ export interface ProjectRecord extends Project {
    * (lambda/core/project-keys.ts); absent until its first key change since the count began.
    */
   readonly activeKeys?: number;
+  /**
+   * How many of the project's members are owners, kept by the member rules with conditional
+   * writes (lambda/core/members.ts), never above the true number; absent until its first owner.
+   */
+  readonly owners?: number;
+}
+
+/**
+ * Whether the project is run by its members: from its first owner on, its console token no
+ * longer opens its console (the migration from console tokens, doc/console.md).
+ */
+export function hasOwners(project: Pick<ProjectRecord, 'owners'>): boolean {
+  return (project.owners ?? 0) > 0;
 }
 
 /** What authentication needs of project storage (the store implements it; tools use more of it). */

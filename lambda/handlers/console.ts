@@ -9,6 +9,7 @@ import {
   apiKeyRepositoryFromEnv,
   consoleSessionRepositoryFromEnv,
   customDomainRepositoryFromEnv,
+  memberRepositoryFromEnv,
   projectRepositoryFromEnv,
   rateLimitStoreFromEnv,
 } from '../store/from-environment';
@@ -28,6 +29,7 @@ const ports = {
   apiKeys: apiKeyRepositoryFromEnv(),
   counters: rateLimitStoreFromEnv(),
   consoleSessions: consoleSessionRepositoryFromEnv(),
+  members: memberRepositoryFromEnv(),
   customDomains: customDomainRepositoryFromEnv(),
   edgeTenants: cloudFrontEdgeTenantsFromEnv(),
   dns: resolverLookup(),

@@ -14,6 +14,7 @@ import {
   parseViewerAddress,
   VIEWER_ADDRESS_HEADER,
 } from '../core/edge-request';
+import { may, type Role } from '../core/permissions';
 import { type ProjectRecord, type ProjectStore, projectLimits } from '../core/project';
 import type { RateLimiter } from '../core/rate-limiter';
 import { log, logError } from '../shared/observability';
@@ -37,6 +38,8 @@ export interface RequestSession {
  */
 export interface ConsoleEvent<Body = unknown> extends APIGatewayProxyEvent {
   readonly project: ProjectRecord;
+  /** The caller's role in the project (a console token's: `owner`). */
+  readonly role: Role;
   readonly session?: RequestSession;
   query: Record<string, string>;
   jsonBody: Body;
@@ -70,7 +73,7 @@ export interface ConsoleStackDependencies {
  */
 export interface ConsoleStackRoute extends Pick<
   ConsoleRoute,
-  'method' | 'access' | 'queryParameters' | 'requestBody'
+  'method' | 'access' | 'queryParameters' | 'requestBody' | 'action'
 > {
   readonly operationId: LoggedOperation;
 }
@@ -144,6 +147,18 @@ const REFUSALS: Record<ConsoleAccessFailure, () => ApiError> = {
       'WWW-Authenticate': 'Bearer realm="animal-store-console", error="invalid_token"',
     }),
   session_ended: () => new ApiError('session_ended', 'Your session has ended. Sign in again.', SIGN_IN_AGAIN),
+  console_token_retired: () =>
+    new ApiError(
+      'console_token_retired',
+      'The project has owners now, so its console token no longer opens its console: sign in as a member.',
+      { ...SIGN_IN_AGAIN, 'WWW-Authenticate': 'Bearer realm="animal-store-console", error="invalid_token"' },
+    ),
+  membership_ended: () =>
+    new ApiError(
+      'membership_ended',
+      'You are no longer a member of this project: sign in again to reach your other projects.',
+      SIGN_IN_AGAIN,
+    ),
   store_unavailable: () =>
     new ApiError(
       'service_unavailable',
@@ -242,12 +257,20 @@ export function consoleHandler<Body = unknown>(
           const granted = (request.event as Accessed)[ACCESS];
           if (!granted?.granted) throw REFUSALS[granted?.failure ?? 'not_signed_in']();
           (event as { project: ProjectRecord }).project = granted.project;
-          log().appendKeys({ consoleAccess: granted.via });
+          (event as { role: Role }).role = granted.role;
+          log().appendKeys({ consoleAccess: granted.via, role: granted.role });
           if (granted.via === 'session') {
             const session = { record: granted.session, secret: granted.sessionSecret };
             (event as { session?: RequestSession }).session = session;
             if (route && STATE_CHANGING.has(route.method)) checkCsrf(event, session, consoleOrigins);
           }
+        }
+        // The permission table, after the cross-site checks: a forged request learns nothing of roles.
+        if (route?.action && !may(event.role, route.action)) {
+          throw new ApiError(
+            'action_not_permitted',
+            `Your role in project ${event.project.name}, ${event.role}, may not do this (${route.action}).`,
+          );
         }
         event.query = route ? readQuery(request.event, route.queryParameters) : {};
       },

@@ -1,11 +1,22 @@
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { clearedSignInCookie, cookieValues, SIGN_IN_COOKIE_NAME, signInCookie } from '../api/console-cookies';
+import {
+  clearedSignInCookie,
+  cookieValues,
+  sessionCookie,
+  SIGN_IN_COOKIE_NAME,
+  signInCookie,
+} from '../api/console-cookies';
 import { RETURN_TO_PARAMETER, SIGN_IN_CALLBACK_PATH, SIGN_IN_START_PATH } from '../api/console-routes';
 import { ApiError } from '../api/errors';
 import { headerValue, headerValues } from '../api/http';
 import { readQuery } from '../api/query';
+import {
+  type ConsoleSessions,
+  MAX_LIVE_SESSIONS_PER_PROJECT,
+  SESSION_MAX_LIFETIME_MS,
+} from '../core/console-session';
 import { type IdentityProvider, type Person, SignInRefusedError } from '../core/identity';
 import {
   openPendingSignIn,
@@ -161,5 +172,28 @@ export function consoleSignIn(
     if (trimmed === SIGN_IN_START_PATH) return start;
     if (trimmed === SIGN_IN_CALLBACK_PATH) return finish;
     return undefined;
+  };
+}
+
+/**
+ * A signed-in person's console session, in their first project (t26-members' sessions), as the
+ * `Set-Cookie` of the callback's answer; a person of no project is refused.
+ */
+export function personSessionStarter(
+  sessions: Pick<ConsoleSessions, 'startForPerson'>,
+): ConsoleSignInDependencies['startPersonSession'] {
+  return async (person) => {
+    const started = await sessions.startForPerson(person);
+    if (started.signedIn) return [sessionCookie(started.secret, SESSION_MAX_LIFETIME_MS / 1000)];
+    if (started.failure === 'too_many_sessions') {
+      throw new ApiError(
+        'too_many_sessions',
+        `Your project has ${MAX_LIVE_SESSIONS_PER_PROJECT} live console sessions, the most it may have: sign out in another browser, or wait for an idle one to end.`,
+      );
+    }
+    throw new ApiError(
+      'no_project_membership',
+      `You signed in as ${person.email}, who is not a member of any project: ask an owner of your project to add you.`,
+    );
   };
 }

@@ -25,6 +25,7 @@ import {
   sessionView,
 } from '../core/console-session';
 import type { CustomDomains } from '../core/custom-domains';
+import type { Members } from '../core/members';
 import {
   KeyRefusal,
   KeyRotationFailed,
@@ -39,10 +40,13 @@ import {
   consoleHandler,
   type ConsoleStackDependencies,
 } from '../middleware/console-handler';
+import { memberOperations } from './console-members';
 
 export interface ConsoleDependencies extends ConsoleStackDependencies {
   /** The domains service, over its store, the edge and DNS. */
   readonly domains: CustomDomains;
+  /** The member rules the members tool shares, over the members and projects tables. */
+  readonly members: Members;
   /** The key rules the keys tool shares, over the keys and projects tables. */
   readonly keys: ProjectKeys;
   /** The rate limiter's counters, read for the overview's usage. */
@@ -166,6 +170,7 @@ function result(
  */
 export function consoleApi({
   domains,
+  members,
   keys,
   counters,
   projectAddress,
@@ -185,6 +190,12 @@ export function consoleApi({
           `The project has ${MAX_LIVE_SESSIONS_PER_PROJECT} live console sessions, the most it may have: sign out in another browser, wait for an idle one to end (${SESSION_IDLE_TIMEOUT_MS / 60_000} minutes), or rotate the console token to end them all.`,
         );
       }
+      if (!signIn.signedIn && signIn.failure === 'console_token_retired') {
+        throw new ApiError(
+          'console_token_retired',
+          'The project has owners now, so its console token no longer opens its console: sign in as a member.',
+        );
+      }
       if (!signIn.signedIn) {
         throw new ApiError('invalid_console_token', 'The console token is not valid.');
       }
@@ -195,12 +206,13 @@ export function consoleApi({
     },
     getSession: async (event) => {
       const { record, secret } = sessionOf(event);
-      return { body: sessionView(record, secret) };
+      return { body: sessionView(record, secret, event.role, await sessions.membershipsOf(record)) };
     },
     deleteSession: async (event) => {
       await sessions.signOut(sessionOf(event).secret);
       return { headers: { 'Set-Cookie': clearedSessionCookie() } };
     },
+    ...memberOperations(members, sessions),
     getUsage: async (event) => ({
       body: await projectOverview(event.project, counters, clock(), projectAddress(project(event))),
     }),

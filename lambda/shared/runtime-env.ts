@@ -31,6 +31,7 @@ export const RUNTIME_ENV = {
   customDomainsTable: 'CUSTOM_DOMAINS_TABLE_NAME',
   /** Name of the console sessions table (the console function). */
   consoleSessionsTable: 'CONSOLE_SESSIONS_TABLE_NAME',
+  projectMembersTable: 'PROJECT_MEMBERS_TABLE_NAME',
   /** The console page's origin (`https://console.<platform domain>`): state-changing cookie requests must come from it. */
   consoleOrigin: 'CONSOLE_ORIGIN',
   /** The spec's `{platform_cname_target}`, every custom domain's CNAME (the console function). */

@@ -74,6 +74,22 @@ export class ConsoleSessionRepository implements ConsoleSessionStore {
     return items as unknown as ConsoleSessionRecord[];
   }
 
+  async setProject(sessionHash: string, project: string): Promise<void> {
+    // Never recreates a session signed out meanwhile.
+    await conditionalWrite(() =>
+      this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { sessionHash },
+          UpdateExpression: 'SET #project = :project',
+          ConditionExpression: 'attribute_exists(sessionHash)',
+          ExpressionAttributeNames: { '#project': 'project' },
+          ExpressionAttributeValues: { ':project': project },
+        }),
+      ),
+    );
+  }
+
   async delete(sessionHash: string): Promise<void> {
     await storeCall(() =>
       this.client.send(new DeleteCommand({ TableName: this.tableName, Key: { sessionHash } })),

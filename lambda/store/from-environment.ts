@@ -4,6 +4,7 @@ import { ConsoleSessionRepository } from './console-session-repository';
 import { CustomDomainRepository } from './custom-domain-repository';
 import { documentClient } from './dynamodb-client';
 import { IdempotencyRepository } from './idempotency-repository';
+import { MemberRepository } from './member-repository';
 import { PetRepository } from './pet-repository';
 import { ProjectRepository } from './project-repository';
 import { RateLimitStore } from './rate-limit-store';
@@ -38,6 +39,10 @@ export function idempotencyRepositoryFromEnv(): IdempotencyRepository {
 
 export function customDomainRepositoryFromEnv(): CustomDomainRepository {
   return new CustomDomainRepository(documentClient(), requireEnv(RUNTIME_ENV.customDomainsTable));
+}
+
+export function memberRepositoryFromEnv(): MemberRepository {
+  return new MemberRepository(documentClient(), requireEnv(RUNTIME_ENV.projectMembersTable));
 }
 
 export function consoleSessionRepositoryFromEnv(): ConsoleSessionRepository {

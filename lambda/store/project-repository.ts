@@ -8,11 +8,12 @@ import {
 } from '@aws-sdk/lib-dynamodb';
 import type { PlanLimits, PlanName } from '../core/plans';
 import type { ProjectRecord, ProjectStore } from '../core/project';
+import type { OwnerCountStore } from '../core/members';
 import type { ProjectKeyCountStore } from '../core/project-keys';
 import { allPages, conditionalWrite, storeCall } from './dynamodb-client';
 
 /** The only code that knows how projects are stored. */
-export class ProjectRepository implements ProjectStore, ProjectKeyCountStore {
+export class ProjectRepository implements ProjectStore, ProjectKeyCountStore, OwnerCountStore {
   constructor(
     private readonly client: DynamoDBDocumentClient,
     private readonly tableName: string,
@@ -136,6 +137,16 @@ export class ProjectRepository implements ProjectStore, ProjectKeyCountStore {
       { ':one': 1, ':zero': 0 },
       'activeKeys > :zero',
     );
+  }
+
+  /** Counts one more owner of the project (from none when it had no count). */
+  async addOwner(name: string): Promise<boolean> {
+    return this.update(name, 'SET owners = if_not_exists(owners, :zero) + :one', { ':zero': 0, ':one': 1 });
+  }
+
+  /** Counts one owner fewer, only while two or more are counted: the last one stays. */
+  async takeOwner(name: string): Promise<boolean> {
+    return this.update(name, 'SET owners = owners - :one', { ':one': 1, ':two': 2 }, 'owners >= :two');
   }
 
   /** An update of an existing project, under `condition` too when given; false when a condition fails. */

@@ -145,9 +145,10 @@ export const PROJECTS_TABLE = {
 /**
  * The attributes the console function's updates of a project name: the key, the count of
  * active keys (the key cap) and the target id a project made before per-project targets gets
- * once. It may update these and no other (its policy says so): never a plan or a token.
+ * once, and the count of owners (the last owner's protection, lambda/core/members.ts). It may
+ * update these and no other (its policy says so): never a plan or a token.
  */
-export const PROJECT_ATTRIBUTES_THE_CONSOLE_UPDATES = ['name', 'activeKeys', 'targetId'] as const;
+export const PROJECT_ATTRIBUTES_THE_CONSOLE_UPDATES = ['name', 'activeKeys', 'targetId', 'owners'] as const;
 
 /**
  * Rate-limit counters: one item per caller (API key or client IP) per UTC day,
@@ -210,6 +211,24 @@ export const CONSOLE_SESSIONS_TABLE = {
   timeToLiveAttribute: 'expiresAt',
 } as const satisfies TableDefinition;
 
+/**
+ * Projects' members (issue 26): one item per project and person (`<issuer>#<subject>`), with
+ * the member's role, email and name. An index lists a person's projects by name. The count of a
+ * project's owners lives on its project item (PROJECTS_TABLE), changed with conditional writes.
+ */
+export const PROJECT_MEMBERS_TABLE = {
+  logicalName: 'ProjectMembers',
+  partitionKey: { name: 'project', type: 'S' },
+  sortKey: { name: 'person', type: 'S' },
+  globalIndexes: [
+    {
+      indexName: 'person-project-index',
+      partitionKey: { name: 'person', type: 'S' },
+      sortKey: { name: 'project', type: 'S' },
+    },
+  ],
+} as const satisfies TableDefinition;
+
 export const TABLES: readonly TableDefinition[] = [
   PETS_TABLE,
   API_KEYS_TABLE,
@@ -218,6 +237,7 @@ export const TABLES: readonly TableDefinition[] = [
   RATE_LIMITS_TABLE,
   CUSTOM_DOMAINS_TABLE,
   CONSOLE_SESSIONS_TABLE,
+  PROJECT_MEMBERS_TABLE,
 ];
 
 /** Every attribute that is a key of the table or of one of its indexes (for CreateTable). */

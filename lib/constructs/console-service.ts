@@ -9,6 +9,7 @@ import { RUNTIME_ENV } from '../../lambda/shared/runtime-env';
 import {
   API_KEYS_TABLE,
   CONSOLE_SESSIONS_TABLE,
+  PROJECT_MEMBERS_TABLE,
   CUSTOM_DOMAINS_TABLE,
   PROJECT_ATTRIBUTES_THE_CONSOLE_UPDATES,
 } from '../../lambda/store/table-schema';
@@ -87,7 +88,7 @@ export interface ConsoleServiceProps {
   /** The custom domains, projects, API keys, console sessions and rate-limit tables. */
   readonly tables: Pick<
     DataTables,
-    'customDomains' | 'projects' | 'apiKeys' | 'consoleSessions' | 'rateLimits'
+    'customDomains' | 'projects' | 'apiKeys' | 'consoleSessions' | 'rateLimits' | 'projectMembers'
   >;
   /** Environment name, the `Environment` dimension of the function's metrics. */
   readonly environmentName: string;
@@ -202,6 +203,27 @@ export class ConsoleService extends Construct {
       environmentVariable: RUNTIME_ENV.consoleSessionsTable,
       actions: ['dynamodb:Query'],
       target: { indexes: CONSOLE_SESSIONS_TABLE.globalIndexes.map((index) => index.indexName) },
+    });
+    // Members (issue 26): a member's role read by key, added by a conditional put, changed and
+    // removed conditionally on their role; a project's members are a Query of its partition.
+    fn.bindTable({
+      table: tables.projectMembers,
+      environmentVariable: RUNTIME_ENV.projectMembersTable,
+      actions: [
+        'dynamodb:GetItem',
+        'dynamodb:PutItem',
+        'dynamodb:UpdateItem',
+        'dynamodb:DeleteItem',
+        'dynamodb:Query',
+      ],
+      target: 'table',
+    });
+    // ...and a person's projects: a Query on the person index.
+    fn.bindTable({
+      table: tables.projectMembers,
+      environmentVariable: RUNTIME_ENV.projectMembersTable,
+      actions: ['dynamodb:Query'],
+      target: { indexes: PROJECT_MEMBERS_TABLE.globalIndexes.map((index) => index.indexName) },
     });
     // A project's keys: read one, issue one (a conditional put), revoke one (a conditional
     // update), delete a rotation's new key that lost a race to another rotation.

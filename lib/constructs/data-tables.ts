@@ -11,6 +11,7 @@ import { Construct } from 'constructs';
 import {
   API_KEYS_TABLE,
   CONSOLE_SESSIONS_TABLE,
+  PROJECT_MEMBERS_TABLE,
   CUSTOM_DOMAINS_TABLE,
   type KeyAttribute,
   PETS_UPGRADE_STEPS,
@@ -71,6 +72,8 @@ export class DataTables extends Construct {
   public readonly customDomains: Table;
   /** One item per console session, keyed by the hash of its secret, deleted by DynamoDB TTL on `expiresAt`. */
   public readonly consoleSessions: Table;
+  /** One item per project and member (issue 26), with an index of each person's projects. */
+  public readonly projectMembers: Table;
   /** Every table the service's functions use, with the definition it was built from. */
   public readonly all: readonly { readonly definition: TableDefinition; readonly table: Table }[];
 
@@ -86,6 +89,7 @@ export class DataTables extends Construct {
     this.idempotencyKeys = this.tableFrom(IDEMPOTENCY_TABLE, props);
     this.customDomains = this.tableFrom(CUSTOM_DOMAINS_TABLE, props);
     this.consoleSessions = this.tableFrom(CONSOLE_SESSIONS_TABLE, props);
+    this.projectMembers = this.tableFrom(PROJECT_MEMBERS_TABLE, props);
     this.all = [
       { definition: this.petsDefinition, table: this.pets },
       { definition: API_KEYS_TABLE, table: this.apiKeys },
@@ -94,6 +98,7 @@ export class DataTables extends Construct {
       { definition: IDEMPOTENCY_TABLE, table: this.idempotencyKeys },
       { definition: CUSTOM_DOMAINS_TABLE, table: this.customDomains },
       { definition: CONSOLE_SESSIONS_TABLE, table: this.consoleSessions },
+      { definition: PROJECT_MEMBERS_TABLE, table: this.projectMembers },
     ];
   }
 

@@ -1,8 +1,11 @@
 import { request as httpRequest } from 'node:http';
 import { SIGN_IN_COOKIE_NAME } from '../../lambda/api/console-cookies';
 import { SIGN_IN_CALLBACK_PATH, SIGN_IN_START_PATH } from '../../lambda/api/console-routes';
-import { DEV_OWNER } from '../../local/dev-people';
-import { type LocalApi, startLocalApi } from '../../local/server';
+import type { Person } from '../../lambda/core/identity';
+import { DEV_OWNER, DEV_VIEWER, type DevPerson } from '../../local/dev-people';
+import type { LocalApi } from '../../local/server';
+import { consolePeople } from '../support/console-people';
+import { type ConsoleTestApi, sessionCookieOf, startConsoleTestApi } from '../support/local-console';
 import { signInAtProvider } from '../support/local-oidc';
 
 /**
@@ -17,15 +20,31 @@ interface Answer {
   readonly body: Record<string, unknown>;
 }
 
+let t: ConsoleTestApi;
 let api: LocalApi;
+let people: ReturnType<typeof consolePeople>;
 
 beforeAll(async () => {
-  api = await startLocalApi({ port: 0, dynamodbPort: 0, customDomains: {}, openIdProviderPort: 0 });
+  t = await startConsoleTestApi({ openIdProvider: true });
+  api = t.api;
+  people = consolePeople(t);
 });
 
 afterAll(async () => {
-  await api?.close();
+  people?.close();
+  await t?.close();
 });
+
+/** The development person as the local provider vouches for them. */
+function personOf(person: DevPerson): Person {
+  return {
+    issuer: api.openIdProvider?.issuer ?? '',
+    subject: person.subject,
+    email: person.email,
+    emailVerified: true,
+    name: person.name,
+  };
+}
 
 /** A request to the console at `host` (localhost, as a browser names it), sent to the loopback address. */
 function visit(
@@ -66,10 +85,10 @@ function signInCookieOf(answer: Answer): string | undefined {
 }
 
 /** A started sign-in: its cookie, and the provider's return after the owner signed in. */
-async function returnFromProvider() {
+async function returnFromProvider(person: DevPerson = DEV_OWNER) {
   const started = await visit(`${SIGN_IN_START_PATH}?returnTo=/console/keys`);
   const cookie = signInCookieOf(started) ?? '';
-  const provided = await signInAtProvider(started.location ?? '', DEV_OWNER.email, DEV_OWNER.password);
+  const provided = await signInAtProvider(started.location ?? '', person.email, person.password);
   const callback = new URL(provided.callbackUrl ?? '');
   return { cookie, callback };
 }
@@ -146,4 +165,42 @@ test('the sign-in paths take GET only, and exist only at the console host', asyn
 
 test('an unknown callback parameter is refused before anything is asked of the provider', async () => {
   expectError(await visit(`${SIGN_IN_CALLBACK_PATH}?code=x&state=y&extra=1`), 400, 'invalid_parameter');
+});
+
+describe('a person who is a member', () => {
+  let project: string;
+  beforeAll(async () => {
+    ({ name: project } = await t.createProject('pro'));
+    await people.add(project, personOf(DEV_OWNER), 'owner');
+  });
+
+  test('signs in through the provider and lands in the console with a session of their project', async () => {
+    const { cookie, callback } = await returnFromProvider();
+    const returned = await visit(`${callback.pathname}${callback.search}`, { cookie });
+    expect(returned.status).toBe(303);
+    expect(returned.location).toBe('/console/keys');
+    expect(returned.cookies[1]).toBe(
+      `${SIGN_IN_COOKIE_NAME}=; Path=/; Max-Age=0; HttpOnly; Secure; SameSite=Lax`,
+    );
+    const session = sessionCookieOf(new Headers(returned.cookies.map((value) => ['set-cookie', value])));
+    const answer = await t.call('/session', { cookie: session ?? '' });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ project, role: 'owner', person: { email: DEV_OWNER.email } });
+  });
+
+  test('a replayed return (the same code, the same cookie) is refused', async () => {
+    const { cookie, callback } = await returnFromProvider();
+    const path = `${callback.pathname}${callback.search}`;
+    expect((await visit(path, { cookie })).status).toBe(303);
+    const replayed = await visit(path, { cookie });
+    expectError(replayed, 401, 'sign_in_refused');
+    expect(replayed.body.message).toContain('code_rejected');
+  });
+
+  test('a person of no project is told so, and gets no session', async () => {
+    const { cookie, callback } = await returnFromProvider(DEV_VIEWER);
+    const refused = await visit(`${callback.pathname}${callback.search}`, { cookie });
+    expectError(refused, 403, 'no_project_membership');
+    expect(refused.cookies.some((value) => value.startsWith('__Host-animal-store-session='))).toBe(false);
+  });
 });

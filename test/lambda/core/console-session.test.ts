@@ -10,6 +10,7 @@ import {
   sessionEnd,
   tokenFingerprint,
 } from '../../../lambda/core/console-session';
+import { MemberRoles } from '../../../lambda/core/members';
 import { hashSecret } from '../../../lambda/core/secret';
 import { issueConsoleToken, type ProjectRecord } from '../../../lambda/core/project';
 
@@ -44,10 +45,18 @@ function setup() {
     },
     listUnexpired: async (name, afterSeconds) =>
       [...items.values()].filter((item) => item.project === name && item.expiresAt > afterSeconds),
+    setProject: async (hash, name) => {
+      const item = items.get(hash);
+      if (item) items.set(hash, { ...item, project: name });
+    },
   };
+  // Token sessions only here: nobody is a member (test/e2e/console-members.test.ts has people).
+  const members = { get: async () => undefined, projectsOf: async () => [] };
   const sessions = new ConsoleSessions({
     store,
     projects: { get: async (name) => (name === project.name ? project : undefined) },
+    members,
+    roles: new MemberRoles(members, () => nowMs),
     clock: () => nowMs,
   });
   return {

@@ -1,3 +1,5 @@
+import { MemberRoles } from '../../../lambda/core/members';
+import { MemberRepository } from '../../../lambda/store/member-repository';
 import { jsonResponse } from '../../../lambda/api/http';
 import { ConsoleSessions } from '../../../lambda/core/console-session';
 import { ORIGIN_SECRET_HEADER, VIEWER_ADDRESS_HEADER } from '../../../lambda/core/edge-request';
@@ -44,12 +46,15 @@ function consoleRequest(viewer: string, secret: string | undefined) {
 
 function handlerCountingIn(table: string) {
   const projects = new ProjectRepository(store.documents, LOCAL_TABLE_NAMES.projects);
+  const members = new MemberRepository(store.documents, LOCAL_TABLE_NAMES.projectMembers);
   return consoleHandler(undefined, async () => jsonResponse(200, {}), {
     projects,
     limiter: new RateLimiter(new RateLimitStore(store.documents, table), () => NOW),
     sessions: new ConsoleSessions({
       store: new ConsoleSessionRepository(store.documents, LOCAL_TABLE_NAMES.consoleSessions),
       projects,
+      members,
+      roles: new MemberRoles(members, () => NOW),
       clock: () => NOW,
     }),
     consoleOrigins: ['https://console.example.com'],

@@ -1,0 +1,347 @@
+import { CONSOLE_ROUTES, type ConsoleOperationId } from '../../lambda/api/console-routes';
+import type { Person } from '../../lambda/core/identity';
+import { memberId, ROLE_CACHE_MS } from '../../lambda/core/members';
+import { ACTIONS, may, permissionsOf, ROLES, type Role } from '../../lambda/core/permissions';
+import { consolePeople, newPerson } from '../support/console-people';
+import {
+  type ConsoleAnswer,
+  type ConsoleTestApi,
+  expectError,
+  startConsoleTestApi,
+} from '../support/local-console';
+
+/**
+ * Members and roles over HTTP against local mode's console (issue 26): every role against
+ * every action of the permission table, members of one project against another's resources,
+ * the last owner's protection (two concurrent calls included), the end of a removed member's
+ * sessions within 30 s, and the migration from console tokens.
+ */
+
+let t: ConsoleTestApi;
+let people: ReturnType<typeof consolePeople>;
+
+beforeAll(async () => {
+  t = await startConsoleTestApi();
+  people = consolePeople(t);
+});
+
+afterAll(async () => {
+  people.close();
+  await t.close();
+});
+
+interface Caller {
+  readonly cookie: string;
+  readonly csrfToken: string;
+}
+
+/** A call with a person's session, from the console's page (Origin and CSRF token). */
+function as(caller: Caller, method: string, path: string, body?: unknown): Promise<ConsoleAnswer> {
+  return t.call(path, {
+    method,
+    cookie: caller.cookie,
+    ...(method === 'GET' ? {} : { origin: t.consoleOrigin, csrfToken: caller.csrfToken }),
+    ...(body === undefined ? {} : { body }),
+  });
+}
+
+/** A project with an owner, and a member of each role signed in to it. */
+async function teamProject() {
+  const project = await t.createProject('business');
+  const team = {} as Record<Role, { person: Person; caller: Caller }>;
+  for (const role of ROLES) {
+    const person = newPerson(role);
+    await people.add(project.name, person, role);
+    team[role] = { person, caller: await people.signIn(person, project.name) };
+  }
+  return { ...project, team };
+}
+
+let domainCount = 0;
+const newDomain = () => `shop-${(domainCount += 1)}.members-pets.test`;
+
+/** One request of each route that names an action: what it sends, and what it answers when allowed. */
+type Exercise = (
+  project: string,
+  caller: Caller,
+) => Promise<{ readonly answer: ConsoleAnswer; readonly allowed: number }>;
+
+const EXERCISES: Record<
+  Exclude<
+    ConsoleOperationId,
+    'createSession' | 'getSession' | 'deleteSession' | 'switchProject' | 'removeMember'
+  >,
+  Exercise
+> = {
+  getUsage: async (_, c) => ({ answer: await as(c, 'GET', '/usage'), allowed: 200 }),
+  listKeys: async (_, c) => ({ answer: await as(c, 'GET', '/keys'), allowed: 200 }),
+  createKey: async (_, c) => ({ answer: await as(c, 'POST', '/keys', { name: 'ci' }), allowed: 201 }),
+  rotateKey: async (p, c) => {
+    const { keyId } = await t.issueKey(p);
+    return { answer: await as(c, 'POST', `/keys/${keyId}/rotate`), allowed: 201 };
+  },
+  revokeKey: async (p, c) => {
+    const { keyId } = await t.issueKey(p);
+    return { answer: await as(c, 'DELETE', `/keys/${keyId}`), allowed: 200 };
+  },
+  listDomains: async (_, c) => ({ answer: await as(c, 'GET', '/domains'), allowed: 200 }),
+  addDomain: async (_, c) => ({
+    answer: await as(c, 'POST', '/domains', { name: newDomain() }),
+    allowed: 201,
+  }),
+  verifyDomain: async (p, c) => {
+    const name = await addedDomain(p);
+    return { answer: await as(c, 'POST', `/domains/${name}/verify`), allowed: 200 };
+  },
+  // A pending domain cannot be the primary: the rules answer 409, past the permission.
+  setPrimaryDomain: async (p, c) => {
+    const name = await addedDomain(p);
+    return { answer: await as(c, 'POST', `/domains/${name}/primary`), allowed: 409 };
+  },
+  makeRedirectDomain: async (p, c) => {
+    const name = await addedDomain(p);
+    return { answer: await as(c, 'POST', `/domains/${name}/redirect`), allowed: 200 };
+  },
+  removeDomain: async (p, c) => {
+    const name = await addedDomain(p);
+    return { answer: await as(c, 'DELETE', `/domains/${name}`), allowed: 200 };
+  },
+  listMembers: async (_, c) => ({ answer: await as(c, 'GET', '/members'), allowed: 200 }),
+  addMember: async (_, c) => {
+    const { subject, email } = newPerson('added');
+    return { answer: await as(c, 'POST', '/members', { subject, email, role: 'viewer' }), allowed: 201 };
+  },
+  setMemberRole: async (p, c) => {
+    const target = newPerson('target');
+    await people.add(p, target, 'viewer');
+    return {
+      answer: await as(c, 'POST', `/members/${memberId(target)}/role`, { role: 'developer' }),
+      allowed: 200,
+    };
+  },
+};
+
+let owned: Awaited<ReturnType<typeof teamProject>>;
+
+/** A domain of the project, added by its owner. */
+async function addedDomain(project: string): Promise<string> {
+  const name = newDomain();
+  const added = await as(owned.team.owner.caller, 'POST', '/domains', { name });
+  if (added.status !== 201 || owned.name !== project) throw new Error(`add ${name}: ${added.status}`);
+  return name;
+}
+
+describe('every role against every action of the permission table', () => {
+  beforeAll(async () => {
+    owned = await teamProject();
+  });
+
+  it('covers every route that names an action', () => {
+    const named = CONSOLE_ROUTES.filter((route) => route.action !== undefined).map((r) => r.operationId);
+    expect(Object.keys(EXERCISES).sort()).toEqual(named.sort());
+  });
+
+  for (const role of ROLES) {
+    for (const [operationId, exercise] of Object.entries(EXERCISES)) {
+      const route = CONSOLE_ROUTES.find((each) => each.operationId === operationId);
+      const action = route?.action;
+      if (!action) continue;
+      const verdict = may(role, action) ? 'may' : 'may not';
+      it(`a ${role} ${verdict} ${operationId} (${action})`, async () => {
+        const { answer, allowed } = await exercise(owned.name, owned.team[role].caller);
+        if (may(role, action)) expect(answer.status).toBe(allowed);
+        else expectError(answer, 403, 'action_not_permitted');
+      });
+    }
+  }
+
+  it('refuses without a trace: a viewer creates no key', async () => {
+    const before = await as(owned.team.owner.caller, 'GET', '/keys');
+    expectError(
+      await as(owned.team.viewer.caller, 'POST', '/keys', { name: 'sneaky' }),
+      403,
+      'action_not_permitted',
+    );
+    expect((await as(owned.team.owner.caller, 'GET', '/keys')).body).toEqual(before.body);
+  });
+
+  it("tells the page each role's permissions and the person's projects", async () => {
+    for (const role of ROLES) {
+      const session = await as(owned.team[role].caller, 'GET', '/session');
+      expect(session.status).toBe(200);
+      expect(session.body).toMatchObject({
+        project: owned.name,
+        role,
+        permissions: permissionsOf(role),
+        person: { email: owned.team[role].person.email },
+        projects: [{ project: owned.name, role }],
+      });
+    }
+    expect(permissionsOf('owner')).toEqual(ACTIONS);
+  });
+
+  it('lets an admin manage members but not owners; only an owner makes an owner', async () => {
+    const { admin, owner, developer } = owned.team;
+    const target = newPerson('promoted');
+    await people.add(owned.name, target, 'viewer');
+    const path = `/members/${memberId(target)}/role`;
+    expectError(await as(admin.caller, 'POST', path, { role: 'owner' }), 403, 'action_not_permitted');
+    expectError(
+      await as(admin.caller, 'DELETE', `/members/${memberId(owner.person)}`),
+      403,
+      'action_not_permitted',
+    );
+    expectError(
+      await as(developer.caller, 'DELETE', `/members/${memberId(target)}`),
+      403,
+      'action_not_permitted',
+    );
+    expect((await as(owner.caller, 'POST', path, { role: 'owner' })).body).toMatchObject({ role: 'owner' });
+    expect((await as(admin.caller, 'DELETE', `/members/${memberId(target)}`)).status).toBe(403);
+    expect((await as(owner.caller, 'DELETE', `/members/${memberId(target)}`)).status).toBe(200);
+  });
+});
+
+describe("members of one project against another's resources", () => {
+  it("finds none of another project's keys, domains or members, and cannot switch to it", async () => {
+    const acme = await teamProject();
+    const globex = await teamProject();
+    const intruder = acme.team.owner.caller;
+    const { keyId } = await t.issueKey(globex.name);
+    expectError(await as(intruder, 'POST', `/keys/${keyId}/rotate`), 404, 'key_not_found');
+    expectError(await as(intruder, 'DELETE', `/keys/${keyId}`), 404, 'key_not_found');
+    const victim = memberId(globex.team.viewer.person);
+    expectError(await as(intruder, 'DELETE', `/members/${victim}`), 404, 'member_not_found');
+    expectError(
+      await as(intruder, 'POST', `/members/${victim}/role`, { role: 'owner' }),
+      404,
+      'member_not_found',
+    );
+    expectError(
+      await as(intruder, 'POST', '/session/project', { project: globex.name }),
+      404,
+      'project_not_found',
+    );
+    expectError(
+      await as(intruder, 'POST', '/session/project', { project: 'no-such-project' }),
+      404,
+      'project_not_found',
+    );
+    expect((await people.store.get(globex.name, globex.team.viewer.person))?.role).toBe('viewer');
+    const listed = await as(intruder, 'GET', '/members');
+    expect(JSON.stringify(listed.body)).not.toContain(globex.team.viewer.person.subject);
+    expect((await t.keys.get(keyId))?.revokedAt).toBeUndefined();
+  });
+
+  it('switches a member of two projects between them, with the role of each', async () => {
+    const acme = await t.createProject('business');
+    const globex = await t.createProject('business');
+    const person = newPerson('both');
+    await people.add(acme.name, person, 'owner');
+    await people.add(globex.name, person, 'viewer');
+    const caller = await people.signIn(person, acme.name);
+    expect(caller.session.projects).toEqual(
+      [
+        { project: acme.name, role: 'owner' },
+        { project: globex.name, role: 'viewer' },
+      ].sort((a, b) => a.project.localeCompare(b.project)),
+    );
+    const switched = await as(caller, 'POST', '/session/project', { project: globex.name });
+    expect(switched.body).toMatchObject({ project: globex.name, role: 'viewer' });
+    expect((await as(caller, 'GET', '/usage')).body).toMatchObject({ project: { name: globex.name } });
+    expectError(await as(caller, 'POST', '/keys', { name: 'x' }), 403, 'action_not_permitted');
+  });
+});
+
+describe("the last owner's protection", () => {
+  it('refuses to demote or remove the only owner, who may not leave either', async () => {
+    const project = await t.createProject('business');
+    const owner = newPerson('only');
+    await people.add(project.name, owner, 'owner');
+    const caller = await people.signIn(owner, project.name);
+    const path = `/members/${memberId(owner)}`;
+    expectError(await as(caller, 'POST', `${path}/role`, { role: 'admin' }), 409, 'last_owner');
+    expectError(await as(caller, 'DELETE', path), 409, 'last_owner');
+    expect((await people.store.get(project.name, owner))?.role).toBe('owner');
+  });
+
+  it('keeps one of two owners who leave at the same moment, and one of two demoted at once', async () => {
+    for (const change of ['leave', 'demote'] as const) {
+      for (let round = 0; round < 5; round += 1) {
+        const project = await t.createProject('business');
+        const pair = [newPerson('a'), newPerson('b')];
+        for (const person of pair) await people.add(project.name, person, 'owner');
+        const callers = await Promise.all(pair.map((person) => people.signIn(person, project.name)));
+        const answers = await Promise.all(
+          pair.map((person, index) => {
+            const caller = callers[index] as Caller;
+            return change === 'leave'
+              ? as(caller, 'DELETE', `/members/${memberId(person)}`)
+              : as(caller, 'POST', `/members/${memberId(person)}/role`, { role: 'admin' });
+          }),
+        );
+        expect(answers.map((answer) => answer.status).sort()).toEqual([200, 409]);
+        const owners = (await people.store.listOf(project.name)).filter((member) => member.role === 'owner');
+        expect(owners).toHaveLength(1);
+        expect((await t.projects.get(project.name))?.owners).toBe(1);
+      }
+    }
+  });
+});
+
+describe("a removed member's sessions", () => {
+  it('end within 30 s of a removal made elsewhere (the members tool), at once when made here', async () => {
+    const project = await teamProject();
+    const { developer, viewer, owner } = project.team;
+    expect((await as(developer.caller, 'GET', '/keys')).status).toBe(200);
+    await people.members.remove(project.name, developer.person, 'platform');
+    // The console's cache may believe the role for up to 30 s, and no longer.
+    expect((await as(developer.caller, 'GET', '/keys')).status).toBe(200);
+    t.advance(ROLE_CACHE_MS);
+    expectError(await as(developer.caller, 'GET', '/keys'), 401, 'membership_ended');
+    expectError(await as(developer.caller, 'GET', '/keys'), 401, 'session_ended');
+    expect((await as(viewer.caller, 'GET', '/keys')).status).toBe(200);
+    expect((await as(owner.caller, 'DELETE', `/members/${memberId(viewer.person)}`)).status).toBe(200);
+    expectError(await as(viewer.caller, 'GET', '/keys'), 401, 'membership_ended');
+  });
+});
+
+describe('the migration from console tokens', () => {
+  it("keeps a project's console token working, as an owner, until its first owner is added", async () => {
+    const project = await t.createProject('business');
+    const tokenSession = await t.signIn(project.consoleToken);
+    const usage = await t.call('/usage', { bearer: project.consoleToken });
+    expect(usage.status).toBe(200);
+    const session = await t.call('/session', { cookie: tokenSession.cookie });
+    expect(session.body).toMatchObject({ role: 'owner', permissions: ACTIONS });
+    const added = await t.call('/members', {
+      method: 'POST',
+      bearer: project.consoleToken,
+      body: { ...pick(newPerson('heir')), role: 'owner' },
+    });
+    expect(added.status).toBe(201);
+    expectError(await t.call('/usage', { bearer: project.consoleToken }), 401, 'console_token_retired');
+    expectError(await t.call('/usage', { cookie: tokenSession.cookie }), 401, 'console_token_retired');
+    const again = await t.call('/session', {
+      method: 'POST',
+      origin: t.consoleOrigin,
+      body: { token: project.consoleToken },
+    });
+    expectError(again, 401, 'console_token_retired');
+  });
+
+  it('a token adds a member only when it names the issuer', async () => {
+    const project = await t.createProject('business');
+    const { subject, email } = newPerson('x');
+    const answer = await t.call('/members', {
+      method: 'POST',
+      bearer: project.consoleToken,
+      body: { subject, email, role: 'viewer' },
+    });
+    expectError(answer, 400, 'invalid_body');
+  });
+});
+
+function pick({ issuer, subject, email, name }: Person) {
+  return { issuer, subject, email, ...(name ? { name } : {}) };
+}
