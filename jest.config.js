@@ -5,7 +5,10 @@ module.exports = {
   testMatch: ['**/*.test.ts'],
   transform: { '\\.[cm]?[jt]s$': '<rootDir>/test/support/esbuild-jest-transform.js' },
   // middy ships ES modules only; let the transform turn them into CommonJS for jest.
-  transformIgnorePatterns: ['/node_modules/(?!(@middy|@aws/lambda-invoke-store)/)'],
+  // So do the OpenID packages (issue 26): the client, the local provider and what they import.
+  transformIgnorePatterns: [
+    '/node_modules/(?!(@middy|@aws/lambda-invoke-store|openid-client|oauth4webapi|oidc-provider|jose|koa|@koa|quick-lru|eta)/)',
+  ],
   reporters: ['default', '<rootDir>/test/support/summary-reporter.js'],
   setupFiles: ['<rootDir>/test/support/setup-env.ts'],
   // A folder for the run where test files share synthesized templates (test/support/synth-cache.ts).

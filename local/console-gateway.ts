@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { RequestListener } from 'node:http';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { CONSOLE_API_PREFIX } from '../lambda/api/console-routes';
+import type { ConsoleSignInSettings } from '../lambda/composition/console';
 import type { Service } from '../lambda/composition/service';
 import { toErrorResponse } from '../lambda/api/error-response';
 import { gatewayError } from '../lambda/api/gateway-errors';
@@ -53,12 +54,18 @@ export function localConsoleHosts(port: number): string[] {
  * service's local ports: projects are served at `http://<name>.localhost:<port>/v1`, the page
  * at the API's port.
  */
-export function localConsoleApi(service: Service, domains: CustomDomains, port: number): ApiLambdaHandler {
+export function localConsoleApi(
+  service: Service,
+  domains: CustomDomains,
+  port: number,
+  signIn?: ConsoleSignInSettings,
+): ApiLambdaHandler {
   return service.console(
     {
       consoleOrigins: localConsoleOrigins(port),
       consoleHosts: localConsoleHosts(port),
       projectAddress: (name) => `http://${name}.localhost:${port}/v1`,
+      ...(signIn ? { signIn } : {}),
     },
     domains,
   );

@@ -29,6 +29,8 @@ import {
 import { startExpiredItemSweeper } from './expired-item-sweeper';
 import { type LocalDomains, type LocalDomainsOptions, startLocalDomains } from './local-domains';
 import { type LocalTablePorts, localTablePorts } from './local-ports';
+import { type LocalSignIn, startLocalSignIn } from './local-sign-in';
+import type { LocalOidcProvider } from './oidc-provider';
 import { ensureLocalTablesAt, LOCAL_TABLES } from './local-tables';
 
 /** Local mode's platform domain: project `acme` is served at `http://acme.localhost:<port>/v1`. */
@@ -72,6 +74,11 @@ export interface LocalApiOptions {
   readonly consoleSite?: ConsoleBuild;
   /** The console sessions' clock (tests move it to end sessions). @default the service clock */
   readonly consoleSessionClock?: () => number;
+  /**
+   * The local OpenID provider (issue 26) on this loopback port (0 picks one), and the console's
+   * sign-in through it; it needs `customDomains` (the console's API). None when omitted.
+   */
+  readonly openIdProviderPort?: number;
 }
 
 export interface LocalApi {
@@ -83,6 +90,8 @@ export interface LocalApi {
   readonly store?: EmbeddedDynamoDb;
   /** Custom domains, when asked for: the sandbox DNS, the edge, the authority and the service. */
   readonly domains?: LocalDomains;
+  /** The local OpenID provider, when asked for: its issuer and development people. */
+  readonly openIdProvider?: LocalOidcProvider;
   /** Stops the API (finishing requests in flight), then the embedded store. */
   close(): Promise<void>;
 }
@@ -195,6 +204,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     const port = (server.address() as AddressInfo).port;
     consoleHosts = localConsoleHosts(port);
     let domains: LocalDomains | undefined;
+    let openIdProvider: LocalOidcProvider | undefined;
     if (options.customDomains) {
       try {
         domains = await startLocalDomains({
@@ -209,8 +219,19 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
         await new Promise<void>((resolve) => server.close(() => resolve()));
         throw error;
       }
+      let signIn: LocalSignIn | undefined;
+      if (options.openIdProviderPort !== undefined) {
+        try {
+          signIn = await startLocalSignIn(port, options.openIdProviderPort);
+        } catch (error) {
+          await domains.close();
+          await new Promise<void>((resolve) => server.close(() => resolve()));
+          throw error;
+        }
+        openIdProvider = signIn.provider;
+      }
       consoleListener = createConsoleListener(
-        localConsoleApi(service, domains.service, port),
+        localConsoleApi(service, domains.service, port, signIn?.settings),
         localSandboxRecordsApi(service, port, domains.dns, LOCAL_PLATFORM_DOMAIN),
       );
     }
@@ -220,8 +241,10 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
       dynamodbEndpoint,
       ...(store ? { store } : {}),
       ...(domains ? { domains } : {}),
+      ...(openIdProvider ? { openIdProvider } : {}),
       close: async () => {
         closing = true;
+        await openIdProvider?.close();
         await domains?.close();
         for (const response of inFlight) if (!response.headersSent) response.setHeader('Connection', 'close');
         stopSweeper();

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { isAgreedPlan, isPlanName, PLANS, type PlanName, type StandardPlan } from '../lambda/core/plans';
+import { DEV_OWNER } from '../local/dev-people';
 import { DEV_PROJECT, DEV_PROJECT_DEFAULT_PLAN } from '../local/dev-project';
 import { generatedBlocks } from '../tools/doc-tables';
 
@@ -71,5 +72,9 @@ describe('README', () => {
 
   it('states the API Gateway ceiling on keys, which bounds the projects of an account and region', () => {
     expect(prose).toContain('10,000 API keys per account and region');
+  });
+
+  it('signs in as the development owner of local/dev-people.ts, with its email and password', () => {
+    expect(prose).toContain(`\`${DEV_OWNER.email}\` with password \`${DEV_OWNER.password}\``);
   });
 });

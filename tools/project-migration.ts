@@ -137,3 +137,26 @@ export function describeMigration(result: MigrationResult): string | undefined {
   const created = result.createdProject ? ` Project ${name} was created for them.` : '';
   return `Upgrade to projects: moved ${moved} into project ${name} (plan ${plan}: ${perMinute} per minute, ${perDay} per day).${created}`;
 }
+
+/** What `projects migrate` prints: one JSON line, or the summary and the token shown once. */
+export function migrationReport(result: MigrationResult, json: boolean): string[] {
+  if (json) {
+    return [
+      JSON.stringify({
+        project: result.project?.name ?? null,
+        plan: result.project?.plan ?? null,
+        createdProject: result.createdProject,
+        keysMoved: result.keysMoved,
+        petsMoved: result.petsMoved,
+        ...(result.consoleToken ? { consoleToken: result.consoleToken } : {}),
+      }),
+    ];
+  }
+  const lines = [describeMigration(result) ?? 'Nothing to migrate: every key and pet belongs to a project.'];
+  if (result.consoleToken) {
+    lines.push(
+      `Console token of project ${result.project?.name} (shown once, store it now): ${result.consoleToken}`,
+    );
+  }
+  return lines;
+}

@@ -22,7 +22,7 @@ import {
   toolTablesHelp,
 } from './local-store';
 import { checkOrigins, ProjectAdmin } from './project-admin';
-import { describeMigration, migrateToProjects } from './project-migration';
+import { migrateToProjects, migrationReport } from './project-migration';
 import { USAGE_COMMAND, USAGE_OPTIONS, usageCommand } from './project-usage';
 import { connectStage, parseStage, type StageClients, type StageOptions } from './stage';
 
@@ -342,25 +342,7 @@ export async function runProjectsCommand(argv: readonly string[], io: ProjectsCo
     case 'migrate':
       run = async (_admin, connection) => {
         const result = await migrateToProjects(connection);
-        if (values.json) {
-          io.out(
-            JSON.stringify({
-              project: result.project?.name ?? null,
-              plan: result.project?.plan ?? null,
-              createdProject: result.createdProject,
-              keysMoved: result.keysMoved,
-              petsMoved: result.petsMoved,
-              ...(result.consoleToken ? { consoleToken: result.consoleToken } : {}),
-            }),
-          );
-        } else {
-          io.out(describeMigration(result) ?? 'Nothing to migrate: every key and pet belongs to a project.');
-          if (result.consoleToken) {
-            io.out(
-              `Console token of project ${result.project?.name} (shown once, store it now): ${result.consoleToken}`,
-            );
-          }
-        }
+        for (const line of migrationReport(result, values.json === true)) io.out(line);
         if (result.incomplete) throw new Error(result.incomplete);
       };
       break;

@@ -106,6 +106,7 @@ async function main(): Promise<void> {
     dataDir: path.resolve(process.env.DATA_DIR || '.data'),
     ...(store.endpoint ? { dynamodbEndpoint: store.endpoint } : {}),
     customDomains: localDomainsFromEnv(),
+    openIdProviderPort: portFromEnv('OIDC_PORT', 3900),
   });
   const access = await prepareDevelopmentProject(api.dynamodbEndpoint);
   if (access.migration) console.log(access.migration);
@@ -118,6 +119,15 @@ async function main(): Promise<void> {
   console.log(`Development API key of project ${DEV_PROJECT} (valid until the next start): ${access.apiKey}`);
   console.log(`Console token of project ${DEV_PROJECT} (valid until the next start): ${access.consoleToken}`);
   console.log(`Try: curl -H "Authorization: Bearer ${access.apiKey}" ${projectUrl}/pets`);
+  // Sign-in through the local OpenID provider (issue 26).
+  if (api.openIdProvider) {
+    console.log(
+      `OpenID provider (local) at ${api.openIdProvider.issuer}: sign in at http://localhost:${api.port}${CONSOLE_PAGE_PATH} with "Sign in with the identity provider" as`,
+    );
+    for (const person of api.openIdProvider.people) {
+      console.log(`  ${person.email} / ${person.password} (${person.name})`);
+    }
+  }
   const { domains } = api;
   if (domains) {
     const consoleUrl = `${api.baseUrl.replace(/\/v1$/, '')}${CONSOLE_API_PREFIX}`;

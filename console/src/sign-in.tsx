@@ -1,7 +1,11 @@
 import { useRef, useState } from 'preact/hooks';
+import { RETURN_TO_PARAMETER, SIGN_IN_START_PATH } from '../../lambda/api/console-routes';
 import { api, messageOf } from './api';
 import type { Session } from './contract';
 import { ErrorMessage, PageHeading } from './ui';
+
+/** Where the identity provider's sign-in starts, returning to the console's page. */
+const PROVIDER_SIGN_IN = `${SIGN_IN_START_PATH}?${RETURN_TO_PARAMETER}=${encodeURIComponent('/console/')}`;
 
 /** Sign-in with the project's console token, exchanged for a session; the token is kept nowhere. */
 export function SignIn({
@@ -43,6 +47,13 @@ export function SignIn({
           {notice}
         </p>
       ) : null}
+      <p class="sign-in-provider">
+        {/* A navigation, not a call: the console sends the browser to the identity provider. */}
+        <a class="button-link primary" href={PROVIDER_SIGN_IN}>
+          Sign in with the identity provider
+        </a>
+      </p>
+      <p class="help">Or, until your project has an owner, with its console token:</p>
       <form onSubmit={(event) => void submit(event)} novalidate>
         <label for="console-token">Console token</label>
         <input

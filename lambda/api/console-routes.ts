@@ -1,13 +1,13 @@
-import type { ApiKeyView, ConsoleSessionView, IssuedKey, ProjectOverview } from '../core/console-views';
+import type { ApiKeyView, ConsoleSessionView, IssuedKey } from '../core/console-views';
 import {
   type DomainView,
   type Removal,
   REMOVE_CONFIRMATION,
   type Verification,
 } from '../core/custom-domains/custom-domain-record';
-import type { UsageHistory } from '../core/usage-history';
 import type { ConsoleAction } from '../core/permissions';
 import { MEMBER_ROUTES, SESSION_PROJECT_ROUTES } from './console-member-routes';
+import { USAGE_ROUTES } from './console-usage-routes';
 import type { AnyErrorCode } from './error-catalogue';
 import type { Schema, SchemaValue } from './schema';
 
@@ -167,30 +167,7 @@ const DECLARED_ROUTES = [
     answer: answers<void>(),
   },
   ...SESSION_PROJECT_ROUTES,
-  {
-    operationId: 'getUsage',
-    method: 'GET',
-    path: '/usage',
-    summary:
-      "The project's plan, its limits, whether it may have custom domains, and its API calls this UTC minute and day.",
-    successStatus: 200,
-    action: 'seeUsage',
-    queryParameters: [],
-    errors: [],
-    answer: answers<ProjectOverview>(),
-  },
-  {
-    operationId: 'getUsageHistory',
-    method: 'GET',
-    path: '/usage/history',
-    summary:
-      "The project's API calls per operation, admitted and refused, over the last 24 UTC hours by hour and the last 30 UTC days by day, with its plan's limits. Admitted counts are exact; refused ones lower bounds.",
-    successStatus: 200,
-    action: 'seeUsage',
-    queryParameters: [],
-    errors: [],
-    answer: answers<UsageHistory>(),
-  },
+  ...USAGE_ROUTES,
   {
     operationId: 'listKeys',
     method: 'GET',
@@ -395,6 +372,17 @@ export function matchConsoleRoute(method: string, pathname: string): ConsoleMatc
   }
   return allow.length > 0 ? { kind: 'method-not-allowed', allow } : { kind: 'not-found' };
 }
+
+/**
+ * Sign-in through the identity provider (issue 26): browser navigations, not API calls, so
+ * outside the route table; under the prefix, so they reach the console function wherever its
+ * API does. The start sends the browser to the provider; the provider sends it back to the
+ * callback, the redirect URI registered exactly at the provider.
+ */
+export const SIGN_IN_START_PATH = `${CONSOLE_API_PREFIX}/sign-in/start`;
+export const SIGN_IN_CALLBACK_PATH = `${CONSOLE_API_PREFIX}/sign-in/callback`;
+/** The start's query parameter: the console path to land on (a path of the page, else `/console/`). */
+export const RETURN_TO_PARAMETER = 'returnTo';
 
 /** True for a path the console's API answers (everything under the prefix). */
 export function isConsolePath(pathname: string): boolean {

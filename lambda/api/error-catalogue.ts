@@ -220,6 +220,27 @@ export const CONSOLE_ERROR_CATALOGUE = {
     description:
       "DNS could not be asked about the domain (the service's resolver failed or timed out), so there is no verdict; retry after `Retry-After`.",
   },
+  // Sign-in through the identity provider (issue 26).
+  sign_in_not_started: {
+    status: 400,
+    description:
+      'A return from the identity provider without a sign-in started in this browser (its cookie is missing, altered or older than 10 minutes): start the sign-in again.',
+  },
+  sign_in_refused: {
+    status: 401,
+    description:
+      "The identity provider's return was refused: its `state`, code, PKCE verifier, nonce, issuer or ID token did not check out, or the provider answered an error. The message names which; start the sign-in again.",
+  },
+  no_project_membership: {
+    status: 403,
+    description:
+      'The identity provider vouched for the person, but they are a member of no project: an owner adds them (`npm run members -- add`).',
+  },
+  identity_provider_unavailable: {
+    status: 503,
+    description:
+      'The identity provider could not be reached (discovery, its keys or its token endpoint); retry after `Retry-After`.',
+  },
 } as const satisfies Record<string, { status: number; description: string }>;
 
 /** Any code the service answers with, the pets API's or the console's. */

@@ -5,6 +5,11 @@ import { ProjectKeys } from '../core/project-keys';
 import type { ApiLambdaHandler } from '../middleware/api-handler';
 import type { ConsoleStackDependencies } from '../middleware/console-handler';
 import { consoleApi } from '../operations/console';
+import {
+  consoleSignIn,
+  type ConsoleSignInDependencies,
+  personSessionStarter,
+} from '../operations/console-sign-in';
 import { composeLimiter, type SharedParts } from './api';
 import type { ServicePorts } from './ports';
 
@@ -31,7 +36,15 @@ export interface ConsoleSettings {
   readonly consoleHosts: readonly string[];
   /** The address of a project's API (`https://<name>.<platform domain>/v1`). */
   readonly projectAddress: (project: string) => string;
+  /** Sign-in through an OpenID provider (issue 26); without it the console takes console tokens only. */
+  readonly signIn?: ConsoleSignInSettings;
 }
+
+/** The console's OpenID sign-in: the provider (the port), the sealing key and the exact callback. */
+export type ConsoleSignInSettings = Pick<
+  ConsoleSignInDependencies,
+  'identity' | 'pendingKey' | 'callbackUrl' | 'movedHosts'
+>;
 
 /** The parts the console uses that are composed apart: the domains service, and a shared limiter. */
 export interface ConsoleParts extends SharedParts {
@@ -102,9 +115,20 @@ export function composeConsole(
   parts: ConsoleParts,
 ): ApiLambdaHandler {
   const roles = memberRolesOf(ports);
+  const stack = composeConsoleStack(ports, settings, parts, roles);
   return consoleApi({
-    ...composeConsoleStack(ports, settings, parts, roles),
+    ...stack,
     members: composeMembers(ports, roles),
+    ...(settings.signIn
+      ? {
+          signIn: consoleSignIn({
+            ...settings.signIn,
+            limiter: stack.limiter,
+            clock: ports.clock,
+            startPersonSession: personSessionStarter(stack.sessions),
+          }),
+        }
+      : {}),
     consoleHosts: settings.consoleHosts,
     keys: composeProjectKeys(ports),
     counters: ports.counters,

@@ -1,4 +1,4 @@
-import { consoleApiHost } from '../api/console-routes';
+import { consoleApiHost, SIGN_IN_CALLBACK_PATH } from '../api/console-routes';
 import { composeConsole } from '../composition/console';
 import { composeCustomDomains } from '../composition/custom-domains';
 import { now } from '../shared/clock';
@@ -13,6 +13,7 @@ import {
   projectRepositoryFromEnv,
   rateLimitStoreFromEnv,
 } from '../store/from-environment';
+import { openIdSignInFromEnv } from '../store/oidc-from-environment';
 import { originSecretsFromEnv } from '../store/origin-secret-source';
 
 /**
@@ -37,10 +38,15 @@ const ports = {
   ...(originSecrets ? { originSecrets } : {}),
 };
 
+const consoleOrigin = requireEnv(RUNTIME_ENV.consoleOrigin);
+// Sign-in through the identity provider (issue 26), when the stack configures one.
+const signIn = openIdSignInFromEnv(`${consoleOrigin}${SIGN_IN_CALLBACK_PATH}`);
+
 export const handler = composeConsole(
   ports,
   {
-    consoleOrigins: [requireEnv(RUNTIME_ENV.consoleOrigin)],
+    consoleOrigins: [consoleOrigin],
+    ...(signIn ? { signIn } : {}),
     // The console distribution sends its API here; a project's address or custom domain is 404.
     consoleHosts: [consoleApiHost(platformDomain)],
     projectAddress: (name) => `https://${name}.${platformDomain}/v1`,

@@ -42,7 +42,14 @@ function errorCodeOf(response: APIGatewayProxyResult): string {
  * What a log line and the metrics name a request by: an API operation, or a console one
  * (`sandboxRecords`: local mode's sandbox DNS records, never deployed).
  */
-export type LoggedOperation = HandlerName | ConsoleOperationId | 'consoleUnmatched' | 'sandboxRecords';
+export type LoggedOperation =
+  | HandlerName
+  | ConsoleOperationId
+  | 'consoleUnmatched'
+  | 'sandboxRecords'
+  // The console's sign-in through the identity provider (issue 26).
+  | 'signInStart'
+  | 'signInCallback';
 
 /** Who made a request, as its log line and metrics say: the plan (`anonymous` when unknown), the project and key if any. */
 export interface LoggedCaller {

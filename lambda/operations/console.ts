@@ -64,6 +64,8 @@ export interface ConsoleDependencies extends ConsoleStackDependencies {
    * host every console path is 404, as a path the API does not have.
    */
   readonly consoleHosts: readonly string[];
+  /** Sign-in through the identity provider (issue 26): its handlers by path, when one is set up. */
+  readonly signIn?: (path: string) => ApiLambdaHandler | undefined;
 }
 
 /** What an operation answers: its route's declared body (none for a 204), and headers of its own. */
@@ -177,6 +179,7 @@ export function consoleApi({
   projectAddress,
   clock,
   consoleHosts,
+  signIn,
   ...stack
 }: ConsoleDependencies): ApiLambdaHandler {
   const { sessions } = stack;
@@ -283,6 +286,8 @@ export function consoleApi({
     if (!isConsoleHost(host, consoleHosts)) {
       return toErrorResponse(gatewayError('MISSING_AUTHENTICATION_TOKEN'));
     }
+    const signInHandler = signIn?.(event.path);
+    if (signInHandler) return signInHandler(event, context);
     const match = matchConsoleRoute(event.httpMethod, event.path);
     if (match.kind !== 'route') return unmatched(event, context);
     const handler = handlers.get(match.route.operationId) ?? unmatched;

@@ -45,6 +45,13 @@ export const RUNTIME_ENV = {
    * carrying its value came through the edge. Unset: no request is believed to.
    */
   edgeOriginSecretArn: 'EDGE_ORIGIN_SECRET_ARN',
+  // The console's sign-in through the identity provider (issue 26); unset: console tokens only.
+  /** The OpenID provider's issuer URL (the Cognito user pool's). */
+  oidcIssuer: 'OIDC_ISSUER',
+  /** The console's app client id at the provider. */
+  oidcClientId: 'OIDC_CLIENT_ID',
+  /** ARN of the Secrets Manager secret holding the app client's secret (a plain string). */
+  oidcClientSecretArn: 'OIDC_CLIENT_SECRET_ARN',
 } as const;
 
 export type RuntimeEnvName = (typeof RUNTIME_ENV)[keyof typeof RUNTIME_ENV];

@@ -63,7 +63,10 @@ export function sessionCookieOf(headers: Headers): string | undefined {
   return cookie?.slice(prefix.length).split(';')[0];
 }
 
-export async function startConsoleTestApi(): Promise<ConsoleTestApi> {
+/** `openIdProvider`: the local OpenID provider too, and the console's sign-in through it (issue 26). */
+export async function startConsoleTestApi(
+  options: { openIdProvider?: boolean } = {},
+): Promise<ConsoleTestApi> {
   const clock = fakeClock(CONSOLE_TEST_START_MS);
   let api: LocalApi;
   try {
@@ -72,6 +75,7 @@ export async function startConsoleTestApi(): Promise<ConsoleTestApi> {
       dynamodbPort: 0,
       customDomains: {},
       consoleSessionClock: clock.now,
+      ...(options.openIdProvider ? { openIdProviderPort: 0 } : {}),
     });
   } catch (error) {
     clock.restore();
