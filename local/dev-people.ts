@@ -13,7 +13,7 @@ export interface DevPerson {
   readonly password: string;
 }
 
-/** The development owner of project `dev` (t26-members makes it one at start). */
+/** The development owner of project `dev` (`npm start` prints the members command that makes it one). */
 export const DEV_OWNER: DevPerson = {
   subject: 'dev-owner',
   email: 'owner@dev.animalstore.localhost',

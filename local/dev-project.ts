@@ -1,5 +1,6 @@
 import type { PlanName } from '../lambda/core/plans';
 import type { Members } from '../lambda/core/members';
+import { DEV_OWNER } from './dev-people';
 
 /** The project `npm start` serves (at `http://dev.localhost:<port>/v1` too). */
 export const DEV_PROJECT = 'dev';
@@ -7,15 +8,8 @@ export const DEV_PROJECT = 'dev';
 /** The development project's plan unless DEV_PROJECT_PLAN names another (the README states its numbers). */
 export const DEV_PROJECT_DEFAULT_PLAN: PlanName = 'pro';
 
-/**
- * The development owner of `dev` (issue 26's fixed values): the local OpenID provider's user
- * `dev-owner`, whose issuer is the provider's (known once it runs).
- */
-export const DEV_OWNER = {
-  subject: 'dev-owner',
-  email: 'owner@dev.animalstore.localhost',
-  name: 'Dev Owner',
-} as const;
+/** The development owner of `dev` (local/dev-people.ts), re-exported for the start's callers. */
+export { DEV_OWNER };
 
 /**
  * Makes the development owner an owner of `dev` at start (as the platform): added when missing,
@@ -26,7 +20,7 @@ export async function ensureDevOwner(
   members: Members,
   issuer: string,
 ): Promise<'added' | 'kept' | 'restored'> {
-  const person = { issuer, ...DEV_OWNER };
+  const person = { issuer, subject: DEV_OWNER.subject, email: DEV_OWNER.email, name: DEV_OWNER.name };
   const current = (await members.listOf(DEV_PROJECT)).find(
     (member) => member.issuer === issuer && member.subject === DEV_OWNER.subject,
   );

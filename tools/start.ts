@@ -14,6 +14,7 @@ import { CONSOLE_PAGE_PATH } from '../local/console-site';
 import type { LocalDomainsOptions } from '../local/local-domains';
 import { LOCAL_TABLE_NAMES, localStoreLocation, portFromEnv } from '../local/local-tables';
 import { startLocalApi } from '../local/server';
+import { DEV_OWNER } from '../local/dev-people';
 import { DEV_PROJECT, DEV_PROJECT_DEFAULT_PLAN } from '../local/dev-project';
 
 /** Name of the key `npm start` issues; the previous one is revoked at each start, so only hashes are ever stored. */
@@ -127,6 +128,10 @@ async function main(): Promise<void> {
     for (const person of api.openIdProvider.people) {
       console.log(`  ${person.email} / ${person.password} (${person.name})`);
     }
+    // Not done at start: a first owner retires dev's console token, which the domains tool uses.
+    console.log(
+      `Make the development owner an owner of ${DEV_PROJECT} first (this retires its console token): npm run members -- add --project ${DEV_PROJECT} --role owner --issuer ${api.openIdProvider.issuer} --subject ${DEV_OWNER.subject} --email ${DEV_OWNER.email}`,
+    );
   }
   const { domains } = api;
   if (domains) {
