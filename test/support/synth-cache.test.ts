@@ -1,4 +1,4 @@
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { Template } from 'aws-cdk-lib/assertions';
@@ -73,5 +73,44 @@ describe('cachedTemplate', () => {
     expect(() =>
       freshModule().cachedTemplate(['environment', { grant: () => undefined }], synthesize),
     ).toThrow(/must be plain data/);
+  });
+});
+
+describe('cachedSynthesis', () => {
+  /** A synthesis standing for an app's: one template file and the data read of its tree. */
+  function assemblyWriter(calls: string[], name: string) {
+    return (outdir: string) => {
+      calls.push(name);
+      mkdirSync(outdir, { recursive: true });
+      writeFileSync(path.join(outdir, `${name}.template.json`), '{}');
+      return { templateFile: `${name}.template.json` };
+    };
+  }
+
+  it('synthesizes an app once: another test file reads the folder and data the first one wrote', async () => {
+    const calls: string[] = [];
+    const first = await freshModule().cachedSynthesis(['app', 1], assemblyWriter(calls, 'First'));
+    const second = await freshModule().cachedSynthesis(['app', 1], assemblyWriter(calls, 'Second'));
+    expect(calls).toEqual(['First']);
+    expect(second).toEqual(first);
+    expect(existsSync(path.join(second.outdir, second.result.templateFile))).toBe(true);
+  });
+
+  it('waits for the file that holds the lock instead of synthesizing beside it, then reads its result', async () => {
+    const cache = freshModule();
+    const calls: string[] = [];
+    // Learn the folder of the key, then stand in for a worker that has taken its lock.
+    const { outdir } = await cache.cachedSynthesis(['app', 2], assemblyWriter(calls, 'Probe'));
+    rmSync(outdir, { recursive: true });
+    writeFileSync(`${outdir}.lock`, '');
+    const waiting = cache.cachedSynthesis(['app', 2], assemblyWriter(calls, 'Beside'));
+    mkdirSync(outdir);
+    writeFileSync(
+      path.join(outdir, 'synthesis.json'),
+      JSON.stringify({ templateFile: 'Other.template.json' }),
+    );
+    rmSync(`${outdir}.lock`);
+    expect((await waiting).result).toEqual({ templateFile: 'Other.template.json' });
+    expect(calls).toEqual(['Probe']);
   });
 });

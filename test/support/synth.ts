@@ -18,10 +18,22 @@ export const CDK_JSON_CONTEXT = (
 
 /**
  * An app as `cdk synth` makes it (cdk.json's context, so templates under test are those
- * deployed), without running esbuild (`aws:cdk:bundling-stacks` empty) so tests stay fast.
+ * deployed), without running esbuild (`aws:cdk:bundling-stacks` empty) and without CDK's
+ * built-in CloudFormation validation, so tests stay fast: that validation compiles a 9 MB
+ * WebAssembly engine in each process that synthesizes (about 5 s of CPU per test file, and
+ * 13 s for every stack). It runs once per run over every stack the app deploys, in the
+ * synthesis the nag and IAM tests share (test/support/nag-app.ts), and in the offline
+ * `cdk synth` (test/lib/synth-offline.test.ts).
  */
-export function testApp(context: Record<string, unknown> = {}): App {
-  return new App({ context: { ...CDK_JSON_CONTEXT, 'aws:cdk:bundling-stacks': [], ...context } });
+export function testApp(
+  context: Record<string, unknown> = {},
+  { validation = false, outdir }: { readonly validation?: boolean; readonly outdir?: string } = {},
+): App {
+  return new App({
+    context: { ...CDK_JSON_CONTEXT, 'aws:cdk:bundling-stacks': [], ...context },
+    builtinCloudFormationValidation: validation,
+    ...(outdir === undefined ? {} : { outdir }),
+  });
 }
 
 /** What a test changes in an environment's shipped configuration (an upgrade step, a platform address). */

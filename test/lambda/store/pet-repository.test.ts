@@ -5,25 +5,19 @@ import { createDocumentClient } from '../../../lambda/store/dynamodb-client';
 import { PetRepository } from '../../../lambda/store/pet-repository';
 import { LOCAL_TABLE_NAMES } from '../../../local/local-tables';
 import { startTestStore, type TestStore } from '../../support/embedded-store';
+import { usePetStore } from '../../support/pet-store';
 
-let store: TestStore;
-let pets: PetRepository;
-
-beforeAll(async () => {
-  store = await startTestStore();
-  pets = new PetRepository(store.documents, LOCAL_TABLE_NAMES.pets);
-});
-afterAll(() => store.close());
+const petStore = usePetStore();
 
 describe('PetRepository', () => {
   it('stores a pet and reads it back; status defaults to available', async () => {
-    const created = await pets.create('acme', { name: 'Rex', categoryId: 3 });
+    const created = await petStore.pets.create('acme', { name: 'Rex', categoryId: 3 });
     expect(created).toEqual({ id: expect.any(Number), name: 'Rex', categoryId: 3, status: 'available' });
-    expect(await pets.get('acme', created.id)).toEqual(created);
+    expect(await petStore.pets.get('acme', created.id)).toEqual(created);
   });
 
   it('answers undefined for an unknown id', async () => {
-    expect(await pets.get('acme', 1)).toBeUndefined();
+    expect(await petStore.pets.get('acme', 1)).toBeUndefined();
   });
 
   it('gives 500 concurrent creates in one millisecond 500 distinct ids, all readable (collisions are retried, never overwritten)', async () => {
@@ -33,7 +27,7 @@ describe('PetRepository', () => {
     // machine, not about ids. This client waits for its connection as long as the test may.
     const patient = DynamoDBDocumentClient.from(
       new DynamoDBClient({
-        endpoint: store.store.endpoint,
+        endpoint: petStore.store.store.endpoint,
         region: 'local',
         credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
         requestHandler: { connectionTimeout: 100_000, requestTimeout: 100_000 },
@@ -49,7 +43,7 @@ describe('PetRepository', () => {
       const ids = new Set(created.map((pet) => pet.id));
       expect(ids.size).toBe(500);
       for (const pet of created) {
-        const { Item } = await store.documents.send(
+        const { Item } = await petStore.store.documents.send(
           new GetCommand({ TableName: LOCAL_TABLE_NAMES.pets, Key: { id: pet.id } }),
         );
         expect(Item).toMatchObject({ name: pet.name, categoryId: pet.categoryId });
@@ -63,7 +57,7 @@ describe('PetRepository', () => {
 
 describe('PetRepository.create when a write is retried after it landed', () => {
   it('succeeds on its own item instead of making a second pet', async () => {
-    const retrying = createDocumentClient(store.store.endpoint);
+    const retrying = createDocumentClient(petStore.store.store.endpoint);
     // As when a response is lost: the same PutItem reaches the store twice.
     retrying.middlewareStack.add(
       (next, context) => async (args) => {
@@ -73,11 +67,15 @@ describe('PetRepository.create when a write is retried after it landed', () => {
       { step: 'finalizeRequest' },
     );
     const repository = new PetRepository(retrying, LOCAL_TABLE_NAMES.pets);
-    const before = (await store.documents.send(new ScanCommand({ TableName: LOCAL_TABLE_NAMES.pets }))).Count;
+    const before = (
+      await petStore.store.documents.send(new ScanCommand({ TableName: LOCAL_TABLE_NAMES.pets }))
+    ).Count;
     const pet = await repository.create('acme', { name: 'Once', categoryId: 5 });
-    const after = (await store.documents.send(new ScanCommand({ TableName: LOCAL_TABLE_NAMES.pets }))).Count;
+    const after = (
+      await petStore.store.documents.send(new ScanCommand({ TableName: LOCAL_TABLE_NAMES.pets }))
+    ).Count;
     expect(after).toBe((before ?? 0) + 1);
-    expect(await pets.get('acme', pet.id)).toEqual(pet);
+    expect(await petStore.pets.get('acme', pet.id)).toEqual(pet);
     retrying.destroy();
   });
 });
