@@ -15,6 +15,7 @@ import {
   EDGE_TENANT_ACTIONS,
   IMPORTED_CERTIFICATE_ACTIONS,
 } from '../../../lib/constructs/console-service';
+import { CONSOLE_OIDC_ENV } from '../../../lib/constructs/console-identity';
 import { EDGE_PARAMETERS, EDGE_STACK_NAME } from '../../../lib/edge-stack';
 import { productionWithEdge, synthEnvironment, TEST_PLATFORM, testApp } from '../../support/synth';
 import {
@@ -110,6 +111,10 @@ describe('its environment', () => {
       [RUNTIME_ENV.customDomainsTable]: { Ref: customDomainsTable },
       [RUNTIME_ENV.projectsTable]: { Ref: projectsTable },
       [RUNTIME_ENV.rateLimitsTable]: { Ref: rateLimitsTable },
+      // The sign-in's OpenID client (test/lib/console-identity.test.ts).
+      [CONSOLE_OIDC_ENV.issuer]: expect.anything(),
+      [CONSOLE_OIDC_ENV.clientId]: expect.anything(),
+      [CONSOLE_OIDC_ENV.clientSecretArn]: expect.anything(),
     });
   });
 
@@ -259,7 +264,8 @@ describe('least privilege', () => {
     expect(granted.flatMap((grant) => grant.actions).filter((action) => action.includes('*'))).toEqual([]);
     expect(granted.flatMap((grant) => grant.actions)).not.toContain('dynamodb:Scan');
     // The DynamoDB and CloudFront grants above (merged where their actions are the same), the two
-    // of ACM, and GetSecretValue on the origin secret (test/lib/edge-origin-trust.test.ts).
+    // of ACM, and GetSecretValue on the origin secret (test/lib/edge-origin-trust.test.ts) and the
+    // sign-in's client secret (test/lib/console-identity.test.ts).
     const others = granted.filter((grant) => !grant.actions.includes('secretsmanager:GetSecretValue'));
     expect(others).toHaveLength(9);
   });
