@@ -18,7 +18,7 @@ import {
 import { Policy, PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { ARecord, HostedZone, RecordTarget } from 'aws-cdk-lib/aws-route53';
-import { UserPoolDomainTarget } from 'aws-cdk-lib/aws-route53-targets';
+import { CloudFrontTarget } from 'aws-cdk-lib/aws-route53-targets';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
 import type { PlatformAddressConfig } from '../config/platform';
@@ -220,7 +220,13 @@ export class ConsoleIdentity extends Construct {
     new ARecord(this, 'DomainAlias', {
       zone,
       recordName: `${this.host}.`,
-      target: RecordTarget.fromAlias(new UserPoolDomainTarget(this.domain)),
+      // The domain's CloudFront distribution (UserPoolDomainTarget reads a deprecated attribute).
+      target: RecordTarget.fromAlias({
+        bind: () => ({
+          dnsName: this.domain.cloudFrontEndpoint,
+          hostedZoneId: CloudFrontTarget.getHostedZoneId(this),
+        }),
+      }),
     });
 
     const enterprise = (props.enterpriseProviders ?? []).map((provider) =>
