@@ -10,7 +10,8 @@ Validations.of(app).addPlugins(new AwsSolutionsChecks(app));
 /**
  * The configurations from -c environments=…, -c petsUpgradeStep=N, -c platformDomain=…
  * -c platformHostedZoneId=…, -c productionRegion=…, -c originSecretVersion=<VersionId> (after a
- * rotation of the edge's secret), -c stagingReservedConcurrency=N, -c productionReservedConcurrency=N;
+ * rotation of the edge's secret), -c stagingReservedConcurrency=N, -c productionReservedConcurrency=N,
+ * -c signInEmailFrom=… -c signInEmailDomain=… (the console sign-in's email through SES);
  * lib/config/environments.ts says what each does. A bad value
  * stops synth with its message and fix alone: it is a typo to correct, not a fault to trace.
  */

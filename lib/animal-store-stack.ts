@@ -1,4 +1,5 @@
 import { CfnOutput, Stack, type StackProps } from 'aws-cdk-lib';
+import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { PolicyStatement } from 'aws-cdk-lib/aws-iam';
 import { Topic } from 'aws-cdk-lib/aws-sns';
 import { StringParameter } from 'aws-cdk-lib/aws-ssm';
@@ -12,6 +13,7 @@ import {
 } from './config/environments';
 import { platformCnameTarget } from './config/platform';
 import { AnimalStoreApi } from './constructs/animal-store-api';
+import { ConsoleIdentity } from './constructs/console-identity';
 import { ConsoleService } from './constructs/console-service';
 import { DataTables } from './constructs/data-tables';
 import { EdgeFirewall } from './constructs/edge-firewall';
@@ -65,6 +67,8 @@ export class AnimalStoreStack extends Stack {
   public readonly projectAddresses?: ProjectAddresses;
   /** The domains service under `/console/api`, where the edge serves the environment. */
   public readonly console?: ConsoleService;
+  /** The console's sign-in (Cognito user pool at `auth.<platform domain>`), where the console is deployed. */
+  public readonly consoleIdentity?: ConsoleIdentity;
   /** The scheduled sweep of tenants whose domain was removed, where the edge serves the environment. */
   public readonly staleTenantCleanup?: StaleTenantCleanup;
 
@@ -130,6 +134,20 @@ export class AnimalStoreStack extends Stack {
         memorySize: config.lambdaMemoryMb,
         logRetention: config.logRetention,
         logRemovalPolicy: config.removalPolicy,
+      });
+      // People sign in to the console where it exists: a pool elsewhere would have nothing to serve.
+      this.consoleIdentity = new ConsoleIdentity(this, 'ConsoleIdentity', {
+        platform: config.platformAddress,
+        certificate: Certificate.fromCertificateArn(
+          this,
+          'AuthCertificate',
+          StringParameter.valueForStringParameter(this, EDGE_PARAMETERS.authCertificateArn),
+        ),
+        consoleFunction: this.console.consoleFunction,
+        // SES in the stated region, unless the configuration names another (the stack may be environment-agnostic).
+        email: config.signInEmail && { sesRegion: config.region, ...config.signInEmail },
+        deletionProtection: config.deletionProtection,
+        removalPolicy: config.removalPolicy,
       });
       this.staleTenantCleanup = new StaleTenantCleanup(this, 'StaleTenantCleanup', {
         tables: this.tables,

@@ -4,6 +4,7 @@ import type { Construct } from 'constructs';
 import { type PlatformAddressConfig, platformAddressProblems } from './config/platform';
 import { SECRET_VERSION_ID, servedByEdge } from './config/environments';
 import { AWS_REGION } from './config/regions';
+import { AuthDomainCertificate } from './constructs/auth-domain';
 import { ConsoleSite } from './constructs/console-site';
 import { DomainsTarget } from './constructs/domains-target';
 import { EdgeAccessLogs } from './constructs/edge-access-logs';
@@ -46,6 +47,8 @@ export const EDGE_PARAMETERS = {
   connectionGroupId: '/animal-store/edge/connection-group-id',
   /** The ARN of the origin header secret's replica in the service's region (never the value). */
   originSecretArn: '/animal-store/edge/origin-secret-arn',
+  /** The ARN of the certificate of `auth.<platform domain>`, the console's sign-in domain (Cognito's custom domain). */
+  authCertificateArn: '/animal-store/edge/auth-certificate-arn',
 } as const;
 
 /** Properties of {@link EdgeStack}. */
@@ -85,6 +88,8 @@ export class EdgeStack extends Stack {
   public readonly errorPages: EdgeErrorPages;
   public readonly accessLogs: EdgeAccessLogs;
   public readonly console: ConsoleSite;
+  /** The certificate of the console's sign-in domain, `auth.<platform domain>`, for production's user pool. */
+  public readonly authCertificate: AuthDomainCertificate;
 
   constructor(scope: Construct, id: string, props: EdgeStackProps) {
     const problems = platformAddressProblems(props.platform);
@@ -135,12 +140,14 @@ export class EdgeStack extends Stack {
       originSecret: this.originSecret,
       accessLogGroup: this.accessLogs.logGroup,
     });
+    this.authCertificate = new AuthDomainCertificate(this, 'AuthCertificate', { platform: props.platform });
     new EdgeHandOver(this, 'HandOver', {
       region: props.serviceRegion,
       parameters: {
         [EDGE_PARAMETERS.distributionId]: this.distribution.distribution.attrId,
         [EDGE_PARAMETERS.connectionGroupId]: this.target.connectionGroup.attrId,
         [EDGE_PARAMETERS.originSecretArn]: this.originSecret.replicaArn,
+        [EDGE_PARAMETERS.authCertificateArn]: this.authCertificate.certificate.certificateArn,
       },
     });
     acknowledgeSdkCallFunction(this);

@@ -4,6 +4,11 @@ import { MAX_API_KEY_CACHE_SECONDS } from '../../lambda/api/limits';
 import { PETS_UPGRADE_STEPS, type PetsUpgradeStepNumber } from '../../lambda/store/table-schema';
 import { type PlatformAddressConfig, platformAddressFromContext, platformAddressProblems } from './platform';
 import { productionRegionFromContext, regionProblems } from './regions';
+import { edgeSettingProblems, originSecretVersionFromContext } from './edge-settings';
+import { type SignInEmailConfig, signInEmailFromContext } from './sign-in-email';
+
+/** A Secrets Manager version id (lib/config/edge-settings.ts). */
+export { SECRET_VERSION_ID } from './edge-settings';
 
 /** The deployable environments, in deployment order. */
 export const ENVIRONMENT_NAMES = ['staging', 'production'] as const;
@@ -90,6 +95,13 @@ export interface EnvironmentConfig {
    */
   readonly originSecretVersion?: string;
   /**
+   * The console's sign-in email through Amazon SES: turns on one-time email codes in the user
+   * pool (doc/identity.md). Given as `-c signInEmailFrom=<address>` (and `-c signInEmailDomain=…`);
+   * only where the edge serves the environment, as the pool does.
+   * @default Cognito's own email: no email codes
+   */
+  readonly signInEmail?: SignInEmailConfig;
+  /**
    * Concurrent executions reserved for the catch-all, which are also its ceiling under floods of
    * junk; where the stale-tenant sweep runs, it reserves 1 more (one run at a time). Lambda keeps
    * 100 of an account's regional quota unreserved, or the whole quota where it is below 100 (new
@@ -116,12 +128,6 @@ export function servedByEdge(
 ): config is EnvironmentConfig & { platformAddress: PlatformAddressConfig; region: string } {
   return config.name === 'production' && config.platformAddress !== undefined && config.region !== undefined;
 }
-
-/**
- * A Secrets Manager version id: 32 to 64 characters (the API's bounds), a UUID when
- * put-secret-value chose it. No colon or brace, which would end the dynamic reference.
- */
-export const SECRET_VERSION_ID = /^[A-Za-z0-9-]{32,64}$/;
 
 /** Variables of the process environment the configuration reads. */
 export interface ConfigSource {
@@ -240,34 +246,12 @@ export function validateEnvironmentConfig(config: EnvironmentConfig): void {
     );
   }
   problems.push(...regionProblems(config));
-  problems.push(...originSecretVersionProblems(config));
+  problems.push(...edgeSettingProblems(config, servedByEdge(config)));
   if (problems.length > 0) {
     // One problem reads on one line; several, one line each.
     const list = problems.length === 1 ? ` ${problems[0]}` : `\n- ${problems.join('\n- ')}`;
     throw new Error(`Invalid configuration of ${where}:${list}`);
   }
-}
-
-/** How to give an origin secret version: one message for the context value and the configuration. */
-const ORIGIN_SECRET_VERSION_FIX =
-  'use the VersionId that aws secretsmanager put-secret-value printed for the origin secret ' +
-  '(32 to 64 letters, digits and hyphens, e.g. a UUID), or leave it out (doc/domains.md, "Rotating the origin secret").';
-
-/** The problems of an environment's origin secret version, each with its fix; empty when valid. */
-function originSecretVersionProblems(config: EnvironmentConfig): string[] {
-  const version = config.originSecretVersion;
-  if (version === undefined) return [];
-  const problems: string[] = [];
-  if (!SECRET_VERSION_ID.test(version)) {
-    problems.push(`originSecretVersion is ${JSON.stringify(version)}: ${ORIGIN_SECRET_VERSION_FIX}`);
-  }
-  if (!servedByEdge(config)) {
-    problems.push(
-      'originSecretVersion is set but no edge serves this environment: it applies to production with ' +
-        'platformDomain, platformHostedZoneId and productionRegion given too.',
-    );
-  }
-  return problems;
 }
 
 function isEnvironmentName(value: string): value is EnvironmentName {
@@ -339,17 +323,6 @@ function reservedConcurrencyFromContext(name: EnvironmentName, value: unknown): 
   return count;
 }
 
-/** The origin secret's version given as `-c originSecretVersion=<VersionId>`; undefined when unset. */
-function originSecretVersionFromContext(value: unknown): string | undefined {
-  if (value === undefined || value === '') return undefined;
-  if (typeof value !== 'string' || !SECRET_VERSION_ID.test(value)) {
-    throw new Error(
-      `Context value "originSecretVersion" is ${JSON.stringify(value)}: ${ORIGIN_SECRET_VERSION_FIX}`,
-    );
-  }
-  return value;
-}
-
 /**
  * The validated configurations the app builds, from its context values:
  * - `environments`: which ones (comma-separated; all when unset);
@@ -362,6 +335,8 @@ function originSecretVersionFromContext(value: unknown): string | undefined {
  *   (ignored for staging); a deploy of production to another region fails synth.
  * - `originSecretVersion`: the VersionId of the edge's origin secret that CloudFront sends
  *   and production's WAF matches, after a rotation (ignored for staging).
+ * - `signInEmailFrom`, `signInEmailDomain`: production's {@link EnvironmentConfig.signInEmail}
+ *   (ignored for staging).
  * - `stagingReservedConcurrency`, `productionReservedConcurrency`: each environment's
  *   {@link EnvironmentConfig.reservedConcurrency}; unset, nothing is reserved.
  * Nothing is looked up: synth stays offline.
@@ -379,6 +354,7 @@ export function environmentsFromContext(
   );
   const productionRegion = productionRegionFromContext(context('productionRegion'));
   const originSecretVersion = originSecretVersionFromContext(context('originSecretVersion'));
+  const signInEmail = signInEmailFromContext(context('signInEmailFrom'), context('signInEmailDomain'));
   if (petsUpgradeStep !== undefined && names.length !== 1) {
     throw new Error(
       `Context value "petsUpgradeStep" applies to one environment's table: select it too, e.g. -c environments=production -c petsUpgradeStep=${petsUpgradeStep}.`,
@@ -392,6 +368,7 @@ export function environmentsFromContext(
       ...(platformAddress && PLATFORM_ENVIRONMENTS.includes(name) ? { platformAddress } : {}),
       ...(productionRegion && name === 'production' ? { region: productionRegion } : {}),
       ...(originSecretVersion && name === 'production' ? { originSecretVersion } : {}),
+      ...(signInEmail && name === 'production' ? { signInEmail } : {}),
       ...(reservedConcurrency === undefined ? {} : { reservedConcurrency }),
     };
     validateEnvironmentConfig(config);

@@ -270,8 +270,10 @@ export class ConsoleService extends Construct {
       Validations.of(method).acknowledge({
         id: 'AwsSolutions-COG4',
         reason:
-          'Console callers are projects proved by their console tokens, which the function checks; there are no ' +
-          "user identities for a Cognito user pool to hold; the console's sessions are made from the same tokens.",
+          'Console callers bring a console token or a session cookie, which the function checks. People sign in ' +
+          "through the console's Cognito user pool (lib/constructs/console-identity.ts) once, by the authorization " +
+          'code flow the function completes itself; later requests carry its session cookie, never a Cognito token ' +
+          'that an API Gateway Cognito authorizer could check.',
       });
     }
   }

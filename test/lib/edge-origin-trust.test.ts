@@ -97,8 +97,14 @@ describe('the authorizer behind the edge', () => {
     const secrets = statementsOfFunction(template, consoleFunction).filter((statement) =>
       actionsOf(statement).some((a) => a.startsWith('secretsmanager:')),
     );
+    // And its sign-in client's secret, in a policy of its own (test/lib/console-identity.test.ts).
     expect(secrets).toEqual([
       { Action: 'secretsmanager:GetSecretValue', Effect: 'Allow', Resource: secretArn },
+      {
+        Action: 'secretsmanager:GetSecretValue',
+        Effect: 'Allow',
+        Resource: { Ref: expect.stringMatching(/^ConsoleIdentityClientSecret/) },
+      },
     ]);
   });
 

@@ -37,7 +37,10 @@ const template = Template.fromStack(stack);
 
 /** The one resource of a type, the console site's aside (test/lib/console-site.test.ts covers those). */
 function only(type: string): [string, CfnResource] {
-  const found = Object.entries(resourcesOfType(template, type)).filter(([id]) => !id.startsWith('Console'));
+  // The console's and the sign-in domain's resources have tests of their own.
+  const found = Object.entries(resourcesOfType(template, type)).filter(
+    ([id]) => !id.startsWith('Console') && !id.startsWith('AuthCertificate'),
+  );
   if (found.length !== 1) throw new Error(`Expected one ${type}, found ${found.length}`);
   return found[0] as [string, CfnResource];
 }
@@ -410,6 +413,8 @@ describe('edge stack (AnimalStore-edge)', () => {
           split(5),
           split(6),
         ].join(':'),
+        // The sign-in domain's certificate (test/lib/console-identity.test.ts).
+        [EDGE_PARAMETERS.authCertificateArn]: expect.stringMatching(/^\$\{AuthCertificate[0-9A-F]{8}\}$/),
       });
       for (const call of parameters) {
         expect(call.create).toMatchObject({ action: 'putParameter', region: SERVICE_REGION });

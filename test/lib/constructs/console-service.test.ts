@@ -15,6 +15,7 @@ import {
   EDGE_TENANT_ACTIONS,
   IMPORTED_CERTIFICATE_ACTIONS,
 } from '../../../lib/constructs/console-service';
+import { CONSOLE_OIDC_ENV } from '../../../lib/constructs/console-identity';
 import { EDGE_PARAMETERS, EDGE_STACK_NAME } from '../../../lib/edge-stack';
 import { productionWithEdge, synthEnvironment, TEST_PLATFORM, testApp } from '../../support/synth';
 import {
@@ -114,6 +115,10 @@ describe('its environment', () => {
       [RUNTIME_ENV.customDomainsTable]: { Ref: customDomainsTable },
       [RUNTIME_ENV.projectsTable]: { Ref: projectsTable },
       [RUNTIME_ENV.rateLimitsTable]: { Ref: rateLimitsTable },
+      // The sign-in's OpenID client (test/lib/console-identity.test.ts).
+      [CONSOLE_OIDC_ENV.issuer]: expect.anything(),
+      [CONSOLE_OIDC_ENV.clientId]: expect.anything(),
+      [CONSOLE_OIDC_ENV.clientSecretArn]: expect.anything(),
     });
   });
 
@@ -279,7 +284,8 @@ describe('least privilege', () => {
     expect(granted.flatMap((grant) => grant.actions)).not.toContain('dynamodb:Scan');
     // The DynamoDB and CloudFront grants above (merged where their actions are the same), the two
     // of ACM, the members table's (issue 26), and GetSecretValue on the origin secret
-    // (test/lib/edge-origin-trust.test.ts).
+    // (test/lib/edge-origin-trust.test.ts) and the sign-in's client secret
+    // (test/lib/console-identity.test.ts).
     const others = granted.filter((grant) => !grant.actions.includes('secretsmanager:GetSecretValue'));
     expect(others).toHaveLength(10);
   });
