@@ -21,6 +21,8 @@ import { ARecord, HostedZone, RecordTarget } from 'aws-cdk-lib/aws-route53';
 import { CloudFrontTarget } from 'aws-cdk-lib/aws-route53-targets';
 import { Secret } from 'aws-cdk-lib/aws-secretsmanager';
 import { Construct } from 'constructs';
+import { SIGN_IN_CALLBACK_PATH } from '../../lambda/api/console-routes';
+import { RUNTIME_ENV } from '../../lambda/shared/runtime-env';
 import type { PlatformAddressConfig } from '../config/platform';
 import { type SignInEmailConfig, signInEmailProblems } from '../config/sign-in-email';
 import { authDomainHost } from './auth-domain';
@@ -36,14 +38,15 @@ export type { EnterpriseProvider, SignInEmailConfig };
 
 /**
  * Where the provider sends the browser back with the code: the console function's callback
- * route, under `/console/api/*` so the console distribution sends it to the function.
+ * route (lambda/api/console-routes.ts), under `/console/api/*` so the console distribution
+ * sends it to the function.
  */
-export const CONSOLE_SIGN_IN_CALLBACK_PATH = '/console/api/session/callback';
+export const CONSOLE_SIGN_IN_CALLBACK_PATH = SIGN_IN_CALLBACK_PATH;
 
 /** Where the provider's sign-out returns: the console page. */
 export const CONSOLE_SIGNED_OUT_PATH = `/${CONSOLE_PAGE_PREFIX}/`;
 
-/** The console's exact callback URL, `https://console.<platform domain>/console/api/session/callback`. */
+/** The console's exact callback URL, `https://console.<platform domain>/console/api/sign-in/callback`. */
 export function consoleCallbackUrl(platformDomain: string): string {
   return `${consoleSiteOrigin(platformDomain)}${CONSOLE_SIGN_IN_CALLBACK_PATH}`;
 }
@@ -58,9 +61,9 @@ export function consoleSignedOutUrl(platformDomain: string): string {
  * the issuer it discovers, its client id, and the ARN of its client secret (never the value).
  */
 export const CONSOLE_OIDC_ENV = {
-  issuer: 'OIDC_ISSUER',
-  clientId: 'OIDC_CLIENT_ID',
-  clientSecretArn: 'OIDC_CLIENT_SECRET_ARN',
+  issuer: RUNTIME_ENV.oidcIssuer,
+  clientId: RUNTIME_ENV.oidcClientId,
+  clientSecretArn: RUNTIME_ENV.oidcClientSecretArn,
 } as const;
 
 /**

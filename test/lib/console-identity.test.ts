@@ -160,7 +160,7 @@ describe("the console's app client", () => {
   });
 
   test("exactly the console's callback and sign-out URLs: no wildcard, no other host", () => {
-    expect(client.Properties.CallbackURLs).toEqual([`${CONSOLE}/console/api/session/callback`]);
+    expect(client.Properties.CallbackURLs).toEqual([`${CONSOLE}/console/api/sign-in/callback`]);
     expect(client.Properties.LogoutURLs).toEqual([`${CONSOLE}/console/`]);
     for (const url of [
       ...(client.Properties.CallbackURLs as string[]),

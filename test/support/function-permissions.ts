@@ -107,8 +107,10 @@ function resourcesOf(
         : new Unconfigured(RUNTIME_ENV.edgeDistributionId);
     }
     case 'secretsmanager:Secret': {
-      const arn = fn.environment[RUNTIME_ENV.edgeOriginSecretArn];
-      return arn ? [arn] : new Unconfigured(RUNTIME_ENV.edgeOriginSecretArn);
+      // The origin header's secret, and the console's OpenID client secret (issue 26).
+      const names = [RUNTIME_ENV.edgeOriginSecretArn, RUNTIME_ENV.oidcClientSecretArn] as const;
+      const arns = names.flatMap((name) => fn.environment[name] ?? []);
+      return arns.length > 0 ? arns : new Unconfigured(RUNTIME_ENV.edgeOriginSecretArn);
     }
     default:
       return RUN_TIME_SAMPLES[type] ? [RUN_TIME_SAMPLES[type]] : `no way to find its ${type}: add one`;
