@@ -170,7 +170,12 @@ describe('least privilege', () => {
       'dynamodb:PutItem',
       'dynamodb:UpdateItem',
     ]);
-    expect(onTable(rateLimitsTable)).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
+    // BatchGetItem: the usage history's one read of a project's day and hour items (issue 29).
+    expect(onTable(rateLimitsTable)).toEqual([
+      'dynamodb:BatchGetItem',
+      'dynamodb:GetItem',
+      'dynamodb:UpdateItem',
+    ]);
     expect(dynamodb).toContainEqual({
       actions: ['dynamodb:Query'],
       resource: expect.arrayContaining([
