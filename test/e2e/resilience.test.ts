@@ -1,5 +1,4 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { connect, createServer, type Socket } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { issueApiKey } from '../../lambda/core/api-key';
@@ -11,6 +10,7 @@ import { createDocumentClient } from '../../lambda/store/dynamodb-client';
 import { LOCAL_TABLE_NAMES } from '../../local/local-tables';
 import { type LocalApi, startLocalApi } from '../../local/server';
 import { type StartedProcess, startTsInProcess } from '../support/processes';
+import { type StoreRelay, startStoreRelay } from '../support/store-relay';
 import { expectError } from '../support/test-api';
 import { waitUntil } from '../support/wait-until';
 
@@ -19,59 +19,17 @@ import { waitUntil } from '../support/wait-until';
  * a crash would (SIGKILL: no graceful close) and start it again on the same data.
  */
 const dataDir = mkdtempSync(path.join(os.tmpdir(), 'animal-store-outage-'));
-let relay: Relay;
+let relay: StoreRelay;
 let store: StartedProcess;
 let api: LocalApi;
 let apiKey: string;
 
-interface Relay {
-  readonly endpoint: string;
-  /** The store's port, or undefined while it is down. */
-  forwardTo(port: number | undefined): void;
-  close(): Promise<void>;
-}
-
 /**
- * The store's address as the API knows it, one for the whole file, in front of a store
- * that listens on a new system-picked port at each start: a port freed by a crash could
- * be taken by anyone before the restart. While the store is down, every connection is
- * closed at once, unanswered, as the dead store's connections are. (destroy(), not
- * resetAndDestroy(): resetting a socket whose end is still being shut down fails with
- * EINVAL and leaves its handle open, and jest's process then spins at exit.)
+ * The store's address as the API knows it, one for the whole file (test/support/store-relay.ts),
+ * in front of a store that listens on a new system-picked port at each start: a port freed by a
+ * crash could be taken by anyone before the restart.
  */
-async function startRelay(): Promise<Relay> {
-  let target: number | undefined;
-  const sockets = new Set<Socket>();
-  const track = (socket: Socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  };
-  const server = createServer((client) => {
-    track(client);
-    client.on('error', () => undefined);
-    if (target === undefined) {
-      client.destroy();
-      return;
-    }
-    const upstream = connect(target, '127.0.0.1');
-    track(upstream);
-    upstream.on('error', () => client.destroy());
-    client.on('close', () => upstream.destroy());
-    client.pipe(upstream).pipe(client);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  return {
-    endpoint: `http://127.0.0.1:${port}`,
-    forwardTo: (port) => {
-      target = port;
-    },
-    close: () => {
-      for (const socket of sockets) socket.destroy();
-      return new Promise((resolve) => server.close(() => resolve()));
-    },
-  };
-}
+const startRelay = () => startStoreRelay(undefined);
 
 const STORE_READY = /Embedded store listening at http:\/\/127\.0\.0\.1:(\d+)/;
 
