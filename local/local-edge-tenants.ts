@@ -1,11 +1,16 @@
 import type {
+  CertificateFacts,
   EdgeCertificate,
   EdgeRoute,
   EdgeTenants,
   OwnCertificate,
 } from '../lambda/core/custom-domains/edge-tenants';
 import type { EdgeRoute as LocalRoute, HttpsEdge } from './https-edge';
-import type { CertificateStatus, LocalCertificateAuthority } from './local-certificate-authority';
+import type {
+  CertificateStatus,
+  LocalCertificateAuthority,
+  PendingReason,
+} from './local-certificate-authority';
 
 /**
  * The domains service's edge in local mode: each domain's tenant is a route of the local HTTPS
@@ -33,6 +38,18 @@ const normalize = (name: string) => name.trim().toLowerCase().replace(/\.$/, '')
 export const LOCAL_OWN_CERTIFICATE_PREFIX = 'local-certificate:';
 
 /** What a route of the edge does, without its certificate or token. */
+/**
+ * The facts of a pending or timed-out local certificate, as the cloud's edge reports them (HTTP
+ * validation). The sandbox authority's own message passes through as data: it says what the
+ * developer's setup lacks (e.g. the HTTP fetch it got), which the cloud's words cannot.
+ */
+function validationFacts(
+  cause: 'validation-pending' | 'validation-timed-out',
+  reason: PendingReason | undefined,
+): CertificateFacts {
+  return { cause, validatedBy: 'http', ...(reason ? { authorityMessage: reason.message } : {}) };
+}
+
 function routeOf(route: LocalRoute): EdgeRoute {
   return route.role === 'redirect'
     ? { project: route.project, role: 'redirect', primary: route.primary }
@@ -67,9 +84,9 @@ export function localEdgeTenants({ edge, authority }: LocalEdgeTenantsOptions): 
         return { state: 'issued' };
       }
       case 'pending-validation':
-        return { state: 'pending', ...(status.reason ? { reason: status.reason.message } : {}) };
+        return { state: 'pending', ...validationFacts('validation-pending', status.reason) };
       case 'validation-timed-out':
-        return { state: 'timed-out', ...(status.reason ? { reason: status.reason.message } : {}) };
+        return { state: 'timed-out', ...validationFacts('validation-timed-out', status.reason) };
     }
   };
 
@@ -82,7 +99,7 @@ export function localEdgeTenants({ edge, authority }: LocalEdgeTenantsOptions): 
   const own = (arn: string): OwnCertificate =>
     arn.startsWith(LOCAL_OWN_CERTIFICATE_PREFIX)
       ? { arn, state: 'issued' }
-      : { arn, state: 'none', reason: 'local mode has no such certificate' };
+      : { arn, state: 'none', cause: 'gone', validatedBy: 'dns' };
 
   return {
     // With a certificate of its own (an imported domain), the same: see the comment above.

@@ -15,26 +15,15 @@ import type { EdgeCertificate, OwnCertificate } from '../core/custom-domains/edg
  * same name in the same account, so it may validate with no action (a first deploy confirms it).
  */
 
-/** What a certificate's status means for the service (CertificateDetail.Status). */
+/** What a certificate's status means for the service (CertificateDetail.Status); ACM validates by DNS. */
 const STATES: Readonly<Record<string, EdgeCertificate>> = {
-  PENDING_VALIDATION: { state: 'pending', reason: 'ACM looks for the validation CNAME at the DNS' },
+  PENDING_VALIDATION: { state: 'pending', cause: 'validation-pending', validatedBy: 'dns' },
   ISSUED: { state: 'issued' },
-  VALIDATION_TIMED_OUT: {
-    state: 'timed-out',
-    reason: 'ACM did not find the validation CNAME within 72 hours',
-  },
-  FAILED: { state: 'failed', reason: 'ACM refused the request' },
-  REVOKED: { state: 'failed', reason: 'the certificate was revoked' },
-  EXPIRED: { state: 'failed', reason: 'the certificate expired' },
-  INACTIVE: { state: 'failed', reason: 'the certificate is inactive' },
-};
-
-/** ACM's FailureReason, in words (the others read "ACM refused the request"). */
-const FAILURES: Readonly<Record<string, string>> = {
-  CAA_ERROR: 'CAA records forbid Amazon: allow it (CAA 0 issue "amazon.com") or remove them',
-  DOMAIN_NOT_ALLOWED: 'ACM does not issue for this name',
-  INVALID_PUBLIC_DOMAIN: 'the name is not a valid public domain',
-  ADDITIONAL_VERIFICATION_REQUIRED: 'ACM needs more information: open a case with AWS Support',
+  VALIDATION_TIMED_OUT: { state: 'timed-out', cause: 'validation-timed-out', validatedBy: 'dns' },
+  FAILED: { state: 'failed', cause: 'authority-refused', validatedBy: 'dns' },
+  REVOKED: { state: 'failed', cause: 'revoked', validatedBy: 'dns' },
+  EXPIRED: { state: 'failed', cause: 'expired', validatedBy: 'dns' },
+  INACTIVE: { state: 'failed', cause: 'inactive', validatedBy: 'dns' },
 };
 
 /**
@@ -83,7 +72,7 @@ export class AcmCertificates {
       ));
     } catch (error) {
       if (named(error, 'ResourceNotFoundException')) {
-        return { arn, state: 'none', reason: 'the certificate no longer exists' };
+        return { arn, state: 'none', cause: 'gone', validatedBy: 'dns' };
       }
       throw error;
     }
@@ -91,12 +80,12 @@ export class AcmCertificates {
     const domain = detail?.DomainName;
     const option = detail?.DomainValidationOptions?.find((candidate) => candidate.DomainName === domain);
     const record = option?.ResourceRecord;
-    const failure = detail?.FailureReason ? FAILURES[detail.FailureReason] : undefined;
-    const reason = status.state === 'failed' && failure ? failure : status.reason;
+    // ACM's FailureReason is passed through as data; the core says what it means.
+    const failureCode = status.state === 'failed' ? detail?.FailureReason : undefined;
     return {
       arn,
-      state: status.state,
-      ...(reason ? { reason } : {}),
+      ...status,
+      ...(failureCode ? { failureCode } : {}),
       ...(record?.Name && record.Value
         ? { validationRecord: { name: trimDot(record.Name), value: trimDot(record.Value) } }
         : {}),

@@ -49,19 +49,13 @@ export const ETAG_ATTEMPTS = 3;
 
 /** What a managed certificate's status means for the service (ManagedCertificateDetails.CertificateStatus). */
 const CERTIFICATE_STATES: Readonly<Record<string, EdgeCertificate>> = {
-  'pending-validation': {
-    state: 'pending',
-    reason: 'CloudFront validates over HTTP once the CNAME reaches it',
-  },
+  'pending-validation': { state: 'pending', cause: 'validation-pending', validatedBy: 'http' },
   issued: { state: 'issued' },
-  'validation-timed-out': {
-    state: 'timed-out',
-    reason: 'the HTTP validation did not succeed in time',
-  },
-  failed: { state: 'failed', reason: 'the certificate authority refused the request' },
-  revoked: { state: 'failed', reason: 'the certificate was revoked' },
-  expired: { state: 'failed', reason: 'the certificate expired' },
-  inactive: { state: 'failed', reason: 'the certificate is inactive' },
+  'validation-timed-out': { state: 'timed-out', cause: 'validation-timed-out', validatedBy: 'http' },
+  failed: { state: 'failed', cause: 'authority-refused', validatedBy: 'http' },
+  revoked: { state: 'failed', cause: 'revoked', validatedBy: 'http' },
+  expired: { state: 'failed', cause: 'expired', validatedBy: 'http' },
+  inactive: { state: 'failed', cause: 'inactive', validatedBy: 'http' },
 };
 
 /** The tenant parameters of a route, by the names the distribution defines. */
@@ -327,8 +321,14 @@ export class CloudFrontEdgeTenants implements EdgeTenants {
   private async certificateOf(tenant: Found['tenant']): Promise<EdgeCertificate> {
     const own = ownCertificateArn(tenant);
     if (own) {
-      const { state, reason } = await this.acm().describe(own);
-      return { state, ...(reason ? { reason } : {}) };
+      // The certificate's facts, without its ARN and validation record (not the edge's to say).
+      const { state, cause, validatedBy, failureCode } = await this.acm().describe(own);
+      return {
+        state,
+        ...(cause ? { cause } : {}),
+        ...(validatedBy ? { validatedBy } : {}),
+        ...(failureCode ? { failureCode } : {}),
+      };
     }
     try {
       const { ManagedCertificateDetails } = await this.options.client.send(

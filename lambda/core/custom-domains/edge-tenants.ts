@@ -22,10 +22,29 @@ export type EdgeRoute =
 /** Where a domain's certificate stands at the edge. */
 export type EdgeCertificateState = 'none' | 'pending' | 'issued' | 'timed-out' | 'failed';
 
-export interface EdgeCertificate {
+/** Why a certificate is pending, timed out or failed: a fact; lifecycle-words.ts says it in words. */
+export type CertificateCause =
+  | 'validation-pending'
+  | 'validation-timed-out'
+  | 'authority-refused'
+  | 'revoked'
+  | 'expired'
+  | 'inactive'
+  | 'gone';
+
+/** The facts behind a certificate's state, as the store reports them (never words of its own). */
+export interface CertificateFacts {
+  readonly cause?: CertificateCause;
+  /** How its authority validates: `http` for CloudFront's managed certificates, `dns` for ACM's. */
+  readonly validatedBy?: 'http' | 'dns';
+  /** The authority's own failure code, passed through as data (ACM's FailureReason, e.g. CAA_ERROR). */
+  readonly failureCode?: string;
+  /** Local mode only: the sandbox authority's own message, which a developer needs to see verbatim. */
+  readonly authorityMessage?: string;
+}
+
+export interface EdgeCertificate extends CertificateFacts {
   readonly state: EdgeCertificateState;
-  /** Why it is pending, timed out or failed, in words for the tenant. */
-  readonly reason?: string;
 }
 
 /** The edge's own check of a domain's DNS (CloudFront's VerifyDnsConfiguration). */
@@ -46,13 +65,11 @@ export interface ValidationRecord {
  * HTTP-validated managed certificate cannot be issued before then: the old targets are API
  * Gateway custom domains, which answer HTTPS only, and HTTP validation fetches over port 80.
  */
-export interface OwnCertificate {
+export interface OwnCertificate extends CertificateFacts {
   /** The certificate's ARN (what the tenant names). */
   readonly arn: string;
   /** `none`: the certificate is gone (deleted). */
   readonly state: EdgeCertificateState;
-  /** Why it is pending, timed out or failed, in words for the platform engineer. */
-  readonly reason?: string;
   /** The record to have at the domain's DNS; absent until the authority has made it (a few seconds), and locally. */
   readonly validationRecord?: ValidationRecord;
 }

@@ -1,5 +1,10 @@
 import { CLAIM_WINDOW_MS, REMOVE_CONFIRMATION } from './custom-domain-record';
-import type { EdgeCertificateState, EdgeFailureFact, ValidationRecord } from './edge-tenants';
+import type {
+  CertificateFacts,
+  EdgeCertificateState,
+  EdgeFailureFact,
+  ValidationRecord,
+} from './edge-tenants';
 
 /**
  * What the custom domains' lifecycle says to the tenant, in one place: the reasons a domain
@@ -25,6 +30,50 @@ export function lostWords(name: string, at: string): string {
   return `${name} now serves another project: on ${at} its DNS showed that project's proof (a CNAME to its target, or its TXT record), which shows who controls the name now. If the name is still yours, point its CNAME at this project's target (or set this project's TXT record) and verify again; otherwise this record is released on ${until}.`;
 }
 
+/** ACM's FailureReason codes, in words (any other code reads "ACM refused the request"). */
+const ACM_FAILURE_WORDS: Readonly<Record<string, string>> = {
+  CAA_ERROR: 'CAA records forbid Amazon: allow it (CAA 0 issue "amazon.com") or remove them',
+  DOMAIN_NOT_ALLOWED: 'ACM does not issue for this name',
+  INVALID_PUBLIC_DOMAIN: 'the name is not a valid public domain',
+  ADDITIONAL_VERIFICATION_REQUIRED: 'ACM needs more information: open a case with AWS Support',
+};
+
+/**
+ * Why a certificate is pending, timed out or failed, in words, from the facts the store reports:
+ * CloudFront's managed certificates validate over HTTP, ACM's own ones by DNS. A local sandbox
+ * authority's own message is shown as it is (it is what the developer needs to see).
+ */
+export function certificateReasonWords(certificate: CertificateFacts): string | undefined {
+  if (certificate.authorityMessage) return certificate.authorityMessage;
+  const dns = certificate.validatedBy === 'dns';
+  const code = certificate.failureCode ? ACM_FAILURE_WORDS[certificate.failureCode] : undefined;
+  switch (certificate.cause) {
+    case undefined:
+      return undefined;
+    case 'validation-pending':
+      return dns
+        ? 'ACM looks for the validation CNAME at the DNS'
+        : 'CloudFront validates over HTTP once the CNAME reaches it';
+    case 'validation-timed-out':
+      return dns
+        ? 'ACM did not find the validation CNAME within 72 hours'
+        : 'the HTTP validation did not succeed in time';
+    case 'gone':
+      return 'the certificate no longer exists';
+  }
+  if (code) return code;
+  switch (certificate.cause) {
+    case 'authority-refused':
+      return dns ? 'ACM refused the request' : 'the certificate authority refused the request';
+    case 'revoked':
+      return 'the certificate was revoked';
+    case 'expired':
+      return 'the certificate expired';
+    case 'inactive':
+      return 'the certificate is inactive';
+  }
+}
+
 /** Why a domain with a tenant failed: its managed certificate timed out, failed, or the tenant is gone. */
 export function certificateLostWords(
   state: 'timed-out' | 'failed' | 'none',
@@ -43,18 +92,17 @@ export function certificateLostWords(
 export function importCertificateWords(
   name: string,
   certificate:
-    | {
+    | (CertificateFacts & {
         readonly state: EdgeCertificateState;
-        readonly reason?: string;
         readonly validationRecord?: ValidationRecord;
-      }
+      })
     | undefined,
 ): string {
   const record = certificate?.validationRecord;
   const keep = record
     ? `keep the validation record ${record.name} CNAME ${record.value} at the domain's DNS`
     : "check the domain's DNS and CAA records";
-  return `The certificate for moving ${name} to the edge was not issued (${certificate?.reason ?? certificate?.state ?? 'none'}): ${keep}, then choose Re-verify to request it again. The domain still serves from its old target meanwhile.`;
+  return `The certificate for moving ${name} to the edge was not issued (${(certificate && certificateReasonWords(certificate)) ?? certificate?.state ?? 'none'}): ${keep}, then choose Re-verify to request it again. The domain still serves from its old target meanwhile.`;
 }
 
 /** The transitions the table refuses with words of their own. */

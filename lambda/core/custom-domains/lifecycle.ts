@@ -1,9 +1,10 @@
 import { DomainError, type DomainErrorKind } from '../errors';
 import { type CustomDomain, DOMAIN_STATES, servingState } from './custom-domain-record';
 import type { Proof } from './domain-ownership';
-import type { EdgeCertificateState } from './edge-tenants';
+import type { CertificateFacts, EdgeCertificateState } from './edge-tenants';
 import {
   certificateLostWords,
+  certificateReasonWords,
   importCertificateWords,
   lostWords,
   refusalWords,
@@ -70,9 +71,8 @@ export interface LifecycleFacts {
   /** verify: true while a domain that never served is within its 48 hours of DNS propagation. */
   readonly withinPropagation?: boolean;
   /** The certificate's state at the edge (a managed one, or an imported domain's own). */
-  readonly certificate?: {
+  readonly certificate?: CertificateFacts & {
     readonly state: EdgeCertificateState;
-    readonly reason?: string;
     readonly arn?: string;
     readonly validationRecord?: { readonly name: string; readonly value: string };
   };
@@ -359,7 +359,7 @@ function failure(record: CustomDomain, event: LifecycleEvent, facts: LifecycleFa
     state: 'failed',
     certificate: lost,
     ...(lost === 'none' ? { attached: false } : {}),
-    reason: certificateLostWords(lost, certificate?.reason),
+    reason: certificateLostWords(lost, certificate && certificateReasonWords(certificate)),
   };
 }
 

@@ -7,6 +7,7 @@ import {
   ThrottlingException,
 } from '@aws-sdk/client-acm';
 import { mockClient } from 'aws-sdk-client-mock';
+import { certificateReasonWords } from '../../../lambda/core/custom-domains/lifecycle-words';
 import { AcmCertificates, idempotencyTokenOf } from '../../../lambda/store/acm-certificates';
 
 // ACM cannot run here: mocked at the SDK boundary, answering as its API reference documents.
@@ -56,7 +57,8 @@ it('requests a DNS-validated certificate for exactly the name, with a token from
   expect(await certificates().request(DOMAIN)).toEqual({
     arn: ARN,
     state: 'pending',
-    reason: 'ACM looks for the validation CNAME at the DNS',
+    cause: 'validation-pending',
+    validatedBy: 'dns',
     validationRecord: {
       name: '_3639ac514e785e898d2646601fa951d5.shop.example.com',
       value: '_98d2646601fa951d53639ac514e785e8.xlfgrmvvlj.acm-validations.aws',
@@ -87,28 +89,38 @@ it('has no validation record until ACM has made it (the seconds after the reques
 });
 
 it.each([
-  ['ISSUED', undefined, { state: 'issued' }],
+  ['ISSUED', undefined, { state: 'issued' }, undefined],
   [
     'VALIDATION_TIMED_OUT',
     undefined,
-    { state: 'timed-out', reason: 'ACM did not find the validation CNAME within 72 hours' },
+    { state: 'timed-out', cause: 'validation-timed-out', validatedBy: 'dns' },
+    'ACM did not find the validation CNAME within 72 hours',
   ],
   [
     'FAILED',
     'CAA_ERROR',
-    {
-      state: 'failed',
-      reason: 'CAA records forbid Amazon: allow it (CAA 0 issue "amazon.com") or remove them',
-    },
+    { state: 'failed', cause: 'authority-refused', failureCode: 'CAA_ERROR' },
+    'CAA records forbid Amazon: allow it (CAA 0 issue "amazon.com") or remove them',
   ],
-  ['FAILED', 'OTHER', { state: 'failed', reason: 'ACM refused the request' }],
-  ['REVOKED', undefined, { state: 'failed', reason: 'the certificate was revoked' }],
-] as const)('reads %s (%s) as the service states', async (Status, FailureReason, expected) => {
-  acm
-    .on(DescribeCertificateCommand)
-    .resolves(detail({ Status, ...(FailureReason ? { FailureReason } : {}) }));
-  expect(await certificates().describe(ARN)).toMatchObject({ arn: ARN, ...expected });
-});
+  [
+    'FAILED',
+    'OTHER',
+    { state: 'failed', cause: 'authority-refused', failureCode: 'OTHER' },
+    'ACM refused the request',
+  ],
+  ['REVOKED', undefined, { state: 'failed', cause: 'revoked' }, 'the certificate was revoked'],
+] as const)(
+  'reads %s (%s) as the service states, facts only, which the core puts in words',
+  async (Status, FailureReason, expected, words) => {
+    acm
+      .on(DescribeCertificateCommand)
+      .resolves(detail({ Status, ...(FailureReason ? { FailureReason } : {}) }));
+    const described = await certificates().describe(ARN);
+    expect(described).toMatchObject({ arn: ARN, ...expected });
+    expect(described).not.toHaveProperty('reason');
+    expect(certificateReasonWords(described)).toBe(words);
+  },
+);
 
 it('reads a deleted certificate as none', async () => {
   acm.on(DescribeCertificateCommand).rejects(
@@ -117,7 +129,9 @@ it('reads a deleted certificate as none', async () => {
       $metadata: { httpStatusCode: 400 },
     }),
   );
-  expect(await certificates().describe(ARN)).toMatchObject({ arn: ARN, state: 'none' });
+  const described = await certificates().describe(ARN);
+  expect(described).toMatchObject({ arn: ARN, state: 'none', cause: 'gone' });
+  expect(certificateReasonWords(described)).toBe('the certificate no longer exists');
 });
 
 it('passes throttling on to its caller (after the SDK has retried) instead of reading it as a state', async () => {

@@ -24,6 +24,7 @@ import { ACMClient, DescribeCertificateCommand, RequestCertificateCommand } from
 import { mockClient } from 'aws-sdk-client-mock';
 import type { CustomDomain } from '../../../lambda/core/custom-domains/custom-domain';
 import { CustomDomains } from '../../../lambda/core/custom-domains/custom-domains';
+import { certificateReasonWords } from '../../../lambda/core/custom-domains/lifecycle-words';
 import { DomainError } from '../../../lambda/core/errors';
 import { TENANT_PARAMETERS } from '../../../lambda/shared/edge-tenant-parameters';
 import {
@@ -263,17 +264,23 @@ describe('the certificate: pending, then issued, then timed out and requested ag
     ]);
   });
 
-  it.each<[ManagedCertificateStatus, string]>([
-    ['failed', 'failed'],
-    ['revoked', 'failed'],
-    ['expired', 'failed'],
-    ['inactive', 'failed'],
-  ])('%s is %s, with a reason in words', async (status, state) => {
+  it.each<[ManagedCertificateStatus, string, string, string]>([
+    ['failed', 'failed', 'authority-refused', 'the certificate authority refused the request'],
+    ['revoked', 'failed', 'revoked', 'the certificate was revoked'],
+    ['expired', 'failed', 'expired', 'the certificate expired'],
+    ['inactive', 'failed', 'inactive', 'the certificate is inactive'],
+    [
+      'validation-timed-out',
+      'timed-out',
+      'validation-timed-out',
+      'the HTTP validation did not succeed in time',
+    ],
+  ])('%s is %s, with the cause as a fact the core puts in words', async (status, state, cause, words) => {
     existing();
     cloudfront.on(GetManagedCertificateDetailsCommand).resolves(certificate(status));
     const result = await edge().certificate(DOMAIN);
-    expect(result.state).toBe(state);
-    expect(result.reason).toMatch(/\w+ \w+/);
+    expect(result).toEqual({ state, cause, validatedBy: 'http' });
+    expect(certificateReasonWords(result)).toBe(words);
   });
 
   it('is none without a tenant, or without a managed certificate', async () => {

@@ -161,7 +161,7 @@ it('attaches once, renews a timed-out certificate on re-verify, and leaves an is
   await service.verify(project, name('shop'));
   expect(edge.routes.get(name('shop'))).toEqual({ project: project.name, role: 'serve' });
 
-  edge.certificateState = { state: 'timed-out', reason: 'no CNAME' };
+  edge.certificateState = { state: 'timed-out', cause: 'validation-timed-out', validatedBy: 'http' };
   expect(await service.list(project)).toEqual([
     expect.objectContaining({ state: 'failed', certificate: 'timed-out' }),
   ]);
@@ -423,7 +423,8 @@ describe('a domain imported from the old per-domain targets', () => {
     edge.own.set(ARN(1), {
       arn: ARN(1),
       state: 'timed-out',
-      reason: 'ACM did not find the validation CNAME within 72 hours',
+      cause: 'validation-timed-out',
+      validatedBy: 'dns',
       validationRecord: { name: `_x.${domain.name}`, value: '_y.acm-validations.aws' },
     });
     const [failed] = await service.list(project);

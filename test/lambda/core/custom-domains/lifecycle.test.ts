@@ -77,7 +77,7 @@ function factsFor(event: LifecycleEvent): LifecycleFacts[] {
               : {}),
             withinPropagation: flag,
             ...(state
-              ? { certificate: { state, arn: 'arn:aws:acm:us-east-1:1:certificate/a', reason: 'why' } }
+              ? { certificate: { state, arn: 'arn:aws:acm:us-east-1:1:certificate/a', cause: 'gone' } }
               : {}),
             ...(flag ? { replacing: 'arn:aws:acm:us-east-1:1:certificate/old' } : {}),
             otherPrimary: flag,
