@@ -1,7 +1,7 @@
 import { PLANS } from '../lambda/core/plans';
 import { HISTORY_DAYS, HISTORY_HOURS, usageHistory } from '../lambda/core/usage-history';
 import { USAGE_OPERATIONS } from '../lambda/api/routes';
-import { RateLimitStore } from '../lambda/store/rate-limit-store';
+import { UsageHistoryStore } from '../lambda/store/usage-history-store';
 import { LOCAL_TABLE_NAMES } from '../local/local-tables';
 import { meteredClient } from './capacity';
 import { figure, type Figure } from './figures';
@@ -16,7 +16,7 @@ import { PRICES } from './prices';
 export async function measureUsageViewCost(endpoint: string, project: string): Promise<Figure[]> {
   const metered = meteredClient(endpoint);
   try {
-    const reader = new RateLimitStore(metered.documents, LOCAL_TABLE_NAMES.rateLimits);
+    const reader = new UsageHistoryStore(metered.documents, LOCAL_TABLE_NAMES.rateLimits);
     await usageHistory(project, PLANS.free.limits, reader, Date.now(), { operations: USAGE_OPERATIONS });
     const { calls } = metered.take();
     const readUnits = (HISTORY_DAYS + HISTORY_HOURS) * 0.5;

@@ -7,7 +7,7 @@ import { IdempotencyRepository } from '../lambda/store/idempotency-repository';
 import { MemberRepository } from '../lambda/store/member-repository';
 import { PetRepository } from '../lambda/store/pet-repository';
 import { ProjectRepository } from '../lambda/store/project-repository';
-import { RateLimitStore } from '../lambda/store/rate-limit-store';
+import { UsageHistoryStore } from '../lambda/store/usage-history-store';
 import { LOCAL_TABLE_NAMES } from './local-tables';
 
 /** Local mode's tables as the service's ports: what a Lambda function builds from its environment. */
@@ -35,7 +35,7 @@ export function localTablePorts(client: DynamoDBDocumentClient, clock: () => num
     idempotencyKeys: new IdempotencyRepository(client, LOCAL_TABLE_NAMES.idempotency),
     apiKeys: new ApiKeyRepository(client, LOCAL_TABLE_NAMES.apiKeys),
     projects: new ProjectRepository(client, LOCAL_TABLE_NAMES.projects),
-    counters: new RateLimitStore(client, LOCAL_TABLE_NAMES.rateLimits),
+    counters: new UsageHistoryStore(client, LOCAL_TABLE_NAMES.rateLimits),
     customDomains: new CustomDomainRepository(client, LOCAL_TABLE_NAMES.customDomains),
     consoleSessions: new ConsoleSessionRepository(client, LOCAL_TABLE_NAMES.consoleSessions),
     members: new MemberRepository(client, LOCAL_TABLE_NAMES.projectMembers),

@@ -2,7 +2,7 @@ import { USAGE_OPERATIONS } from '../lambda/api/routes';
 import { type ProjectRecord, projectLimits } from '../lambda/core/project';
 import { MAX_HISTORY_DAYS, type UsageBucket, usageHistory } from '../lambda/core/usage-history';
 import { now } from '../lambda/shared/clock';
-import { RateLimitStore } from '../lambda/store/rate-limit-store';
+import { UsageHistoryStore } from '../lambda/store/usage-history-store';
 import { LOCAL_TABLE_NAMES } from '../local/local-tables';
 import { STACK_OUTPUTS } from '../lib/animal-store-stack';
 import type { EnvironmentName } from '../lib/config/environments';
@@ -92,7 +92,7 @@ export async function printProjectUsage({
         return { documents, tableName, close: () => documents.destroy() };
       })();
   try {
-    const reader = new RateLimitStore(table.documents, table.tableName);
+    const reader = new UsageHistoryStore(table.documents, table.tableName);
     const history = await usageHistory(project.name, projectLimits(project), reader, nowMs, {
       operations: USAGE_OPERATIONS,
       days,

@@ -1,5 +1,6 @@
 import { type OperationId, USAGE_OPERATIONS } from '../api/routes';
-import { RateLimiter } from '../core/rate-limiter';
+import { type CounterStore, RateLimiter } from '../core/rate-limiter';
+import type { UsageWriter } from '../core/usage-counting';
 import { logError } from '../shared/observability';
 import type { ApiLambdaHandler, OperationDependencies } from '../middleware/api-handler';
 import { catchAll } from '../operations/catch-all';
@@ -16,7 +17,10 @@ import type { ServicePorts } from './ports';
  */
 
 /** What every function that answers API requests uses: the rate limiter's counters and the clock. */
-export type StackPorts = Pick<ServicePorts, 'counters' | 'clock'>;
+export type StackPorts = Pick<ServicePorts, 'clock'> & {
+  /** Counting only: reading a project's usage history is the console's (UsageHistoryStore). */
+  readonly counters: CounterStore & UsageWriter;
+};
 
 /** The ports of every operation of the route table. */
 export type ApiPorts = StackPorts & Pick<ServicePorts, 'pets' | 'idempotencyKeys'>;

@@ -11,7 +11,7 @@ import {
   customDomainRepositoryFromEnv,
   memberRepositoryFromEnv,
   projectRepositoryFromEnv,
-  rateLimitStoreFromEnv,
+  usageHistoryStoreFromEnv,
 } from '../store/from-environment';
 import { openIdSignInFromEnv } from '../store/oidc-from-environment';
 import { originSecretsFromEnv } from '../store/origin-secret-source';
@@ -27,7 +27,7 @@ const originSecrets = originSecretsFromEnv(now);
 const ports = {
   projects: projectRepositoryFromEnv(),
   apiKeys: apiKeyRepositoryFromEnv(),
-  counters: rateLimitStoreFromEnv(),
+  counters: usageHistoryStoreFromEnv(),
   consoleSessions: consoleSessionRepositoryFromEnv(),
   members: memberRepositoryFromEnv(),
   customDomains: customDomainRepositoryFromEnv(),

@@ -8,6 +8,7 @@ import { MemberRepository } from './member-repository';
 import { PetRepository } from './pet-repository';
 import { ProjectRepository } from './project-repository';
 import { RateLimitStore } from './rate-limit-store';
+import { UsageHistoryStore } from './usage-history-store';
 
 /**
  * The store modules of a Lambda function, configured from the environment the stack sets
@@ -31,6 +32,11 @@ export function projectRepositoryFromEnv(): ProjectRepository {
 
 export function rateLimitStoreFromEnv(): RateLimitStore {
   return new RateLimitStore(documentClient(), requireEnv(RUNTIME_ENV.rateLimitsTable));
+}
+
+/** The console's counters, which also read a project's usage history. */
+export function usageHistoryStoreFromEnv(): UsageHistoryStore {
+  return new UsageHistoryStore(documentClient(), requireEnv(RUNTIME_ENV.rateLimitsTable));
 }
 
 export function idempotencyRepositoryFromEnv(): IdempotencyRepository {

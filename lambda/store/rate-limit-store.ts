@@ -6,13 +6,12 @@ import type { PlanLimits } from '../core/plans';
 import type { CounterState } from '../core/rate-limit';
 import { type CountOutcome, type CounterStore, WHOLE_CALLER } from '../core/rate-limiter';
 import type { UsageWrite, UsageWriter } from '../core/usage-counting';
-import type { HourUsage, UsageReader } from '../core/usage-history';
+import type { HourUsage } from '../core/usage-history';
 import { isConditionalCheckFailure, storeCall, storeFailure } from './dynamodb-client';
 import {
   finishedHourOf,
   HOUR_ATTRIBUTE,
   hourItemId,
-  readProjectUsage,
   refusedAtHourAttribute,
   updateExpression,
   usageAttribute,
@@ -56,10 +55,10 @@ function toState(item: Record<string, unknown> | undefined, subject: string): Co
 }
 
 /** Rate-limit counters in DynamoDB: one item per caller per UTC day, updated atomically. */
-export class RateLimitStore implements CounterStore, UsageReader, UsageWriter {
+export class RateLimitStore implements CounterStore, UsageWriter {
   constructor(
-    private readonly client: DynamoDBDocumentClient,
-    private readonly tableName: string,
+    protected readonly client: DynamoDBDocumentClient,
+    protected readonly tableName: string,
   ) {}
 
   countInSameMinute(
@@ -222,10 +221,6 @@ export class RateLimitStore implements CounterStore, UsageReader, UsageWriter {
       ),
     );
     return toState(Item, subject);
-  }
-
-  readUsage(project: string, days: readonly string[], hours: readonly number[]) {
-    return readProjectUsage(this.client, this.tableName, project, days, hours);
   }
 
   /** Writes `subject`'s ban on the counter (creating the counter when it has none yet): one write. */

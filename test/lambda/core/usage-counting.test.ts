@@ -8,7 +8,7 @@ import {
 import { REFUSAL_FLUSH_MS, type UsageWriter } from '../../../lambda/core/usage-counting';
 import { usageHistory } from '../../../lambda/core/usage-history';
 import { createDocumentClient } from '../../../lambda/store/dynamodb-client';
-import { RateLimitStore } from '../../../lambda/store/rate-limit-store';
+import { UsageHistoryStore } from '../../../lambda/store/usage-history-store';
 import { LOCAL_TABLE_NAMES } from '../../../local/local-tables';
 import { startTestStore, type TestStore } from '../../support/embedded-store';
 import { fakeClock } from '../../support/fake-clock';
@@ -23,7 +23,7 @@ const FREE = PLANS.free.limits;
 const HOUR_MS = 3_600_000;
 
 let store: TestStore;
-let counters: RateLimitStore;
+let counters: UsageHistoryStore;
 const sent: string[] = [];
 let serial = 0;
 const nextProject = () => `usage-count-${++serial}`;
@@ -38,7 +38,7 @@ beforeAll(async () => {
     },
     { step: 'initialize' },
   );
-  counters = new RateLimitStore(recording, LOCAL_TABLE_NAMES.rateLimits);
+  counters = new UsageHistoryStore(recording, LOCAL_TABLE_NAMES.rateLimits);
 });
 afterAll(() => store.close());
 

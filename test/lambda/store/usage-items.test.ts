@@ -2,7 +2,7 @@ import { PutCommand } from '@aws-sdk/lib-dynamodb';
 import { PLANS } from '../../../lambda/core/plans';
 import { usageHistory } from '../../../lambda/core/usage-history';
 import { createDocumentClient } from '../../../lambda/store/dynamodb-client';
-import { RateLimitStore } from '../../../lambda/store/rate-limit-store';
+import { UsageHistoryStore } from '../../../lambda/store/usage-history-store';
 import { LOCAL_TABLE_NAMES } from '../../../local/local-tables';
 import { startTestStore, type TestStore } from '../../support/embedded-store';
 
@@ -16,7 +16,7 @@ const TABLE = LOCAL_TABLE_NAMES.rateLimits;
 const OPERATIONS = ['listPets', 'createPet', 'getPet', 'getOpenApi', 'catchAll'];
 
 let store: TestStore;
-let counters: RateLimitStore;
+let counters: UsageHistoryStore;
 const sent: string[] = [];
 
 beforeAll(async () => {
@@ -29,7 +29,7 @@ beforeAll(async () => {
     },
     { step: 'initialize' },
   );
-  counters = new RateLimitStore(recording, TABLE);
+  counters = new UsageHistoryStore(recording, TABLE);
 });
 afterAll(() => store.close());
 beforeEach(() => {
