@@ -184,6 +184,8 @@ describeInBrowser('the console feedback browser tests')(
 
       await dialog.getByRole('button', { name: 'Cancel' }).click();
       await dialog.waitFor({ state: 'detached' });
+      // The page gives the focus back after the dialog has gone: wait for that event, then read it.
+      await page.locator(`#menu-toggle-${idOf(SHOP)}:focus`).waitFor();
       expect(await steps.focused()).toMatchObject({ id: `menu-toggle-${idOf(SHOP)}` });
       expect(await page.locator(`li[data-domain]`).count()).toBe(3);
     }, 60_000);
