@@ -102,7 +102,9 @@ describeInBrowser('the API docs page test')('npm run docs', () => {
       // renders the panels later than the sidebar's links: wait for each, never for a time). The
       // bound is the test's own: Redoc renders the panels after the sidebar, and on a machine
       // running two test files at once that once took more than 20 s.
+      // Redoc draws a panel when it is scrolled to: its sidebar link takes the page there.
       for (const operation of Object.values(openapi.paths).flatMap((item) => Object.values(item))) {
+        await page.locator(`a[href$="/${operation.operationId.toLowerCase()}"]`).first().click();
         await page
           .getByText(operation.summary, { exact: true })
           .first()
