@@ -20,6 +20,10 @@ import { REDOCLY_ENV } from './redocly-env';
 const ROOT = path.join(__dirname, '..', '..');
 const SCREENSHOTS = path.join(ROOT, 'test-output', 'screenshots');
 const CODES = Object.keys(ERROR_CATALOGUE);
+/** Every operation in the document, each with the tag the page files it under. */
+const OPERATIONS = Object.values(openapi.paths).flatMap((item) =>
+  Object.values(item as Record<string, { operationId: string; summary: string; tags: string[] }>),
+);
 
 /** The few DOM types the page functions below use (the project compiles without the DOM library). */
 interface DomNode {
@@ -92,36 +96,22 @@ describeInBrowser('the API docs page test')('npm run docs', () => {
       expect(introCodes.filter(([, boxes]) => boxes !== 1)).toEqual([]);
       const backticks = await literalBackticks(page);
 
-      // The sidebar lists each tag's operations once the tag is opened.
-      for (const tag of openapi.tags) await page.getByText(tag.name, { exact: true }).first().click();
-      for (const route of ROUTES) {
-        const link = page.locator(`a[href$="/${route.operationId.toLowerCase()}"]`).first();
-        await link.waitFor({ state: 'attached', timeout: 10_000 });
-      }
-      // Every operation's summary is on the page once the page has rendered it (a busy machine
-      // renders the panels later than the sidebar's links: wait for each, never for a time). The
-      // bound is the test's own: Redoc renders the panels after the sidebar, and on a machine
-      // running two test files at once that once took more than 20 s.
-      // Redoc draws a panel when it is scrolled to: its sidebar link takes the page there.
-      for (const operation of Object.values(openapi.paths).flatMap((item) => Object.values(item))) {
-        await page.locator(`a[href$="/${operation.operationId.toLowerCase()}"]`).first().click();
-        await page
-          .getByText(operation.summary, { exact: true })
-          .first()
-          .waitFor({ state: 'attached', timeout: 120_000 });
-      }
-      const text = await page.locator('body').textContent();
-      for (const operation of Object.values(openapi.paths).flatMap((item) => Object.values(item))) {
-        expect(text).toContain(operation.summary);
-      }
-
-      // Each operation with each of its responses open: codes whole, no literal backticks.
-      for (const route of ROUTES) {
-        const link = page.locator(`a[href$="/${route.operationId.toLowerCase()}"]`).first();
-        const section = page.locator(
-          `[id="${((await link.getAttribute('href')) ?? '').replace(/^#\/?/, '')}"]`,
-        );
-        await link.click();
+      // Each operation, reached by its address: the page routes on the hash, so what the test
+      // finds does not depend on which sidebar groups an earlier click or scroll left open. The
+      // sidebar link to it, its summary, then each of its responses open: codes whole, no
+      // literal backticks. Waits are for elements, never for a time; the bound is the test's own
+      // (on a machine running two test files at once a panel once took more than 20 s).
+      expect(OPERATIONS.map((operation) => operation.operationId)).toEqual(
+        expect.arrayContaining(ROUTES.map((route) => route.operationId)),
+      );
+      for (const operation of OPERATIONS) {
+        const id = `${operation.tags[0]}/${operation.operationId.toLowerCase()}`;
+        await page.evaluate((hash) => {
+          (globalThis as unknown as { location: { hash: string } }).location.hash = hash;
+        }, `#/${id}`);
+        const section = page.locator(`[id="${id}"]`);
+        await section.getByText(operation.summary).first().waitFor({ timeout: 60_000 });
+        await page.locator(`a[href="#/${id}"]`).first().waitFor({ state: 'attached', timeout: 10_000 });
         // The middle panel's statuses; the right panel follows them with its sample.
         const tabs = section.getByRole('tablist', { name: 'Response status' }).getByRole('tab');
         await tabs.first().waitFor({ timeout: 10_000 });
@@ -130,7 +120,7 @@ describeInBrowser('the API docs page test')('npm run docs', () => {
           expect((await codeElements(page, CODES)).filter(([, boxes]) => boxes !== 1)).toEqual([]);
           backticks.push(...(await literalBackticks(page)));
         }
-        if (route.operationId === 'createPet') {
+        if (operation.operationId === 'createPet') {
           await section.getByRole('heading', { name: 'Responses' }).first().scrollIntoViewIfNeeded();
           await page.screenshot({ path: path.join(SCREENSHOTS, 'api-page-createPet.png') });
         }

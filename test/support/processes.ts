@@ -106,8 +106,9 @@ const LOCAL_MODE_READY = /^Try: curl .*\n/m;
 /**
  * `npm start` on free ports with its data in `dataDir` and its own embedded store; resolves
  * once it has printed all its start-up lines. `env` adds or overrides variables. The sandbox
- * DNS and the local edge are on free ports too: jest runs test files side by side, and two
- * local modes on the default ports (3053, 3443, 3080) would refuse each other.
+ * DNS, the local edge and the local OpenID provider are on free ports too: jest runs test
+ * files side by side, and two local modes on the default ports (3053, 3443, 3080, 3900)
+ * would refuse each other.
  */
 export async function startLocalMode(dataDir: string, env: Record<string, string> = {}) {
   const started = await startTs(
@@ -118,6 +119,7 @@ export async function startLocalMode(dataDir: string, env: Record<string, string
       SANDBOX_DNS_PORT: '0',
       EDGE_HTTPS_PORT: '0',
       EDGE_HTTP_PORT: '0',
+      OIDC_PORT: '0',
       DATA_DIR: dataDir,
       DYNAMODB_ENDPOINT: '',
       ...env,
