@@ -41,10 +41,14 @@ export const LOCAL_PLATFORM_DOMAIN = 'localhost';
  * MAX_BODY_BYTES of body; a longer one is refused at once). Node answers a late one itself, with
  * a bare `408 Request Timeout` and no body, as it does a bare 400 for invalid HTTP; it checks once
  * a second. Node's defaults (60 s, 5 min, every 30 s) let a slow sender hold a connection for minutes.
+ * An idle connection is kept longer than clients keep theirs (undici, Node's fetch: 4 s), so a
+ * client never reuses one the server is closing at that moment: with Node's 5 s a busy machine's
+ * 500 reads after 500 creates met ECONNRESET.
  */
 const SERVER_TIMEOUTS = {
   headersTimeout: 10_000,
   requestTimeout: 30_000,
+  keepAliveTimeout: 65_000,
   connectionsCheckingInterval: 1_000,
 };
 
