@@ -124,6 +124,7 @@ export function composeConsole(
           signIn: consoleSignIn({
             ...settings.signIn,
             limiter: stack.limiter,
+            ...(stack.originSecrets ? { originSecrets: stack.originSecrets } : {}),
             clock: ports.clock,
             startPersonSession: personSessionStarter(stack.sessions),
           }),

@@ -8,6 +8,8 @@ import type { ApiLambdaHandler } from '../../../lambda/middleware/api-handler';
 import { MemberRepository } from '../../../lambda/store/member-repository';
 import { ProjectRepository } from '../../../lambda/store/project-repository';
 import { issueConsoleToken, newUsageId } from '../../../lambda/core/project';
+import { ANONYMOUS_LIMITS } from '../../../lambda/core/plans';
+import { ORIGIN_SECRET_HEADER, VIEWER_ADDRESS_HEADER } from '../../../lambda/core/edge-request';
 import { RUNTIME_ENV } from '../../../lambda/shared/runtime-env';
 import { DEV_OWNER, DEV_VIEWER } from '../../../local/dev-people';
 import { LOCAL_TABLE_NAMES } from '../../../local/local-tables';
@@ -34,6 +36,11 @@ const CALLBACK_URL = `${CONSOLE_ORIGIN}${SIGN_IN_CALLBACK_PATH}`;
 const CLIENT_ID = 'console-app-client';
 const SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:console-oidc-client-AbCdEf';
 const clientSecret = newClientSecret();
+/** The edge's origin secret, which the console's distribution sends (doc/deploying.md). */
+const ORIGIN_SECRET_ARN = 'arn:aws:secretsmanager:eu-west-1:123456789012:secret:edge-origin-AbCdEf';
+const ORIGIN_SECRET = 'origin-secret-value-0123456789';
+/** The service clock in the handler's registry: fixed, a minute into a UTC day, so no test crosses a rate window. */
+const SERVICE_NOW_MS = Date.parse('2031-03-04T05:06:00.000Z');
 
 let store: TestStore;
 let provider: LocalOidcProvider;
@@ -56,6 +63,7 @@ const CONSOLE_ENV = {
   [RUNTIME_ENV.edgeConnectionGroupId]: 'cg_2wjDZMmOKVKmvYm3EzWbGHPwHpd',
   [RUNTIME_ENV.oidcClientId]: CLIENT_ID,
   [RUNTIME_ENV.oidcClientSecretArn]: SECRET_ARN,
+  [RUNTIME_ENV.edgeOriginSecretArn]: ORIGIN_SECRET_ARN,
 };
 const saved = Object.fromEntries(
   [...Object.keys(CONSOLE_ENV), RUNTIME_ENV.oidcIssuer].map((name) => [name, process.env[name]]),
@@ -94,9 +102,28 @@ beforeAll(async () => {
   [handler] = loadHandlers<ApiLambdaHandler>(['console'], store.store.endpoint, () => {
     sdk = require('@aws-sdk/client-secrets-manager') as typeof SecretsManagerSdk;
     secrets = mockClient(sdk.SecretsManagerClient);
+    const { setClock } =
+      require('../../../lambda/shared/clock') as typeof import('../../../lambda/shared/clock');
+    setClock(() => SERVICE_NOW_MS);
     secrets
       .on(sdk.GetSecretValueCommand, { SecretId: SECRET_ARN })
       .resolves({ ARN: SECRET_ARN, Name: 'console-oidc-client', SecretString: clientSecret });
+    secrets
+      .on(sdk.GetSecretValueCommand, { SecretId: ORIGIN_SECRET_ARN, VersionStage: 'AWSCURRENT' })
+      .resolves({
+        ARN: ORIGIN_SECRET_ARN,
+        Name: 'OriginSecret',
+        SecretString: ORIGIN_SECRET,
+        VersionStages: ['AWSCURRENT'],
+      });
+    secrets
+      .on(sdk.GetSecretValueCommand, { SecretId: ORIGIN_SECRET_ARN, VersionStage: 'AWSPREVIOUS' })
+      .rejects(
+        new sdk.ResourceNotFoundException({
+          message: "Secrets Manager can't find the specified secret value for staging label: AWSPREVIOUS",
+          $metadata: {},
+        }),
+      );
   }) as [ApiLambdaHandler];
 });
 
@@ -109,8 +136,11 @@ afterAll(async () => {
   await Promise.all([provider?.close(), store?.close()]);
 });
 
-/** A browser's navigation to the console's API, through the console's distribution. */
-function navigate(path: string, cookie?: string): Promise<APIGatewayProxyResult> {
+/**
+ * A browser's navigation to the console's API; `viewer`: through the console's distribution,
+ * which names the viewer's address and proves itself with the origin secret.
+ */
+function navigate(path: string, cookie?: string, viewer?: string): Promise<APIGatewayProxyResult> {
   const url = new URL(path, CONSOLE_ORIGIN);
   const query = Object.fromEntries(url.searchParams);
   const event = proxyEvent({
@@ -118,7 +148,13 @@ function navigate(path: string, cookie?: string): Promise<APIGatewayProxyResult>
     path: url.pathname,
     resource: '/console/api/{proxy+}',
     principal: null,
-    headers: { Host: CONSOLE_API_HOST, ...(cookie ? { Cookie: cookie } : {}) },
+    headers: {
+      Host: CONSOLE_API_HOST,
+      ...(cookie ? { Cookie: cookie } : {}),
+      ...(viewer
+        ? { [ORIGIN_SECRET_HEADER]: ORIGIN_SECRET, [VIEWER_ADDRESS_HEADER]: `${viewer}:52100` }
+        : {}),
+    },
     queryStringParameters: Object.keys(query).length > 0 ? query : null,
   });
   // API Gateway names the custom domain the request came through.
@@ -181,4 +217,19 @@ test('refuses a person of no project, and a tampered state, clearing the sign-in
   expect(cookiesOf(tampered)[0] ?? tampered.headers?.['Set-Cookie']).toMatch(
     new RegExp(`^${SIGN_IN_COOKIE_NAME}=; .*Max-Age=0`),
   );
+});
+
+test("through the console's distribution, starts are counted per viewer, not per edge address", async () => {
+  const start = (viewer: string) => navigate(`${SIGN_IN_START_PATH}?returnTo=/console/`, undefined, viewer);
+  let admitted = 0;
+  while ((await start('198.51.100.7')).statusCode === 302 && admitted <= ANONYMOUS_LIMITS.perMinute)
+    admitted += 1;
+  expect(admitted).toBe(ANONYMOUS_LIMITS.perMinute);
+  const refused = await start('198.51.100.7');
+  expect({ status: refused.statusCode, code: JSON.parse(refused.body).code }).toEqual({
+    status: 429,
+    code: 'rate_limited',
+  });
+  // Another viewer through the same edge address starts as usual.
+  expect((await start('198.51.100.8')).statusCode).toBe(302);
 });
