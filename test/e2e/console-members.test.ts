@@ -309,6 +309,8 @@ describe("members of one project against another's resources", () => {
       status: absentKey.status,
       code: absentKey.body.code,
     });
+    // A member id that names no person at all is not found either.
+    expectError(await as(intruder, 'DELETE', '/members/not%20an%20id'), 404, 'member_not_found');
     const nobody = await as(intruder, 'DELETE', `/members/${memberId(newPerson('nobody'))}`);
     const theirMember = await as(intruder, 'DELETE', `/members/${memberId(globex.team.admin.person)}`);
     expect({ status: theirMember.status, code: theirMember.body.code }).toEqual({

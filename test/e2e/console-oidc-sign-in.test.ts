@@ -100,8 +100,9 @@ function signInCookieOf(answer: Answer): string | undefined {
 async function returnFromProvider(
   person: DevPerson = DEV_OWNER,
   alter: (authorization: URL) => void = () => {},
+  startPath = `${SIGN_IN_START_PATH}?returnTo=/console/keys`,
 ) {
-  const started = await visit(`${SIGN_IN_START_PATH}?returnTo=/console/keys`);
+  const started = await visit(startPath);
   const cookie = signInCookieOf(started) ?? '';
   const authorization = new URL(started.location ?? '');
   alter(authorization);
@@ -150,6 +151,8 @@ test('a start at the loopback address moves to localhost first, where the provid
   expect(started.status).toBe(302);
   expect(started.location).toBe(`http://localhost:${api.port}${SIGN_IN_START_PATH}?returnTo=%2Fconsole%2F`);
   expect(started.cookies).toEqual([]);
+  const bare = await visit(SIGN_IN_START_PATH, { host: `127.0.0.1:${api.port}` });
+  expect(bare.location).toBe(`http://localhost:${api.port}${SIGN_IN_START_PATH}`);
 });
 
 test('a return without a started sign-in, or with an altered cookie, is refused', async () => {
@@ -212,6 +215,17 @@ describe('a person who is a member', () => {
     const answer = await t.call('/session', { cookie: session ?? '' });
     expect(answer.status).toBe(200);
     expect(answer.body).toMatchObject({ project, role: 'owner', person: { email: DEV_OWNER.email } });
+  });
+
+  test('a start without a return path, or at a trailing slash, returns to the console page', async () => {
+    for (const path of [SIGN_IN_START_PATH, `${SIGN_IN_START_PATH}/`]) {
+      const { callback, cookie } = await returnFromProvider(DEV_OWNER, () => {}, path);
+      const returned = await visit(`${callback.pathname}${callback.search}`, { cookie });
+      expect({ status: returned.status, location: returned.location }).toEqual({
+        status: 303,
+        location: '/console/',
+      });
+    }
   });
 
   test('a replayed return (the same code, the same cookie) is refused', async () => {
