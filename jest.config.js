@@ -3,8 +3,9 @@
  * set, rounded down (doc/testing.md). A change that leaves code untested fails the coverage run.
  * Lowered on 2026-11-26 where issue 26's code came in with branches untested (the console
  * handler with OIDC_ISSUER set, 1 of 3; console-sign-in.ts 37/43, console-members.ts 38/45):
- * composition 94→93, handlers 87→77, operations 98/93→97/91, while the whole suite rose (lines
- * 96.59→96.69%, branches 89.00→89.55%). Tests for those branches bring them back.
+ * composition 94→93, handlers 87→77, operations 98/93→97/91; raised back the same day by their
+ * tests (the handler 4/4 with the origin secret, console-sign-in.ts 50/51, console-members.ts
+ * 45/47 branches, every line).
  */
 // prettier-ignore
 const COVERAGE_FLOORS = [
@@ -12,11 +13,11 @@ const COVERAGE_FLOORS = [
   ['./console/',               100,    90],
   ['./client/src/',             96,    95],
   ['./lambda/api/',             99,    92],
-  ['./lambda/composition/',     99,    93],
+  ['./lambda/composition/',     99,    94],
   ['./lambda/core/',            98,    93],
-  ['./lambda/handlers/',       100,    77],
+  ['./lambda/handlers/',       100,    87],
   ['./lambda/middleware/',      98,    91],
-  ['./lambda/operations/',      97,    91],
+  ['./lambda/operations/',      98,    93],
   ['./lambda/shared/',          97,    92],
   ['./lambda/store/',           98,    90],
   ['./lib/',                    99,    96],

@@ -12,6 +12,7 @@ import {
 } from '../local/local-tables';
 import { ApiKeyRepository } from '../lambda/store/api-key-repository';
 import { CustomDomainRepository } from '../lambda/store/custom-domain-repository';
+import { MemberRepository } from '../lambda/store/member-repository';
 import { PetRepository } from '../lambda/store/pet-repository';
 import { ProjectRepository } from '../lambda/store/project-repository';
 import type { ToolConnection } from './connection';
@@ -121,6 +122,7 @@ export const TOOL_TABLES = {
   projects: { variable: 'PROJECTS_TABLE_NAME', what: 'Projects table' },
   pets: { variable: 'PETS_TABLE_NAME', what: 'Pets table' },
   customDomains: { variable: 'CUSTOM_DOMAINS_TABLE_NAME', what: 'Custom domains table' },
+  projectMembers: { variable: 'PROJECT_MEMBERS_TABLE_NAME', what: 'Members table' },
 } as const satisfies Partial<Record<keyof typeof LOCAL_TABLE_NAMES, { variable: string; what: string }>>;
 
 export type ToolTable = keyof typeof TOOL_TABLES;
@@ -161,7 +163,7 @@ export function localProjectAddress(project: string, env: NodeJS.ProcessEnv = pr
 
 /**
  * Connects the keys and projects tools to the local store at `endpoint` (by default where
- * npm start runs it): its keys, projects, pets and custom domains tables.
+ * npm start runs it): its keys, projects, pets, custom domains and members tables.
  */
 export async function connectLocal(
   endpoint: string = toolStoreEndpoint(),
@@ -176,11 +178,13 @@ export async function connectLocal(
     })),
   );
   const customDomains = new CustomDomainRepository(documents, names.customDomains);
+  const members = new MemberRepository(documents, names.projectMembers);
   return {
     keys: new ApiKeyRepository(documents, names.apiKeys),
     projects: new ProjectRepository(documents, names.projects),
     pets: new PetRepository(documents, names.pets),
     domainsOf: (project) => customDomains.countByProject(project),
+    removeMembersOf: (project) => members.deleteAllOf(project),
     addressOf: (project) => localProjectAddress(project, env),
     close: () => documents.destroy(),
   };

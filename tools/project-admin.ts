@@ -43,6 +43,9 @@ export interface ProjectGateway {
 /** Counts a project's custom domains (the domains tool's state). */
 export type DomainCount = (project: string) => Promise<number>;
 
+/** Removes every member of a project (the members table); the number removed. */
+export type MemberRemoval = (project: string) => Promise<number>;
+
 export interface ProjectAdminOptions {
   readonly projects: ProjectRepository;
   readonly keys: ApiKeyRepository;
@@ -50,6 +53,8 @@ export interface ProjectAdminOptions {
   readonly gateway?: ProjectGateway;
   /** @default no project has domains */
   readonly domainsOf?: DomainCount;
+  /** @default no project has members */
+  readonly removeMembersOf?: MemberRemoval;
   /**
    * Resolves once no authorizer can still hand out a usage identifier replaced just now
    * (their cache time). Only a plan change on a deployed stage waits.
@@ -75,7 +80,9 @@ export interface PlanChange {
 
 export interface DeletedProject {
   readonly name: string;
-  /** Set when the project's gateway key is left behind: what happened and how to finish. */
+  /** Its members removed with it. */
+  readonly members: number;
+  /** Set when the project's gateway key or members are left behind: what happened and how to finish. */
   readonly incomplete?: string;
 }
 
@@ -112,6 +119,7 @@ export class ProjectAdmin {
   private readonly keys: ApiKeyRepository;
   private readonly gateway: ProjectGateway | undefined;
   private readonly domainsOf: DomainCount;
+  private readonly removeMembersOf: MemberRemoval;
   private readonly waitForKeyCaches: () => Promise<void>;
   private readonly clock: () => Date;
 
@@ -120,6 +128,7 @@ export class ProjectAdmin {
     this.keys = options.keys;
     this.gateway = options.gateway;
     this.domainsOf = options.domainsOf ?? (async () => 0);
+    this.removeMembersOf = options.removeMembersOf ?? (async () => 0);
     this.waitForKeyCaches = options.waitForKeyCaches ?? (async () => undefined);
     this.clock = options.clock ?? (() => new Date());
   }
@@ -156,6 +165,9 @@ export class ProjectAdmin {
         `Project name ${name} belonged to a deleted project whose keys and pets remain under it: choose another name.`,
       );
     }
+    // Members a deleted project of this name left (a removal that failed, or a member added
+    // while it was deleted) would be members of the new one: none may be.
+    await this.removeMembersOf(name);
     const { token, hash } = issueConsoleToken(name);
     const now = this.clock().toISOString();
     const record: ProjectRecord = {
@@ -275,7 +287,11 @@ export class ProjectAdmin {
     return token;
   }
 
-  /** Deletes a project that has no active keys and no custom domains (its pets stay, unreachable). */
+  /**
+   * Deletes a project that has no active keys and no custom domains, and its members. Its pets
+   * and revoked keys stay (unreachable: its name cannot be taken again), as do its usage
+   * counters and idempotency records until they expire; its sessions end at their next request.
+   */
   async delete(name: string): Promise<DeletedProject> {
     const project = await this.existing(name);
     const active = (await this.keys.listByProject(name)).filter((key) => !key.revokedAt);
@@ -298,19 +314,29 @@ export class ProjectAdmin {
       throw new Refusal(`Project ${name} was not deleted: it still has ${blockers.join('; and ')}.`);
     }
     if (!(await this.projects.delete(name))) throw this.noSuchProject(name);
-    const { gateway } = this;
-    if (!gateway) return { name };
+    // After the record: from then on no member can be added (the member rules need the project).
+    let members = 0;
+    const left: string[] = [];
     try {
-      await gateway.deleteKey(name, project.usageId);
-      return { name };
+      members = await this.removeMembersOf(name);
     } catch (error) {
-      return {
-        name,
-        incomplete:
-          `Project ${name} is deleted, but its gateway key could not be deleted from ${gateway.description} ` +
-          `(${reason(error)}): delete the key valued ${project.usageId} there.`,
-      };
+      left.push(
+        `its members could not be removed (${reason(error)}): they reach nothing while no project is named ${name}, and creating one removes them`,
+      );
     }
+    const { gateway } = this;
+    if (gateway) {
+      try {
+        await gateway.deleteKey(name, project.usageId);
+      } catch (error) {
+        left.push(
+          `its gateway key could not be deleted from ${gateway.description} (${reason(error)}): delete the key valued ${project.usageId} there`,
+        );
+      }
+    }
+    return left.length === 0
+      ? { name, members }
+      : { name, members, incomplete: `Project ${name} is deleted, but ${left.join('; and ')}.` };
   }
 
   private async existing(name: string): Promise<ProjectRecord> {

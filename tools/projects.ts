@@ -67,7 +67,7 @@ const OPTIONS = {
 } as const;
 
 /** The tables the projects tool reads in local mode. */
-const TABLES: readonly ToolTable[] = ['projects', 'apiKeys', 'pets', 'customDomains'];
+const TABLES: readonly ToolTable[] = ['projects', 'apiKeys', 'pets', 'customDomains', 'projectMembers'];
 
 /** The projects tool, declared once: usage, parsing and checks come from it. */
 export const PROJECTS_TOOL: ToolSpec<typeof OPTIONS & typeof USAGE_OPTIONS> = {
@@ -115,7 +115,7 @@ export const PROJECTS_TOOL: ToolSpec<typeof OPTIONS & typeof USAGE_OPTIONS> = {
       operands: ['name'],
       options: ['yes'],
       required: ['yes'],
-      summary: 'Delete a project that has no active keys and no custom domains.',
+      summary: 'Delete a project that has no active keys and no custom domains, and its members.',
     },
     {
       name: 'rotate-console-token',
@@ -324,9 +324,10 @@ export async function runProjectsCommand(argv: readonly string[], io: ProjectsCo
     }
     case 'delete':
       run = async (admin) => {
-        const { incomplete } = await admin.delete(name);
+        const { incomplete, members } = await admin.delete(name);
         if (incomplete) throw new Error(incomplete);
         io.out(`Deleted project ${name}.`);
+        if (members > 0) io.out(`Removed its ${members === 1 ? 'member' : `${members} members`}.`);
       };
       break;
     case 'rotate-console-token':

@@ -5,6 +5,7 @@ import { ENVIRONMENT_NAMES, type EnvironmentName, environmentConfigs } from '../
 import { STACK_OUTPUTS, type StackOutputName } from '../lib/animal-store-stack';
 import { ApiKeyRepository } from '../lambda/store/api-key-repository';
 import { CustomDomainRepository } from '../lambda/store/custom-domain-repository';
+import { MemberRepository } from '../lambda/store/member-repository';
 import { createDocumentClient } from '../lambda/store/dynamodb-client';
 import { PetRepository } from '../lambda/store/pet-repository';
 import { ProjectRepository } from '../lambda/store/project-repository';
@@ -203,6 +204,11 @@ export async function connectStage(
     // The output is read when domains are counted, so the keys tool does not depend on it.
     domainsOf: async (project) =>
       new CustomDomainRepository(documents, output(STACK_OUTPUTS.customDomainsTable)).countByProject(project),
+    // A stack from before members (no such output) has no members to remove.
+    removeMembersOf: async (project) => {
+      const membersTable = outputs.get(STACK_OUTPUTS.projectMembersTable);
+      return membersTable ? new MemberRepository(documents, membersTable).deleteAllOf(project) : 0;
+    },
     waitForKeyCaches:
       options.waitForKeyCaches ?? (() => new Promise((resolve) => setTimeout(resolve, cacheMs))),
     // Without a platform domain, the execute-api base URL serves every project (the key names it).

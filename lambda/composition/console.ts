@@ -85,17 +85,17 @@ export function memberRolesOf(
   return new MemberRoles(ports.members, ports.sessionClock ?? ports.clock);
 }
 
-/** The member rules over the members table and the projects' owner counts. */
+/** The member rules over the members table and the projects' owner counts; a change forgets its cached role. */
 export function composeMembers(
   ports: Pick<ServicePorts, 'members' | 'projects' | 'clock'>,
-  roles?: MemberRoles,
+  roles: MemberRoles,
 ): Members {
   return new Members({
     store: ports.members,
     owners: ports.projects,
     projects: ports.projects,
     clock: ports.clock,
-    ...(roles ? { roles } : {}),
+    roles,
   });
 }
 
@@ -124,6 +124,7 @@ export function composeConsole(
           signIn: consoleSignIn({
             ...settings.signIn,
             limiter: stack.limiter,
+            ...(stack.originSecrets ? { originSecrets: stack.originSecrets } : {}),
             clock: ports.clock,
             startPersonSession: personSessionStarter(stack.sessions),
           }),

@@ -87,7 +87,7 @@ const VIEWER = Symbol('viewer address');
 type Accessed = APIGatewayProxyEvent & { [ACCESS]?: ConsoleAccess; [VIEWER]?: string };
 
 /** The viewer's address, when the request proves it came through the edge; else undefined. */
-async function edgeViewerOf(
+export async function edgeViewerOf(
   event: APIGatewayProxyEvent,
   originSecrets: ConsoleStackDependencies['originSecrets'],
 ): Promise<string | undefined> {

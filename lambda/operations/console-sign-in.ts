@@ -26,8 +26,9 @@ import {
 } from '../core/pending-sign-in';
 import type { RateLimiter } from '../core/rate-limiter';
 import type { ApiLambdaHandler } from '../middleware/api-handler';
+import { type ConsoleStackDependencies, edgeViewerOf } from '../middleware/console-handler';
 import { errorResponses } from '../middleware/error-responses';
-import { rateLimit } from '../middleware/rate-limit';
+import { anonymousCallerAt, callerOf, rateLimit } from '../middleware/rate-limit';
 import { type LoggedOperation, requestLog } from '../middleware/request-log';
 import { log } from '../shared/observability';
 
@@ -58,9 +59,17 @@ export interface ConsoleSignInDependencies {
   /** Starts the person's console session: the `Set-Cookie` values of its answer. */
   readonly startPersonSession: (person: Person) => Promise<readonly string[]>;
   readonly limiter: RateLimiter;
+  /**
+   * The edge's origin secret values, where the console's distribution fronts the function: a
+   * request carrying one is counted by its viewer, not by the CloudFront address many share.
+   */
+  readonly originSecrets?: ConsoleStackDependencies['originSecrets'];
   /** Epoch milliseconds. */
   readonly clock: () => number;
 }
+
+const VIEWER = Symbol('viewer address');
+type Viewed = APIGatewayProxyEvent & { [VIEWER]?: string };
 
 function redirect(
   status: 302 | 303,
@@ -97,7 +106,7 @@ function refusal(error: unknown): unknown {
 /** One stack per path: log, count per client IP before running, answer errors as the Error body. */
 function signInStack(
   name: LoggedOperation,
-  limiter: RateLimiter,
+  { limiter, originSecrets }: Pick<ConsoleSignInDependencies, 'limiter' | 'originSecrets'>,
   handle: (event: APIGatewayProxyEvent) => Promise<APIGatewayProxyResult>,
 ): ApiLambdaHandler {
   const noStore = async (request: middy.Request<APIGatewayProxyEvent, APIGatewayProxyResult>) => {
@@ -108,7 +117,20 @@ function signInStack(
     .use(injectLambdaContext(log(), { resetKeys: true, logEvent: false }))
     .use(requestLog(name, () => ({ plan: 'anonymous' })))
     .use({ after: noStore, onError: noStore })
-    .use(rateLimit(limiter, { countBeforeHandler: true }))
+    .use({
+      before: async (request) => {
+        (request.event as Viewed)[VIEWER] = await edgeViewerOf(request.event, originSecrets);
+      },
+    })
+    .use(
+      rateLimit(limiter, {
+        countBeforeHandler: true,
+        identify: (event) => {
+          const viewer = (event as Viewed)[VIEWER];
+          return viewer === undefined ? callerOf(event) : anonymousCallerAt(viewer);
+        },
+      }),
+    )
     .use(errorResponses())
     .handler(async (event) => {
       if (event.httpMethod !== 'GET') {
@@ -132,10 +154,10 @@ function signInStack(
 export function consoleSignIn(
   dependencies: ConsoleSignInDependencies,
 ): (path: string) => ApiLambdaHandler | undefined {
-  const { identity, pendingKey, callbackUrl, startPersonSession, limiter, clock } = dependencies;
+  const { identity, pendingKey, callbackUrl, startPersonSession, clock } = dependencies;
   const movedHosts = dependencies.movedHosts ?? [];
   const callback = new URL(callbackUrl);
-  const start = signInStack('signInStart', limiter, async (event) => {
+  const start = signInStack('signInStart', dependencies, async (event) => {
     const query = readQuery(event, [RETURN_TO_PARAMETER]);
     // The cookie must be set at the host the provider returns to (localhost, not 127.0.0.1).
     const host = event.requestContext?.domainName ?? headerValue(event.headers, 'host');
@@ -147,7 +169,7 @@ export function consoleSignIn(
     const sealed = sealPendingSignIn(pending, await pendingKey(), clock());
     return redirect(302, url, [signInCookie(sealed, PENDING_SIGN_IN_TTL_MS / 1000)]);
   });
-  const finish = signInStack('signInCallback', limiter, async (event) => {
+  const finish = signInStack('signInCallback', dependencies, async (event) => {
     const query = readQuery(event, CALLBACK_PARAMETERS);
     const [sealed, ...others] = cookieValues(headerValues(event, 'cookie'), SIGN_IN_COOKIE_NAME);
     const pending =

@@ -24,7 +24,8 @@ function recordOf(item: Record<string, unknown>): MemberRecord {
 /**
  * The only code that knows how members are stored: one item per project and person, read by
  * key (the role of each request, consistently), by project (a Query of the partition) and by
- * person (a Query of the person index). Every change is conditional on the member's role.
+ * person (a Query of the person index). Every change is conditional on the member's role, but
+ * the removal of a deleted project's members.
  */
 export class MemberRepository implements MemberStore {
   constructor(
@@ -92,6 +93,22 @@ export class MemberRepository implements MemberStore {
         }),
       ),
     );
+  }
+
+  /**
+   * Removes every member of a project, whatever their role: the platform's, once the project is
+   * deleted (no member rule applies to a project that is gone). The number removed.
+   */
+  async deleteAllOf(project: string): Promise<number> {
+    const members = await this.listOf(project);
+    for (const member of members) {
+      await storeCall(() =>
+        this.client.send(
+          new DeleteCommand({ TableName: this.tableName, Key: { project, person: personKey(member) } }),
+        ),
+      );
+    }
+    return members.length;
   }
 
   async delete(project: string, person: PersonRef, from: Role): Promise<boolean> {

@@ -81,8 +81,11 @@ export function refusalOf(error: unknown): SignInRefusal {
       return 'provider_unavailable';
     }
   }
-  // fetch's own failure (refused connection, timeout): the provider could not be reached.
-  if (error instanceof TypeError || (error instanceof Error && error.name === 'AbortError'))
+  // fetch's own failure (refused connection, timeout): the provider could not be reached. By
+  // name, not class, and as a cause too: fetch's TypeError may come from another realm (a VM
+  // context, as jest's), which openid-client then wraps in its ClientError.
+  const unreachable = ['TypeError', 'AbortError', 'TimeoutError'];
+  if (causes(error).some((cause) => unreachable.includes((cause as { name?: string } | null)?.name ?? '')))
     return 'provider_unavailable';
   return 'token_invalid';
 }

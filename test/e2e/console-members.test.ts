@@ -1,8 +1,9 @@
+import { REMOVE_CONFIRMATION } from '../../lambda/core/custom-domains/custom-domain-record';
 import { CONSOLE_ROUTES, type ConsoleOperationId } from '../../lambda/api/console-routes';
 import type { Person } from '../../lambda/core/identity';
 import { memberId, ROLE_CACHE_MS } from '../../lambda/core/members';
 import { ACTIONS, may, permissionsOf, ROLES, type Role } from '../../lambda/core/permissions';
-import { consolePeople, newPerson } from '../support/console-people';
+import { consolePeople, newPerson, TEST_ISSUER } from '../support/console-people';
 import {
   type ConsoleAnswer,
   type ConsoleTestApi,
@@ -156,6 +157,49 @@ describe('every role against every action of the permission table', () => {
     }
   }
 
+  // Removing another member is the table's manageMembers (the route names no action: anyone may leave).
+  for (const role of ROLES) {
+    const verdict = may(role, 'manageMembers') ? 'may' : 'may not';
+    it(`a ${role} ${verdict} removeMember another member (manageMembers), and may leave`, async () => {
+      const target = newPerson('removed');
+      await people.add(owned.name, target, 'viewer');
+      const answer = await as(owned.team[role].caller, 'DELETE', `/members/${memberId(target)}`);
+      if (may(role, 'manageMembers')) expect(answer.status).toBe(200);
+      else expectError(answer, 403, 'action_not_permitted');
+      expect((await people.store.get(owned.name, target)) === undefined).toBe(may(role, 'manageMembers'));
+      // Leaving takes no right: a member of each role leaves a project of two owners.
+      const project = await teamProject();
+      const leaving = project.team[role];
+      await people.add(project.name, newPerson('second-owner'), 'owner');
+      const left = await as(leaving.caller, 'DELETE', `/members/${memberId(leaving.person)}`);
+      expect(left.status).toBe(200);
+      expect(await people.store.get(project.name, leaving.person)).toBeUndefined();
+    });
+  }
+
+  it('refuses to add a member twice, or a person who is not one (a bad email), in the Error shape', async () => {
+    const { owner } = owned.team;
+    const { subject, email } = newPerson('twice');
+    const first = await as(owner.caller, 'POST', '/members', { subject, email, role: 'viewer' });
+    expect(first.status).toBe(201);
+    expectError(
+      await as(owner.caller, 'POST', '/members', { subject, email, role: 'admin' }),
+      409,
+      'member_exists',
+    );
+    expect((await people.store.get(owned.name, { issuer: TEST_ISSUER, subject }))?.role).toBe('viewer');
+    expectError(
+      await as(owner.caller, 'POST', '/members', {
+        subject: 'no-email',
+        email: 'not an email',
+        role: 'viewer',
+      }),
+      400,
+      'invalid_body',
+    );
+    expect(await people.store.get(owned.name, { issuer: TEST_ISSUER, subject: 'no-email' })).toBeUndefined();
+  });
+
   it('refuses without a trace: a viewer creates no key', async () => {
     const before = await as(owned.team.owner.caller, 'GET', '/keys');
     expectError(
@@ -234,6 +278,67 @@ describe("members of one project against another's resources", () => {
     expect((await t.keys.get(keyId))?.revokedAt).toBeUndefined();
   });
 
+  it("answers for another project's domains, keys and members exactly as for ones that do not exist", async () => {
+    const acme = await teamProject();
+    const globex = await teamProject();
+    const theirs = newDomain();
+    expect((await as(globex.team.owner.caller, 'POST', '/domains', { name: theirs })).status).toBe(201);
+    const { keyId } = await t.issueKey(globex.name);
+    const intruder = acme.team.owner.caller;
+    const nowhere = newDomain();
+    const probes: [string, (name: string) => [string, string, unknown?]][] = [
+      ['verify', (name) => ['POST', `/domains/${name}/verify`]],
+      ['primary', (name) => ['POST', `/domains/${name}/primary`]],
+      ['redirect', (name) => ['POST', `/domains/${name}/redirect`]],
+      ['remove', (name) => ['DELETE', `/domains/${name}?confirm=${REMOVE_CONFIRMATION}`]],
+    ];
+    for (const [, request] of probes) {
+      const [method, path] = request(theirs);
+      const [, absentPath] = request(nowhere);
+      const answer = await as(intruder, method, path);
+      const absent = await as(intruder, method, absentPath);
+      expect({ status: answer.status, code: answer.body.code }).toEqual({
+        status: absent.status,
+        code: absent.body.code,
+      });
+      expect(answer.status).toBe(404);
+    }
+    const absentKey = await as(intruder, 'DELETE', '/keys/aaaaaaaaaaaaaaaa');
+    const theirKey = await as(intruder, 'DELETE', `/keys/${keyId}`);
+    expect({ status: theirKey.status, code: theirKey.body.code }).toEqual({
+      status: absentKey.status,
+      code: absentKey.body.code,
+    });
+    // A member id that names no person at all is not found either.
+    expectError(await as(intruder, 'DELETE', '/members/not%20an%20id'), 404, 'member_not_found');
+    const nobody = await as(intruder, 'DELETE', `/members/${memberId(newPerson('nobody'))}`);
+    const theirMember = await as(intruder, 'DELETE', `/members/${memberId(globex.team.admin.person)}`);
+    expect({ status: theirMember.status, code: theirMember.body.code }).toEqual({
+      status: nobody.status,
+      code: nobody.body.code,
+    });
+    // Lists and usage are the caller's project's alone.
+    const listed = JSON.stringify([
+      (await as(intruder, 'GET', '/domains')).body,
+      (await as(intruder, 'GET', '/keys')).body,
+      (await as(intruder, 'GET', '/members')).body,
+    ]);
+    for (const secret of [theirs, keyId, globex.team.admin.person.subject, globex.name]) {
+      expect(listed).not.toContain(secret);
+    }
+    const usage = await as(intruder, 'GET', '/usage');
+    expect(usage.body).toMatchObject({ project: { name: acme.name } });
+    expect(JSON.stringify(usage.body)).not.toContain(globex.name);
+    const history = await as(intruder, 'GET', '/usage/history');
+    expect(history.status).toBe(200);
+    expect(JSON.stringify(history.body)).not.toContain(globex.name);
+    // Nothing of theirs changed.
+    const theirDomains = await as(globex.team.owner.caller, 'GET', '/domains');
+    expect(JSON.stringify(theirDomains.body)).toContain(theirs);
+    expect((await t.keys.get(keyId))?.revokedAt).toBeUndefined();
+    expect((await people.store.get(globex.name, globex.team.admin.person))?.role).toBe('admin');
+  });
+
   it('switches a member of two projects between them, with the role of each', async () => {
     const acme = await t.createProject('business');
     const globex = await t.createProject('business');
@@ -290,6 +395,35 @@ describe("the last owner's protection", () => {
   });
 });
 
+describe("the last owner's protection, two owners acting on each other at once", () => {
+  it('keeps one owner when two owners remove, or demote, each other at the same moment', async () => {
+    for (const change of ['remove', 'demote'] as const) {
+      for (let round = 0; round < 5; round += 1) {
+        const project = await t.createProject('business');
+        const pair = [newPerson('a'), newPerson('b')];
+        for (const person of pair) await people.add(project.name, person, 'owner');
+        const callers = await Promise.all(pair.map((person) => people.signIn(person, project.name)));
+        const answers = await Promise.all(
+          pair.map((_, index) => {
+            const caller = callers[index] as Caller;
+            const other = memberId(pair[1 - index] as Person);
+            return change === 'remove'
+              ? as(caller, 'DELETE', `/members/${other}`)
+              : as(caller, 'POST', `/members/${other}/role`, { role: 'admin' });
+          }),
+        );
+        // One wins; the other is refused: the last owner, or (once removed) no member at all.
+        const statuses = answers.map((answer) => answer.status).sort();
+        expect(statuses[0]).toBe(200);
+        expect([401, 409]).toContain(statuses[1]);
+        const owners = (await people.store.listOf(project.name)).filter((member) => member.role === 'owner');
+        expect(owners).toHaveLength(1);
+        expect((await t.projects.get(project.name))?.owners).toBe(1);
+      }
+    }
+  });
+});
+
 describe("a removed member's sessions", () => {
   it('end within 30 s of a removal made elsewhere (the members tool), at once when made here', async () => {
     const project = await teamProject();
@@ -304,6 +438,15 @@ describe("a removed member's sessions", () => {
     expect((await as(viewer.caller, 'GET', '/keys')).status).toBe(200);
     expect((await as(owner.caller, 'DELETE', `/members/${memberId(viewer.person)}`)).status).toBe(200);
     expectError(await as(viewer.caller, 'GET', '/keys'), 401, 'membership_ended');
+  });
+
+  it("a role changed elsewhere holds within 30 s: a demoted developer's next create is refused", async () => {
+    const project = await teamProject();
+    const { developer } = project.team;
+    await people.members.setRole(project.name, developer.person, 'viewer', 'platform');
+    t.advance(ROLE_CACHE_MS);
+    expectError(await as(developer.caller, 'POST', '/keys', { name: 'late' }), 403, 'action_not_permitted');
+    expect((await as(developer.caller, 'GET', '/session')).body).toMatchObject({ role: 'viewer' });
   });
 });
 

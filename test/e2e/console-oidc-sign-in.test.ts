@@ -2,7 +2,10 @@ import { request as httpRequest } from 'node:http';
 import { SIGN_IN_COOKIE_NAME } from '../../lambda/api/console-cookies';
 import { SIGN_IN_CALLBACK_PATH, SIGN_IN_START_PATH } from '../../lambda/api/console-routes';
 import type { Person } from '../../lambda/core/identity';
+import { MAX_LIVE_SESSIONS_PER_PROJECT } from '../../lambda/core/console-session';
 import { DEV_OWNER, DEV_VIEWER, type DevPerson } from '../../local/dev-people';
+import { LOCAL_CONSOLE_CLIENT_ID } from '../../local/local-sign-in';
+import { newClientSecret, startLocalOidcProvider } from '../../local/oidc-provider';
 import type { LocalApi } from '../../local/server';
 import { consolePeople } from '../support/console-people';
 import { type ConsoleTestApi, sessionCookieOf, startConsoleTestApi } from '../support/local-console';
@@ -10,7 +13,9 @@ import { signInAtProvider } from '../support/local-oidc';
 
 /**
  * The console's sign-in routes in local mode, over real HTTP, with the real local provider:
- * the start's sealed cookie and redirect, and the callback's refusals.
+ * the start's sealed cookie and redirect, and the callback's refusals: each tamper the issue
+ * names (a tampered state, a replayed code, a wrong nonce, a foreign issuer), refused with no
+ * session, and a provider that cannot be reached.
  */
 
 interface Answer {
@@ -29,6 +34,10 @@ beforeAll(async () => {
   api = t.api;
   people = consolePeople(t);
 });
+
+// Each test in a fresh minute of the limiter, which counts both paths per client address with
+// anonymous calls (20 a minute): the file's sign-ins together would pass that.
+beforeEach(() => t.advance(60_000));
 
 afterAll(async () => {
   people?.close();
@@ -84,11 +93,20 @@ function signInCookieOf(answer: Answer): string | undefined {
   return cookie?.split(';')[0];
 }
 
-/** A started sign-in: its cookie, and the provider's return after the owner signed in. */
-async function returnFromProvider(person: DevPerson = DEV_OWNER) {
-  const started = await visit(`${SIGN_IN_START_PATH}?returnTo=/console/keys`);
+/**
+ * A started sign-in: its cookie, and the provider's return after the owner signed in. `alter`
+ * changes the authorization request on its way to the provider (an attacker's).
+ */
+async function returnFromProvider(
+  person: DevPerson = DEV_OWNER,
+  alter: (authorization: URL) => void = () => {},
+  startPath = `${SIGN_IN_START_PATH}?returnTo=/console/keys`,
+) {
+  const started = await visit(startPath);
   const cookie = signInCookieOf(started) ?? '';
-  const provided = await signInAtProvider(started.location ?? '', person.email, person.password);
+  const authorization = new URL(started.location ?? '');
+  alter(authorization);
+  const provided = await signInAtProvider(authorization.href, person.email, person.password);
   const callback = new URL(provided.callbackUrl ?? '');
   return { cookie, callback };
 }
@@ -98,6 +116,15 @@ function expectError(answer: Answer, status: number, code: string) {
     status,
     body: { code, status, message: expect.any(String) },
   });
+}
+
+/** A refused return: 401 naming the check, the sign-in cookie cleared, and no session. */
+function expectRefused(answer: Answer, check: string) {
+  expectError(answer, 401, 'sign_in_refused');
+  expect(answer.body.message).toContain(`(${check})`);
+  expect(answer.cookies).toEqual([
+    `${SIGN_IN_COOKIE_NAME}=; Path=/; Max-Age=0; HttpOnly; Secure; SameSite=Lax`,
+  ]);
 }
 
 test('the start sends the browser to the provider, keeping the sign-in in a sealed, HttpOnly, Lax __Host- cookie', async () => {
@@ -124,6 +151,8 @@ test('a start at the loopback address moves to localhost first, where the provid
   expect(started.status).toBe(302);
   expect(started.location).toBe(`http://localhost:${api.port}${SIGN_IN_START_PATH}?returnTo=%2Fconsole%2F`);
   expect(started.cookies).toEqual([]);
+  const bare = await visit(SIGN_IN_START_PATH, { host: `127.0.0.1:${api.port}` });
+  expect(bare.location).toBe(`http://localhost:${api.port}${SIGN_IN_START_PATH}`);
 });
 
 test('a return without a started sign-in, or with an altered cookie, is refused', async () => {
@@ -188,6 +217,17 @@ describe('a person who is a member', () => {
     expect(answer.body).toMatchObject({ project, role: 'owner', person: { email: DEV_OWNER.email } });
   });
 
+  test('a start without a return path, or at a trailing slash, returns to the console page', async () => {
+    for (const path of [SIGN_IN_START_PATH, `${SIGN_IN_START_PATH}/`]) {
+      const { callback, cookie } = await returnFromProvider(DEV_OWNER, () => {}, path);
+      const returned = await visit(`${callback.pathname}${callback.search}`, { cookie });
+      expect({ status: returned.status, location: returned.location }).toEqual({
+        status: 303,
+        location: '/console/',
+      });
+    }
+  });
+
   test('a replayed return (the same code, the same cookie) is refused', async () => {
     const { cookie, callback } = await returnFromProvider();
     const path = `${callback.pathname}${callback.search}`;
@@ -197,10 +237,68 @@ describe('a person who is a member', () => {
     expect(replayed.body.message).toContain('code_rejected');
   });
 
+  test("a wrong nonce (the authorization request's, altered on its way) is refused", async () => {
+    const { cookie, callback } = await returnFromProvider(DEV_OWNER, (authorization) =>
+      authorization.searchParams.set('nonce', 'chosen-by-an-attacker'),
+    );
+    expectRefused(await visit(`${callback.pathname}${callback.search}`, { cookie }), 'nonce_mismatch');
+  });
+
+  test("a foreign issuer's return is refused, with its iss or without", async () => {
+    // A provider of the attacker's, that knows the console's client id and callback.
+    const foreign = await startLocalOidcProvider({
+      port: 0,
+      clients: [
+        {
+          clientId: LOCAL_CONSOLE_CLIENT_ID,
+          clientSecret: newClientSecret(),
+          redirectUris: [`http://localhost:${api.port}${SIGN_IN_CALLBACK_PATH}`],
+        },
+      ],
+    });
+    try {
+      const toForeign = (authorization: URL) => {
+        authorization.href = `${foreign.issuer}${authorization.pathname}${authorization.search}`;
+      };
+      const { cookie, callback } = await returnFromProvider(DEV_OWNER, toForeign);
+      expect(callback.searchParams.get('iss')).toBe(foreign.issuer);
+      expectRefused(await visit(`${callback.pathname}${callback.search}`, { cookie }), 'wrong_issuer');
+      const again = await returnFromProvider(DEV_OWNER, toForeign);
+      again.callback.searchParams.delete('iss');
+      expectRefused(
+        await visit(`${again.callback.pathname}${again.callback.search}`, { cookie: again.cookie }),
+        'wrong_issuer',
+      );
+    } finally {
+      await foreign.close();
+    }
+  });
+
   test('a person of no project is told so, and gets no session', async () => {
     const { cookie, callback } = await returnFromProvider(DEV_VIEWER);
     const refused = await visit(`${callback.pathname}${callback.search}`, { cookie });
     expectError(refused, 403, 'no_project_membership');
     expect(refused.cookies.some((value) => value.startsWith('__Host-animal-store-session='))).toBe(false);
   });
+
+  test("a sign-in past the project's live sessions is refused 409, naming the cap", async () => {
+    // The owner's only project fills up with their sessions.
+    let live = 0;
+    while ((await people.startForPerson(personOf(DEV_OWNER), project)).signedIn) live += 1;
+    expect(live).toBeGreaterThan(0);
+    expect(live).toBeLessThanOrEqual(MAX_LIVE_SESSIONS_PER_PROJECT);
+    const { cookie, callback } = await returnFromProvider();
+    const refused = await visit(`${callback.pathname}${callback.search}`, { cookie });
+    expectError(refused, 409, 'too_many_sessions');
+    expect(refused.body.message).toContain(String(MAX_LIVE_SESSIONS_PER_PROJECT));
+    expect(refused.cookies.some((value) => value.startsWith('__Host-animal-store-session='))).toBe(false);
+  });
+});
+
+test('a provider that cannot be reached at the callback is 503, to retry', async () => {
+  const { cookie, callback } = await returnFromProvider();
+  await api.openIdProvider?.close();
+  const answer = await visit(`${callback.pathname}${callback.search}`, { cookie });
+  expectError(answer, 503, 'identity_provider_unavailable');
+  expect(answer.cookies[0]).toMatch(new RegExp(`^${SIGN_IN_COOKIE_NAME}=; .*Max-Age=0`));
 });

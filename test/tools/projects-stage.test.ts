@@ -14,8 +14,10 @@ import {
   API_KEYS_TABLE,
   CUSTOM_DOMAINS_TABLE,
   PETS_TABLE,
+  PROJECT_MEMBERS_TABLE,
   PROJECTS_TABLE,
 } from '../../lambda/store/table-schema';
+import { MemberRepository } from '../../lambda/store/member-repository';
 import { STACK_OUTPUTS } from '../../lib/animal-store-stack';
 import { LOCAL_TABLE_NAMES } from '../../local/local-tables';
 import { Refusal, UsageError } from '../../tools/failures';
@@ -44,6 +46,7 @@ const DEPLOYED = {
   projects: 'AnimalStore-staging-DataProjects-XYZ',
   pets: 'AnimalStore-staging-DataPets-XYZ',
   customDomains: 'AnimalStore-staging-DataCustomDomains-XYZ',
+  members: 'AnimalStore-staging-DataProjectMembers-XYZ',
 };
 
 let t: TestStore;
@@ -65,6 +68,7 @@ beforeAll(async () => {
   await t.createTable(PROJECTS_TABLE, DEPLOYED.projects);
   await t.createTable(PETS_TABLE, DEPLOYED.pets);
   await t.createTable(CUSTOM_DOMAINS_TABLE, DEPLOYED.customDomains);
+  await t.createTable(PROJECT_MEMBERS_TABLE, DEPLOYED.members);
   projects = new ProjectRepository(t.documents, DEPLOYED.projects);
 });
 afterAll(() => t.close());
@@ -78,6 +82,7 @@ beforeEach(() => {
     [STACK_OUTPUTS.projectsTable]: DEPLOYED.projects,
     [STACK_OUTPUTS.petsTable]: DEPLOYED.pets,
     [STACK_OUTPUTS.customDomainsTable]: DEPLOYED.customDomains,
+    [STACK_OUTPUTS.projectMembersTable]: DEPLOYED.members,
     [STACK_OUTPUTS.platformDomain]: PLATFORM,
   });
   // Another stack's usage plans too, which must be left alone.
@@ -356,6 +361,29 @@ describe('projects delete --stage', () => {
     expect(await projectsTool('delete', before.name, '--yes')).toEqual([`Deleted project ${before.name}.`]);
     expect(await projects.get(before.name)).toBeUndefined();
     expect(fake.idOfValue(before.usageId)).toBeUndefined();
+  });
+
+  it("removes the project's members from the stage's members table, and no other project's", async () => {
+    const before = await createProject('pro');
+    const other = await createProject('pro');
+    const members = new MemberRepository(t.documents, DEPLOYED.members);
+    const member = (project: string, subject: string) => ({
+      project,
+      issuer: 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_abc',
+      subject,
+      email: `${subject}@example.com`,
+      role: 'owner' as const,
+      addedAt: new Date().toISOString(),
+    });
+    await members.create(member(before.name, 'ana'));
+    await members.create(member(before.name, 'bo'));
+    await members.create(member(other.name, 'ana'));
+    expect(await projectsTool('delete', before.name, '--yes')).toEqual([
+      `Deleted project ${before.name}.`,
+      'Removed its 2 members.',
+    ]);
+    expect(await members.listOf(before.name)).toEqual([]);
+    expect(await members.listOf(other.name)).toHaveLength(1);
   });
 });
 

@@ -4,11 +4,13 @@ import { PLANS } from '../../lambda/core/plans';
 import { consoleTokenMatches, parseConsoleToken } from '../../lambda/core/project';
 import { ApiKeyRepository } from '../../lambda/store/api-key-repository';
 import { CustomDomainRepository } from '../../lambda/store/custom-domain-repository';
+import { MemberRepository } from '../../lambda/store/member-repository';
 import { ProjectRepository } from '../../lambda/store/project-repository';
 import { RESERVED_PROJECT_NAMES } from '../../lib/config/platform';
 import { LOCAL_TABLE_NAMES } from '../../local/local-tables';
 import { Refusal, UsageError } from '../../tools/failures';
 import { runKeysCommand } from '../../tools/keys';
+import { runMembersCommand } from '../../tools/members';
 import { runProjectsCommand } from '../../tools/projects';
 import { startTestStore, type TestStore } from '../support/embedded-store';
 import { oldKeyItem, oldPetItem } from './old-release-data';
@@ -457,6 +459,81 @@ describe('projects delete', () => {
     await projectsTool('delete', name, '--yes');
     const reuse = await failure(projectsTool('create', name));
     expect(reuse.message).toMatch(`Project name ${name} belonged to a deleted project`);
+  });
+});
+
+describe("projects delete, and the project's members", () => {
+  const ISSUER = 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_abc';
+  const membersTool = async (...argv: string[]) => {
+    const lines: string[] = [];
+    await runMembersCommand(argv, { out: (line) => lines.push(line), endpoint: t.store.endpoint });
+    return lines;
+  };
+  const addMember = (project: string, subject: string, role: string) =>
+    membersTool(
+      'add',
+      '--project',
+      project,
+      '--issuer',
+      ISSUER,
+      '--subject',
+      subject,
+      '--email',
+      `${subject}@example.com`,
+      '--role',
+      role,
+    );
+
+  it("tells how to add the project's first owner when it is created", async () => {
+    const name = fresh('own');
+    const lines = await projectsTool('create', name);
+    expect(lines).toContain(
+      `Add its first owner (the console token then stops opening its console): npm run members -- add --project ${name} --role owner --issuer <provider> --subject <sub> --email <address>`,
+    );
+    // The line works as printed, once filled in.
+    await addMember(name, 'ana', 'owner');
+    expect((await projects.get(name))?.owners).toBe(1);
+  });
+
+  it('removes its members with it, so a project of that name made later has none of them', async () => {
+    const name = fresh('mem');
+    const other = fresh('mem');
+    await projectsTool('create', name);
+    await projectsTool('create', other);
+    await addMember(name, 'cy', 'owner');
+    await addMember(name, 'di', 'viewer');
+    await addMember(other, 'cy', 'owner');
+    expect(await projectsTool('delete', name, '--yes')).toEqual([
+      `Deleted project ${name}.`,
+      'Removed its 2 members.',
+    ]);
+    const members = new MemberRepository(t.documents, LOCAL_TABLE_NAMES.projectMembers);
+    expect(await members.listOf(name)).toEqual([]);
+    expect(await members.projectsOf({ issuer: ISSUER, subject: 'cy' })).toEqual([
+      expect.objectContaining({ project: other, role: 'owner' }),
+    ]);
+    await projectsTool('create', name);
+    expect(await membersTool('list', '--project', name)).toEqual([
+      `Project ${name} has no members: its console token opens its console.`,
+      `Add its first owner: npm run members -- add --project ${name} --role owner ...`,
+    ]);
+  });
+
+  it('creating a project removes members a deleted project of that name left behind', async () => {
+    // A member stored while its project was being deleted, after the deletion listed them.
+    const name = fresh('left');
+    const members = new MemberRepository(t.documents, LOCAL_TABLE_NAMES.projectMembers);
+    await members.create({
+      project: name,
+      issuer: ISSUER,
+      subject: 'late',
+      email: 'late@example.com',
+      role: 'owner',
+      addedAt: new Date().toISOString(),
+    });
+    await projectsTool('create', name);
+    expect(await members.listOf(name)).toEqual([]);
+    expect((await projects.get(name))?.owners).toBeUndefined();
   });
 });
 
