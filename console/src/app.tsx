@@ -48,8 +48,13 @@ const SIGNED_OUT_FLAG = 'animal-store-console-signed-out';
 function arrival(): { failure?: string; notice?: string } {
   const failure = signInFailureOf(location.search);
   if (failure) forgetSignInFailure();
-  const signedOut = sessionStorage.getItem(SIGNED_OUT_FLAG) !== null;
-  sessionStorage.removeItem(SIGNED_OUT_FLAG);
+  let signedOut = false;
+  try {
+    signedOut = sessionStorage.getItem(SIGNED_OUT_FLAG) !== null;
+    sessionStorage.removeItem(SIGNED_OUT_FLAG);
+  } catch {
+    // Storage refused (a privacy setting): the page only says less.
+  }
   return { ...(failure ? { failure } : {}), ...(signedOut ? { notice: 'You have signed out.' } : {}) };
 }
 
@@ -121,7 +126,11 @@ export function App() {
       await api.signOut();
       if (signedIn?.person) {
         // The console's session has ended; the provider's ends at its own sign-out, which returns here.
-        sessionStorage.setItem(SIGNED_OUT_FLAG, '1');
+        try {
+          sessionStorage.setItem(SIGNED_OUT_FLAG, '1');
+        } catch {
+          // Storage refused: the page returns without saying so.
+        }
         location.assign(SIGN_OUT_PATH);
         return;
       }
