@@ -11,6 +11,7 @@ import {
   SIGN_IN_STYLESHEET_PATH,
   signInPageHtml,
   signInPageSecurityHeaders,
+  signOutPageHtml,
 } from './oidc-sign-in-page';
 
 /**
@@ -53,6 +54,13 @@ export function newClientSecret(): string {
 
 const MAX_FORM_BYTES = 4096;
 
+/** What a page of the provider's own (its sign-out) sets on the Koa context it is given. */
+interface KoaPage {
+  set(headers: Record<string, string>): void;
+  type: string;
+  body: string;
+}
+
 async function readForm(request: IncomingMessage): Promise<URLSearchParams | undefined> {
   const chunks: Buffer[] = [];
   let size = 0;
@@ -76,12 +84,25 @@ function send(response: ServerResponse, status: number, type: string, body: stri
   response.end(body);
 }
 
+/**
+ * Where the provider's pages may send a form: the clients' origins, since the provider answers
+ * a form with a redirect to a client (its callback, its page after sign-out).
+ */
+function formTargetsOf(clients: readonly LocalOidcClient[]): string[] {
+  const uris = clients.flatMap((client) => [
+    ...client.redirectUris,
+    ...(client.postLogoutRedirectUris ?? []),
+  ]);
+  return [...new Set(uris.map((uri) => new URL(uri).origin))];
+}
+
 /** The provider's configuration: the clients, the people, PKCE always, dev interactions off. */
 function configuration(
   options: LocalOidcProviderOptions,
   people: readonly DevPerson[],
 ): Record<string, unknown> {
   const { privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const pageHeaders = signInPageSecurityHeaders(formTargetsOf(options.clients));
   return {
     clients: options.clients.map((client) => ({
       client_id: client.clientId,
@@ -104,7 +125,18 @@ function configuration(
     },
     cookies: { keys: [randomBytes(32).toString('base64url')] },
     adapter: memoryAdapter(),
-    features: { devInteractions: { enabled: false } },
+    features: {
+      devInteractions: { enabled: false },
+      // The console's sign-out goes on to here; the page is this provider's, as its sign-in page.
+      rpInitiatedLogout: {
+        enabled: true,
+        logoutSource: async (ctx: KoaPage, form: string) => {
+          ctx.set(pageHeaders);
+          ctx.type = 'html';
+          ctx.body = signOutPageHtml(form);
+        },
+      },
+    },
     // Email and name go in the ID token itself, as Cognito puts them: the console reads no userinfo.
     conformIdTokenClaims: false,
     ttl: {
@@ -214,10 +246,7 @@ export async function startLocalOidcProvider(options: LocalOidcProviderOptions):
   const issuer = `http://${host}:${(server.address() as AddressInfo).port}`;
   const provider = new Provider(issuer, configuration(options, people));
   const providerCallback = provider.callback();
-  const formTargets = [
-    ...new Set(options.clients.flatMap((client) => client.redirectUris.map((uri) => new URL(uri).origin))),
-  ];
-  const interactions = interactionRoutes(provider, people, formTargets);
+  const interactions = interactionRoutes(provider, people, formTargetsOf(options.clients));
   handle = (request, response) => {
     interactions(request, response).then(
       (handled) => {

@@ -71,6 +71,35 @@ ${error ? `<p id="sign-in-error" class="error" role="alert">${escapeHtml(error)}
 `;
 }
 
+/**
+ * The provider's sign-out page (RP-initiated logout): `form` is the provider's own hidden form
+ * (its action and anti-forgery value); the buttons submit it, to sign out of the provider or
+ * stay signed in there. Either way the provider returns to the console, whose session has ended.
+ */
+export function signOutPageHtml(form: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Sign out · Animal Store local identity provider</title>
+<link rel="stylesheet" href="${SIGN_IN_STYLESHEET_PATH}">
+</head>
+<body>
+<main>
+<h1>Sign out</h1>
+<p>You have signed out of the console. Sign out of this local development provider too, so the next sign-in asks for a password?</p>
+${form}
+<div class="actions">
+<button type="submit" form="op.logoutForm" name="logout" value="yes" autofocus>Sign out</button>
+<button type="submit" form="op.logoutForm" class="secondary">Stay signed in here</button>
+</div>
+</main>
+</body>
+</html>
+`;
+}
+
 export const SIGN_IN_STYLESHEET = `
 :root { color-scheme: light; font-family: system-ui, sans-serif; line-height: 1.5; }
 body { margin: 0; background: #f4f5f7; color: #1b1f24; }
@@ -82,6 +111,9 @@ input { font: inherit; padding: 0.5rem; border: 1px solid #5c6470; border-radius
 input:focus, button:focus { outline: 3px solid #0b57d0; outline-offset: 2px; }
 button { font: inherit; margin-top: 0.5rem; padding: 0.6rem; border: 0; border-radius: 0.25rem; background: #0b57d0; color: #fff; font-weight: 600; cursor: pointer; }
 .error { margin: 0; color: #a4161a; font-weight: 600; }
+.actions { display: flex; flex-wrap: wrap; gap: 0.5rem; }
+.actions button { margin-top: 0; }
+button.secondary { background: #fff; color: #0b57d0; border: 1px solid #0b57d0; }
 code { overflow-wrap: anywhere; }
 @media (max-width: 30rem) { main { margin: 0; border: 0; border-radius: 0; } }
 `;

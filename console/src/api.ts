@@ -1,5 +1,6 @@
 import { type ConsoleCall, consoleClient } from '../../lambda/api/console-client';
 import { CSRF_HEADER } from '../../lambda/api/console-cookies';
+import { SIGN_IN_PROVIDER_PATH } from '../../lambda/api/console-navigation';
 import type { Session } from './contract';
 
 /**
@@ -20,11 +21,16 @@ export class ConsoleError extends Error {
     super(message);
   }
 
-  /** The session is gone (ended, expired, never there): the page goes back to sign-in. */
+  /**
+   * The session is gone (ended, expired, never there, its membership or its token retired: the
+   * service cleared its cookie): the page goes back to sign-in.
+   */
   get signedOut(): boolean {
-    return this.status === 401 && (this.code === 'session_ended' || this.code === 'not_signed_in');
+    return this.status === 401 && SESSION_GONE.has(this.code);
   }
 }
+
+const SESSION_GONE = new Set(['session_ended', 'not_signed_in', 'membership_ended', 'console_token_retired']);
 
 let csrfToken: string | undefined;
 let onSignedOut: (error: ConsoleError) => void = () => undefined;
@@ -121,6 +127,15 @@ export const api = {
     const session = await client.call('createSession', { body: { token } });
     csrfToken = session.csrfToken;
     return session;
+  },
+  /** Whether sign-in through an identity provider is set up (its path exists only then). */
+  async identityProvider(): Promise<boolean> {
+    try {
+      const response = await fetch(SIGN_IN_PROVIDER_PATH, { credentials: 'same-origin', cache: 'no-store' });
+      return response.ok;
+    } catch {
+      return false;
+    }
   },
   async signOut(): Promise<void> {
     try {

@@ -6,7 +6,9 @@ import { Keys } from './keys';
 import { Members } from './members';
 import { Permissions } from './permissions';
 import { Overview, useUsage } from './overview';
+import { SIGN_OUT_PATH } from '../../lambda/api/console-navigation';
 import { SignIn } from './sign-in';
+import { forgetSignInFailure, signInFailureOf } from './sign-in-failure';
 import { Announce } from './ui';
 import { UsagePage } from './usage';
 
@@ -27,8 +29,34 @@ function pageOfLocation(): PageId {
 
 type Phase =
   | { readonly kind: 'loading' }
-  | { readonly kind: 'signed-out'; readonly notice?: string; readonly focus: boolean }
+  | {
+      readonly kind: 'signed-out';
+      readonly notice?: string;
+      /** A sign-in through the provider that was refused, in the page's words. */
+      readonly failure?: string;
+      readonly focus: boolean;
+    }
   | { readonly kind: 'signed-in'; readonly session: Session };
+
+/**
+ * Set just before the page leaves for the provider's sign-out (only a flag, never a secret): the
+ * provider returns to the page's plain address, where it says the person has signed out.
+ */
+const SIGNED_OUT_FLAG = 'animal-store-console-signed-out';
+
+/** Why the page was opened signed out: a refused sign-in, or a sign-out that went to the provider. */
+function arrival(): { failure?: string; notice?: string } {
+  const failure = signInFailureOf(location.search);
+  if (failure) forgetSignInFailure();
+  let signedOut = false;
+  try {
+    signedOut = sessionStorage.getItem(SIGNED_OUT_FLAG) !== null;
+    sessionStorage.removeItem(SIGNED_OUT_FLAG);
+  } catch {
+    // Storage refused (a privacy setting): the page only says less.
+  }
+  return { ...(failure ? { failure } : {}), ...(signedOut ? { notice: 'You have signed out.' } : {}) };
+}
 
 export function App() {
   const [phase, setPhase] = useState<Phase>({ kind: 'loading' });
@@ -52,8 +80,14 @@ export function App() {
       usage.forget();
       setPhase({ kind: 'signed-out', notice: `${error.message}`, focus: true });
     });
+    const { failure, notice } = arrival();
     api.restore().then(
-      (session) => setPhase(session ? { kind: 'signed-in', session } : { kind: 'signed-out', focus: false }),
+      (session) =>
+        setPhase(
+          session
+            ? { kind: 'signed-in', session }
+            : { kind: 'signed-out', failure, notice, focus: notice !== undefined },
+        ),
       (failure: unknown) => setFatal(messageOf(failure)),
     );
     const onHash = () => {
@@ -74,10 +108,12 @@ export function App() {
   }, [label, signedIn?.project]);
 
   /** Another of the person's projects: the session moves, and the page reads it afresh. */
+  const [chosen, setChosen] = useState<string>();
   const switchTo = async (project: string) => {
     try {
       const session = await api.call('switchProject', { body: { project } });
       usage.forget();
+      setChosen(undefined);
       setPhase({ kind: 'signed-in', session });
       announce(`Switched to project ${project}.`);
     } catch (failure) {
@@ -88,6 +124,16 @@ export function App() {
   const signOut = async () => {
     try {
       await api.signOut();
+      if (signedIn?.person) {
+        // The console's session has ended; the provider's ends at its own sign-out, which returns here.
+        try {
+          sessionStorage.setItem(SIGNED_OUT_FLAG, '1');
+        } catch {
+          // Storage refused: the page returns without saying so.
+        }
+        location.assign(SIGN_OUT_PATH);
+        return;
+      }
       usage.forget();
       setPhase({ kind: 'signed-out', notice: 'You have signed out.', focus: true });
     } catch (failure) {
@@ -128,12 +174,19 @@ export function App() {
                   Project <strong id="signed-in-project">{signedIn.project}</strong> ({signedIn.role})
                 </span>
                 {signedIn.projects && signedIn.projects.length > 1 ? (
-                  <>
-                    <label for="switch-project">Switch project</label>
+                  // Choosing is not switching (WCAG 3.2.2): the button moves the session.
+                  <form
+                    class="switch"
+                    onSubmit={(event) => {
+                      event.preventDefault();
+                      void switchTo(chosen ?? signedIn.project);
+                    }}
+                  >
+                    <label for="switch-project">Your projects</label>
                     <select
                       id="switch-project"
-                      value={signedIn.project}
-                      onChange={(event) => void switchTo(event.currentTarget.value)}
+                      value={chosen ?? signedIn.project}
+                      onChange={(event) => setChosen(event.currentTarget.value)}
                     >
                       {signedIn.projects.map((each) => (
                         <option key={each.project} value={each.project}>
@@ -141,7 +194,8 @@ export function App() {
                         </option>
                       ))}
                     </select>
-                  </>
+                    <button type="submit">Switch</button>
+                  </form>
                 ) : null}
                 <button type="button" onClick={() => void signOut()}>
                   Sign out
@@ -160,6 +214,7 @@ export function App() {
           ) : phase.kind === 'signed-out' ? (
             <SignIn
               notice={phase.notice}
+              failure={phase.failure}
               focus={phase.focus}
               onSignedIn={(session) => {
                 setNavigated(true);
@@ -167,7 +222,12 @@ export function App() {
               }}
             />
           ) : page === 'overview' ? (
-            <Overview key="overview" reading={usage.reading} onRead={usage.read} focus={navigated} />
+            <Overview
+              key={`overview-${signedIn?.project}`}
+              reading={usage.reading}
+              onRead={usage.read}
+              focus={navigated}
+            />
           ) : page === 'usage' ? (
             <UsagePage key={`usage-${signedIn?.project}`} project={phase.session.project} focus={navigated} />
           ) : page === 'keys' ? (
@@ -176,7 +236,7 @@ export function App() {
             <Members key={`members-${signedIn?.project}`} focus={navigated} />
           ) : (
             <Domains
-              key="domains"
+              key={`domains-${signedIn?.project}`}
               usage={usage.reading.usage}
               onShown={() => void usage.read()}
               focus={navigated}

@@ -49,7 +49,9 @@ export type LoggedOperation =
   | 'sandboxRecords'
   // The console's sign-in through the identity provider (issue 26).
   | 'signInStart'
-  | 'signInCallback';
+  | 'signInCallback'
+  | 'signInProvider'
+  | 'signOut';
 
 /** Who made a request, as its log line and metrics say: the plan (`anonymous` when unknown), the project and key if any. */
 export interface LoggedCaller {

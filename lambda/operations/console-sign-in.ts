@@ -8,17 +8,24 @@ import {
   SIGN_IN_COOKIE_NAME,
   signInCookie,
 } from '../api/console-cookies';
+import {
+  SIGN_IN_FAILED_PARAMETER,
+  SIGN_IN_PROVIDER_PATH,
+  SIGN_IN_REFUSAL_PARAMETER,
+  SIGN_OUT_PATH,
+} from '../api/console-navigation';
 import { RETURN_TO_PARAMETER, SIGN_IN_CALLBACK_PATH, SIGN_IN_START_PATH } from '../api/console-routes';
 import { ApiError } from '../api/errors';
-import { headerValue, headerValues } from '../api/http';
+import { headerValue, headerValues, jsonResponse } from '../api/http';
 import { readQuery } from '../api/query';
 import {
   type ConsoleSessions,
   MAX_LIVE_SESSIONS_PER_PROJECT,
   SESSION_MAX_LIFETIME_MS,
 } from '../core/console-session';
-import { type IdentityProvider, type Person, SignInRefusedError } from '../core/identity';
+import { type IdentityProvider, type Person, type SignInRefusal, SignInRefusedError } from '../core/identity';
 import {
+  DEFAULT_RETURN_TO,
   openPendingSignIn,
   PENDING_SIGN_IN_TTL_MS,
   safeReturnTo,
@@ -84,9 +91,50 @@ function redirect(
   };
 }
 
+const REFUSAL = Symbol('sign-in refusal');
+
+type Marked = APIGatewayProxyEvent & { [REFUSAL]?: SignInRefusal };
+
+/** A browser's top-level navigation (not a script's fetch, not a tool): it lands on a page, not on JSON. */
+function isNavigation(event: APIGatewayProxyEvent): boolean {
+  const mode = headerValue(event.headers ?? {}, 'sec-fetch-mode');
+  if (mode !== undefined) return mode.trim().toLowerCase() === 'navigate';
+  return (headerValue(event.headers ?? {}, 'accept') ?? '').toLowerCase().includes('text/html');
+}
+
+/**
+ * A refused navigation goes to the console's page, which says what happened in its own words
+ * and offers to sign in again; the answer's cookies (the sign-in's, cleared) go with it. Others
+ * (tools, tests, scripts) keep the Error body.
+ */
+function landOnThePage(): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyResult> {
+  return {
+    onError: async (request) => {
+      const { response, event } = request;
+      if (!response || response.statusCode < 400 || !isNavigation(event)) return;
+      let code = 'error';
+      try {
+        code = String((JSON.parse(response.body) as { code?: unknown }).code ?? code);
+      } catch {
+        // Not an Error body: the page says the sign-in failed, without a reason.
+      }
+      const query = new URLSearchParams({ [SIGN_IN_FAILED_PARAMETER]: code });
+      const refused = (event as Marked)[REFUSAL];
+      if (refused) query.set(SIGN_IN_REFUSAL_PARAMETER, refused);
+      const cookies = response.multiValueHeaders?.['Set-Cookie'] ?? [];
+      const cleared = response.headers?.['Set-Cookie'];
+      request.response = redirect(303, `${DEFAULT_RETURN_TO}?${query.toString()}`, [
+        ...cookies.map(String),
+        ...(cleared === undefined ? [] : [String(cleared)]),
+      ]);
+    },
+  };
+}
+
 /** A refusal of the port, in the console's words; the pending sign-in's cookie goes with it. */
-function refusal(error: unknown): unknown {
+function refusal(error: unknown, event: APIGatewayProxyEvent): unknown {
   if (!(error instanceof SignInRefusedError)) return error;
+  (event as Marked)[REFUSAL] = error.refusal;
   const cleared = { 'Set-Cookie': clearedSignInCookie() };
   log().info('sign-in refused', { refusal: error.refusal });
   if (error.refusal === 'provider_unavailable') {
@@ -117,6 +165,7 @@ function signInStack(
     .use(injectLambdaContext(log(), { resetKeys: true, logEvent: false }))
     .use(requestLog(name, () => ({ plan: 'anonymous' })))
     .use({ after: noStore, onError: noStore })
+    .use(landOnThePage())
     .use({
       before: async (request) => {
         (request.event as Viewed)[VIEWER] = await edgeViewerOf(request.event, originSecrets);
@@ -145,7 +194,7 @@ function signInStack(
       try {
         return await handle(event);
       } catch (error) {
-        throw refusal(error);
+        throw refusal(error, event);
       }
     }) as ApiLambdaHandler;
 }
@@ -189,10 +238,28 @@ export function consoleSignIn(
     const sessionCookies = await startPersonSession(person);
     return redirect(303, pending.returnTo, [...sessionCookies, clearedSignInCookie()]);
   });
+  // The page asks before it offers the provider: this path exists only where one is set up.
+  const provider = signInStack('signInProvider', dependencies, async () =>
+    jsonResponse(200, { identityProvider: true }),
+  );
+  // Changes nothing (the page has ended its session first): it only leads on to the provider.
+  const signOut = signInStack('signOut', dependencies, async () => {
+    const page = `${callback.origin}${DEFAULT_RETURN_TO}`;
+    let url: string | undefined;
+    try {
+      url = await identity.signOutUrl(page);
+    } catch (error) {
+      // The console's session is over already; the provider's can end another time.
+      log().info('provider sign-out unavailable', { error: error instanceof Error ? error.message : '' });
+    }
+    return url === undefined ? redirect(303, DEFAULT_RETURN_TO) : redirect(302, url);
+  });
   return (path) => {
     const trimmed = path.length > 1 && path.endsWith('/') ? path.slice(0, -1) : path;
     if (trimmed === SIGN_IN_START_PATH) return start;
     if (trimmed === SIGN_IN_CALLBACK_PATH) return finish;
+    if (trimmed === SIGN_IN_PROVIDER_PATH) return provider;
+    if (trimmed === SIGN_OUT_PATH) return signOut;
     return undefined;
   };
 }

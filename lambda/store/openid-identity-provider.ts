@@ -97,6 +97,28 @@ function refused(error: unknown, what: string): SignInRefusedError {
   return new SignInRefusedError(refusal, `${what}: ${refusal} (${detail})`);
 }
 
+/**
+ * Cognito's sign-out, which its discovery does not name: `/logout` on the pool's domain (the
+ * authorization endpoint's), with the client and its registered sign-out URL (`logout_uri`).
+ * Undefined for any other provider without an end-session endpoint.
+ */
+export function cognitoLogoutUrl(
+  metadata: { readonly issuer: string; readonly authorization_endpoint?: string },
+  clientId: string,
+  afterSignOut: string,
+): string | undefined {
+  const issuer = new URL(metadata.issuer);
+  if (
+    !/^cognito-idp\.[a-z0-9-]+\.amazonaws\.com$/.test(issuer.hostname) ||
+    !metadata.authorization_endpoint
+  ) {
+    return undefined;
+  }
+  const logout = new URL('/logout', metadata.authorization_endpoint);
+  logout.search = new URLSearchParams({ client_id: clientId, logout_uri: afterSignOut }).toString();
+  return logout.href;
+}
+
 export class OpenIdIdentityProvider implements IdentityProvider {
   private readonly issuer: URL;
   private configuration?: Promise<oidc.Configuration>;
@@ -186,7 +208,10 @@ export class OpenIdIdentityProvider implements IdentityProvider {
 
   async signOutUrl(afterSignOut: string): Promise<string | undefined> {
     const config = await this.configOrRefuse();
-    if (!config.serverMetadata().end_session_endpoint) return undefined;
+    const metadata = config.serverMetadata();
+    if (!metadata.end_session_endpoint) {
+      return cognitoLogoutUrl(metadata, this.settings.clientId, afterSignOut);
+    }
     return oidc.buildEndSessionUrl(config, { post_logout_redirect_uri: afterSignOut }).href;
   }
 }

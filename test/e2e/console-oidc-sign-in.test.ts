@@ -1,5 +1,6 @@
 import { request as httpRequest } from 'node:http';
 import { SIGN_IN_COOKIE_NAME } from '../../lambda/api/console-cookies';
+import { SIGN_IN_PROVIDER_PATH, SIGN_OUT_PATH } from '../../lambda/api/console-navigation';
 import { SIGN_IN_CALLBACK_PATH, SIGN_IN_START_PATH } from '../../lambda/api/console-routes';
 import type { Person } from '../../lambda/core/identity';
 import { MAX_LIVE_SESSIONS_PER_PROJECT } from '../../lambda/core/console-session';
@@ -58,7 +59,12 @@ function personOf(person: DevPerson): Person {
 /** A request to the console at `host` (localhost, as a browser names it), sent to the loopback address. */
 function visit(
   path: string,
-  { cookie, host, method }: { cookie?: string; host?: string; method?: string } = {},
+  {
+    cookie,
+    host,
+    method,
+    headers,
+  }: { cookie?: string; host?: string; method?: string; headers?: Record<string, string> } = {},
 ) {
   return new Promise<Answer>((resolve, reject) => {
     const request = httpRequest(
@@ -67,7 +73,7 @@ function visit(
         port: api.port,
         path,
         method: method ?? 'GET',
-        headers: { Host: host ?? `localhost:${api.port}`, ...(cookie ? { Cookie: cookie } : {}) },
+        headers: { Host: host ?? `localhost:${api.port}`, ...(cookie ? { Cookie: cookie } : {}), ...headers },
       },
       (response) => {
         const chunks: Buffer[] = [];
@@ -183,6 +189,57 @@ test("another browser's sign-in cookie does not fit this browser's return", asyn
   expectError(refused, 401, 'sign_in_refused');
 });
 
+/** What a browser sends with a top-level navigation (the provider's redirect back is one). */
+const NAVIGATION = { 'Sec-Fetch-Mode': 'navigate', Accept: 'text/html,application/xhtml+xml,*/*;q=0.8' };
+
+test("a refused navigation lands on the console's page with the code and the check, never the words", async () => {
+  // A minute of its own: the sign-in paths count against the anonymous allowance per client address.
+  t.advance(60_000);
+  const { cookie, callback } = await returnFromProvider();
+  callback.searchParams.set('state', 'tampered');
+  const refused = await visit(`${callback.pathname}${callback.search}`, { cookie, headers: NAVIGATION });
+  expect(refused.status).toBe(303);
+  expect(refused.location).toBe('/console/?sign-in-failed=sign_in_refused&refusal=state_mismatch');
+  expect(refused.cookies).toEqual([
+    `${SIGN_IN_COOKIE_NAME}=; Path=/; Max-Age=0; HttpOnly; Secure; SameSite=Lax`,
+  ]);
+  expect(refused.body).toEqual({});
+  // Accept alone says so too, for a browser that sends no Sec-Fetch-Mode.
+  const unstarted = await visit(`${callback.pathname}${callback.search}`, {
+    headers: { Accept: 'text/html' },
+  });
+  expect({ status: unstarted.status, location: unstarted.location }).toEqual({
+    status: 303,
+    location: '/console/?sign-in-failed=sign_in_not_started',
+  });
+  // A script's fetch (Sec-Fetch-Mode: cors) keeps the Error body.
+  const fetched = await visit(`${callback.pathname}${callback.search}`, {
+    headers: { 'Sec-Fetch-Mode': 'cors', Accept: 'text/html' },
+  });
+  expectError(fetched, 400, 'sign_in_not_started');
+});
+
+test('the provider path answers where a provider is set up, so the page offers it', async () => {
+  const asked = await visit(SIGN_IN_PROVIDER_PATH);
+  expect({ status: asked.status, body: asked.body }).toEqual({
+    status: 200,
+    body: { identityProvider: true },
+  });
+});
+
+test("sign-out leads on to the provider's end-session endpoint, which returns to the console's page", async () => {
+  const left = await visit(SIGN_OUT_PATH, { headers: NAVIGATION });
+  expect(left.status).toBe(302);
+  const endSession = new URL(left.location ?? '');
+  expect(endSession.origin).toBe(api.openIdProvider?.issuer);
+  expect(endSession.searchParams.get('post_logout_redirect_uri')).toBe(
+    `http://localhost:${api.port}/console/`,
+  );
+  expect(endSession.searchParams.get('client_id')).toBe('animal-store-console');
+  // It changes nothing of the console's: no cookie set or cleared (the page ended its session first).
+  expect(left.cookies).toEqual([]);
+});
+
 test('the sign-in paths take GET only, and exist only at the console host', async () => {
   const posted = await visit(SIGN_IN_START_PATH, { method: 'POST' });
   expectError(posted, 405, 'method_not_allowed');
@@ -199,6 +256,7 @@ test('an unknown callback parameter is refused before anything is asked of the p
 describe('a person who is a member', () => {
   let project: string;
   beforeAll(async () => {
+    t.advance(60_000);
     ({ name: project } = await t.createProject('pro'));
     await people.add(project, personOf(DEV_OWNER), 'owner');
   });

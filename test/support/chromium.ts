@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { type BrowserContext, chromium, type Page } from 'playwright-core';
+import { type BrowserContext, type BrowserContextOptions, chromium, type Page } from 'playwright-core';
 
 /** Debian's Chromium, which .ci/run installs: the browser of every test a person would look at. */
 export const CHROMIUM = '/usr/bin/chromium';
@@ -15,6 +15,28 @@ export function describeInBrowser(what: string): jest.Describe {
   if (available || process.env.CI) return describe;
   console.warn(`Skipping ${what}: ${CHROMIUM} is missing (apt-get install -y chromium). CI runs it.`);
   return describe.skip;
+}
+
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+];
+
+/**
+ * One headless Chromium for several people at once: each `newContext` is a browser of its own
+ * (its cookies, its storage), as two people on two machines, at the cost of one process.
+ */
+export async function launchChromiumForPeople(): Promise<{
+  newContext: (options?: BrowserContextOptions) => Promise<BrowserContext>;
+  close: () => Promise<void>;
+}> {
+  const browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: CHROMIUM_ARGS });
+  return { newContext: (options) => browser.newContext(options), close: () => browser.close() };
 }
 
 /** A headless Chromium with a profile of its own; `close` ends it and deletes the profile. */
@@ -33,15 +55,7 @@ export async function launchChromium(
     ...(options.viewport ? { viewport: options.viewport } : {}),
     ...(options.timezoneId ? { timezoneId: options.timezoneId } : {}),
     ...(options.locale ? { locale: options.locale } : {}),
-    args: [
-      '--headless',
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      '--no-first-run',
-    ],
+    args: CHROMIUM_ARGS,
   });
   return {
     context,

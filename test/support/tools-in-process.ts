@@ -1,6 +1,7 @@
 import { runTool } from '../../tools/cli';
 import { DOMAINS_TOOL, runDomainsCommand } from '../../tools/domains';
 import { KEYS_TOOL, runKeysCommand } from '../../tools/keys';
+import { MEMBERS_TOOL, runMembersCommand } from '../../tools/members';
 import { PROJECTS_TOOL, runProjectsCommand } from '../../tools/projects';
 import type { RunResult } from './processes';
 
@@ -13,7 +14,7 @@ export interface ToolPlace {
 }
 
 /**
- * Runs `npm run keys|projects|domains -- ...argv` in this process, through the same exit-code
+ * Runs `npm run keys|projects|domains|members -- ...argv` in this process, through the same exit-code
  * and message rules as the program (`runTool`), and answers as {@link runTs} does: exit
  * code, stdout, stderr. Each spawned tool costs its start-up and module loading (about a
  * second of CPU); a test whose subject is what the tool does, not its process, runs it here.
@@ -21,7 +22,7 @@ export interface ToolPlace {
  * test/tools/tool-processes.test.ts.
  */
 export async function runToolInProcess(
-  tool: 'keys' | 'projects' | 'domains',
+  tool: 'keys' | 'projects' | 'domains' | 'members',
   argv: readonly string[],
   place: ToolPlace,
 ): Promise<RunResult> {
@@ -45,6 +46,8 @@ export async function runToolInProcess(
             argv,
             err,
           )
-        : await runTool(DOMAINS_TOOL, (args) => runDomainsCommand(args, { out, endpoint }), argv, err);
+        : tool === 'members'
+          ? await runTool(MEMBERS_TOOL, (args) => runMembersCommand(args, { out, endpoint, env }), argv, err)
+          : await runTool(DOMAINS_TOOL, (args) => runDomainsCommand(args, { out, endpoint }), argv, err);
   return { code, stdout, stderr };
 }

@@ -1,5 +1,5 @@
 import { SignInRefusedError } from '../../../lambda/core/identity';
-import { OpenIdIdentityProvider } from '../../../lambda/store/openid-identity-provider';
+import { cognitoLogoutUrl, OpenIdIdentityProvider } from '../../../lambda/store/openid-identity-provider';
 import { DEV_OWNER, DEV_VIEWER } from '../../../local/dev-people';
 import {
   type LocalOidcProvider,
@@ -185,4 +185,22 @@ test('an unreachable provider is provider_unavailable', async () => {
 test("the sign-out address is the provider's end-session endpoint", async () => {
   const url = new URL((await client.signOutUrl('http://localhost:9/console/')) ?? '');
   expect(`${url.origin}${url.pathname}`).toBe(`${provider.issuer}/session/end`);
+});
+
+test("Cognito's sign-out, which its discovery does not name, is /logout on the pool's domain with the registered sign-out URL", () => {
+  const cognito = {
+    issuer: 'https://cognito-idp.eu-west-1.amazonaws.com/eu-west-1_AbCdEf123',
+    authorization_endpoint: 'https://auth.animalstore.example/oauth2/authorize',
+  };
+  expect(cognitoLogoutUrl(cognito, 'client-1', 'https://console.animalstore.example/console/')).toBe(
+    'https://auth.animalstore.example/logout?client_id=client-1&logout_uri=https%3A%2F%2Fconsole.animalstore.example%2Fconsole%2F',
+  );
+  // Another provider without an end-session endpoint has no sign-out to go through.
+  expect(
+    cognitoLogoutUrl(
+      { issuer: 'https://idp.example', authorization_endpoint: 'https://idp.example/authorize' },
+      'client-1',
+      'https://console.animalstore.example/console/',
+    ),
+  ).toBeUndefined();
 });
