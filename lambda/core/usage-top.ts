@@ -121,6 +121,22 @@ export async function writeDailyUsageTop(ports: UsageTopPorts, nowMs: number): P
   return top;
 }
 
+/**
+ * The scheduled job's entry: each invocation ranks the last finished day at `clock()` and says
+ * what it wrote in one JSON line (`write`: the runtime sends it to the function's log group).
+ */
+export function dailyUsageTopJob(
+  ports: UsageTopPorts,
+  clock: () => number,
+  write: (line: string) => void = (line) => console.log(line),
+): () => Promise<Pick<UsageTop, 'day' | 'projectsRead' | 'total'>> {
+  return async () => {
+    const { day, projectsRead, total } = await writeDailyUsageTop(ports, clock());
+    write(JSON.stringify({ level: 'INFO', message: 'usage top written', day, projectsRead, total }));
+    return { day, projectsRead, total };
+  };
+}
+
 /** What `usage --top` shows for a day, and where it comes from. */
 export type UsageTopReading =
   | { readonly source: 'top-item'; readonly top: UsageTop; readonly ageSeconds: number }

@@ -19,21 +19,30 @@ export function topItemId(day: string): string {
 }
 
 /** Every project's name: a Scan of the projects table that reads the names only. */
-export async function scanProjectNames(
-  client: DynamoDBDocumentClient,
-  projectsTable: string,
-): Promise<string[]> {
-  const items = await allPages((startKey) =>
-    client.send(
-      new ScanCommand({
-        TableName: projectsTable,
-        ProjectionExpression: '#name',
-        ExpressionAttributeNames: { '#name': 'name' },
-        ExclusiveStartKey: startKey,
-      }),
-    ),
-  );
-  return items.map((item) => String(item.name)).sort();
+export class ProjectNameScan {
+  constructor(
+    private readonly client: DynamoDBDocumentClient,
+    private readonly projectsTable: string,
+  ) {}
+
+  async names(): Promise<string[]> {
+    const items = await allPages((startKey) =>
+      this.client.send(
+        new ScanCommand({
+          TableName: this.projectsTable,
+          ProjectionExpression: '#name',
+          ExpressionAttributeNames: { '#name': 'name' },
+          ExclusiveStartKey: startKey,
+        }),
+      ),
+    );
+    return items.map((item) => String(item.name)).sort();
+  }
+}
+
+/** Every project's name (see {@link ProjectNameScan}). */
+export function scanProjectNames(client: DynamoDBDocumentClient, projectsTable: string): Promise<string[]> {
+  return new ProjectNameScan(client, projectsTable).names();
 }
 
 export class UsageTopStore implements UsageTopPorts {
@@ -86,9 +95,6 @@ export class UsageTopStore implements UsageTopPorts {
 
 /** The daily job's store, from the environment the stack sets: the counters and the projects tables. */
 export function usageTopStoreFromEnv(): UsageTopStore {
-  const client = documentClient();
-  const projectsTable = requireEnv(RUNTIME_ENV.projectsTable);
-  return new UsageTopStore(client, requireEnv(RUNTIME_ENV.rateLimitsTable), () =>
-    scanProjectNames(client, projectsTable),
-  );
+  const projects = new ProjectNameScan(documentClient(), requireEnv(RUNTIME_ENV.projectsTable));
+  return new UsageTopStore(documentClient(), requireEnv(RUNTIME_ENV.rateLimitsTable), () => projects.names());
 }
