@@ -29,8 +29,9 @@ import { seedUsage } from '../support/usage-seed';
  * half past). A project with a month of usage in the store: charts and tables, whose numbers are
  * the console API's, axe-core at both widths and the pictures in doc/images/; the exports. A
  * project with a known mix of real requests across an hour boundary: the page shows exactly
- * the admitted counts. The page's refusals: the store unreachable (with and without figures
- * shown), the session ended. The store sits behind a relay the test cuts.
+ * the admitted counts, as do the console API and the projects tool. The page's refusals: the store
+ * unreachable (with and without figures shown), the session ended, the person removed from the
+ * project (the console's 401 `membership_ended`, shown with the focus). The store sits behind a relay the test cuts.
  */
 
 const START_MS = Date.parse('2031-03-04T05:58:30.000Z');
