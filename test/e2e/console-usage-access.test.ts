@@ -1,4 +1,15 @@
+import { createServer, request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { USAGE_OPERATIONS } from '../../lambda/api/routes';
+import { PLANS } from '../../lambda/core/plans';
 import type { UsageHistory } from '../../lambda/core/usage-history';
+import { startEmbeddedDynamoDb } from '../../local/embedded-dynamodb';
+import { LOCAL_TABLE_NAMES } from '../../local/local-tables';
+import { type LocalApi, startLocalApi } from '../../local/server';
+import { connectLocal } from '../../tools/local-store';
+import { ProjectAdmin } from '../../tools/project-admin';
+import { fakeClock } from '../support/fake-clock';
+import { seedUsage } from '../support/usage-seed';
 import { ROLE_CACHE_MS } from '../../lambda/core/members';
 import { consolePeople, newPerson } from '../support/console-people';
 import { type ConsoleTestApi, expectError, startConsoleTestApi } from '../support/local-console';
@@ -8,6 +19,7 @@ import { type ConsoleTestApi, expectError, startConsoleTestApi } from '../suppor
  * no one else. A person's session acts for one project, so a non-member has no way to ask for
  * another's figures: naming the project in the query, switching the session to it, signing in to
  * it, and a session whose membership has ended are each refused, and no answer holds its figures.
+ * And what one view costs, counted at the store: two read requests of the counters.
  */
 let t: ConsoleTestApi;
 let people: ReturnType<typeof consolePeople>;
@@ -98,3 +110,89 @@ test('a person removed from a project is refused its usage history within 30 s, 
   expect(refused.body).not.toHaveProperty('days');
   expectError(await t.call('/usage/history', { cookie: caller.cookie }), 401, 'session_ended');
 });
+
+/** What the store was asked, request by request: the operation and the tables it names. */
+interface StoreRequest {
+  readonly operation: string;
+  readonly tables: readonly string[];
+  readonly keys: number;
+}
+
+/** An HTTP relay in front of the store that records each DynamoDB request it forwards. */
+async function countingRelay(storePort: number) {
+  const seen: StoreRequest[] = [];
+  const server = createServer((request, response) => {
+    const chunks: Buffer[] = [];
+    request.on('data', (chunk: Buffer) => chunks.push(chunk));
+    request.on('end', () => {
+      const body = Buffer.concat(chunks);
+      const input = JSON.parse(body.toString('utf8') || '{}') as {
+        TableName?: string;
+        RequestItems?: Record<string, { Keys?: unknown[] }>;
+      };
+      seen.push({
+        operation: String(request.headers['x-amz-target'] ?? '').split('.')[1] ?? '',
+        tables: input.TableName ? [input.TableName] : Object.keys(input.RequestItems ?? {}),
+        keys: Object.values(input.RequestItems ?? {}).reduce((all, { Keys = [] }) => all + Keys.length, 0),
+      });
+      const upstream = httpRequest(
+        {
+          host: '127.0.0.1',
+          port: storePort,
+          path: request.url,
+          method: request.method,
+          headers: request.headers,
+        },
+        (answer) => {
+          response.writeHead(answer.statusCode ?? 500, answer.headers);
+          answer.pipe(response);
+        },
+      );
+      upstream.on('error', () => response.destroy());
+      upstream.end(body);
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    endpoint: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    seen,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
+const READS = new Set(['GetItem', 'BatchGetItem', 'Query', 'Scan', 'TransactGetItems']);
+
+test('one view of the Usage page (this minute and day, 24 hours, 30 days) costs two read requests of the counters', async () => {
+  const store = await startEmbeddedDynamoDb({ port: 0 });
+  const relay = await countingRelay(store.port);
+  const clock = fakeClock(Date.parse('2031-05-06T10:20:00.000Z'));
+  let api: LocalApi | undefined;
+  try {
+    api = await startLocalApi({ port: 0, dynamodbEndpoint: relay.endpoint, customDomains: {} });
+    const connection = await connectLocal(store.endpoint);
+    const { consoleToken } = await new ProjectAdmin(connection).create('viewed-pets', 'pro');
+    connection.close();
+    await seedUsage(store.endpoint, 'viewed-pets', USAGE_OPERATIONS, PLANS.pro.limits.perDay, clock.now());
+    const view = (path: string) =>
+      fetch(`http://127.0.0.1:${api?.port}/console/api${path}`, {
+        headers: { Authorization: `Bearer ${consoleToken}` },
+      });
+    relay.seen.length = 0;
+    const [now, history] = await Promise.all([view('/usage'), view('/usage/history')]);
+    expect([now.status, history.status]).toEqual([200, 200]);
+    const days = ((await history.json()) as UsageHistory).days;
+    expect(days.filter((day) => Object.keys(day.admitted).length > 0).length).toBeGreaterThan(20);
+
+    const counterReads = relay.seen.filter(
+      (sent) => READS.has(sent.operation) && sent.tables.includes(LOCAL_TABLE_NAMES.rateLimits),
+    );
+    expect(counterReads.map((sent) => sent.operation).sort()).toEqual(['BatchGetItem', 'GetItem']);
+    // The history's one request: 30 day counters and 24 hour items.
+    expect(counterReads.find((sent) => sent.operation === 'BatchGetItem')?.keys).toBe(54);
+  } finally {
+    await api?.close();
+    clock.restore();
+    await relay.close();
+    await store.close();
+  }
+}, 60_000);
