@@ -116,6 +116,7 @@ export class AnimalStoreStack extends Stack {
     this.usageTop = new UsageTopJob(this, 'UsageTop', {
       tables: this.tables,
       environmentName: config.name,
+      memorySize: config.lambdaMemoryMb,
       logRetention: config.logRetention,
       logRemovalPolicy: config.removalPolicy,
     });

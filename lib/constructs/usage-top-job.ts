@@ -17,6 +17,10 @@ export const USAGE_TOP_MODULE = 'usage-top';
  */
 export const USAGE_TOP_TIMEOUT = Duration.minutes(2);
 
+/** The function's description (the Lambda console shows it; tests find the function by it). */
+export const USAGE_TOP_DESCRIPTION =
+  'Ranks the projects that used the most on the UTC day just ended (daily)';
+
 /** Properties of {@link UsageTopJob}. */
 export interface UsageTopJobProps {
   /** The projects table (the project list) and the rate-limit table (the day counters, the `top` items). */
@@ -29,6 +33,11 @@ export interface UsageTopJobProps {
    * @default 15
    */
   readonly minutesAfterMidnight?: number;
+  /**
+   * Memory of the function, in MB.
+   * @default 512 (ApiFunction's)
+   */
+  readonly memorySize?: number;
   /**
    * Retention of the function's log group.
    * @default RetentionDays.ONE_MONTH
@@ -65,8 +74,9 @@ export class UsageTopJob extends Construct {
     }
     this.jobFunction = new ApiFunction(this, 'Function', {
       handlerModule: USAGE_TOP_MODULE,
-      description: 'Ranks the projects that used the most on the UTC day just ended (daily)',
+      description: USAGE_TOP_DESCRIPTION,
       timeout: USAGE_TOP_TIMEOUT,
+      memorySize: props.memorySize,
       logRetention: props.logRetention,
       logRemovalPolicy: props.logRemovalPolicy,
       environment: { [ENVIRONMENT_VARIABLE]: props.environmentName },
