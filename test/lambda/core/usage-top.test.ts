@@ -2,6 +2,7 @@ import { GetCommand, PutCommand } from '@aws-sdk/lib-dynamodb';
 import { PLANS } from '../../../lambda/core/plans';
 import { keySubject, projectIdentity, RateLimiter } from '../../../lambda/core/rate-limiter';
 import {
+  dailyUsageTopJob,
   readUsageTop,
   TOP_KEPT,
   topExpiresAtSeconds,
@@ -173,4 +174,27 @@ test("the project list is the projects table's, names only", async () => {
     );
   }
   expect(await scanProjectNames(t.documents, LOCAL_TABLE_NAMES.projects)).toEqual(['eta', 'zeta']);
+});
+
+test("the scheduled job's entry ranks the day just ended at its clock and says so in one JSON line", async () => {
+  projects = ['alpha', 'beta', 'gamma', 'delta', 'quiet'];
+  const lines: string[] = [];
+  const job = dailyUsageTopJob(
+    store,
+    () => NEXT_MORNING + 60_000,
+    (line) => lines.push(line),
+  );
+  expect(await job()).toEqual({ day: DAY, projectsRead: 5, total: { admitted: 94, refused: 14 } });
+  expect(lines.map((line) => JSON.parse(line) as unknown)).toEqual([
+    {
+      level: 'INFO',
+      message: 'usage top written',
+      day: DAY,
+      projectsRead: 5,
+      total: { admitted: 94, refused: 14 },
+    },
+  ]);
+  expect((await readUsageTop(store, DAY, NEXT_MORNING + 120_000)).top.computedAt).toBe(
+    '2026-11-26T00:16:00.000Z',
+  );
 });
