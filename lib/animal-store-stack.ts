@@ -22,6 +22,7 @@ import { Observability } from './constructs/observability';
 import { ProjectAddresses } from './constructs/project-addresses';
 import { StaleTenantCleanup } from './constructs/stale-tenant-cleanup';
 import { UsagePlans } from './constructs/usage-plans';
+import { UsageTopJob } from './constructs/usage-top-job';
 import { EDGE_PARAMETERS, servedByEdge } from './edge-stack';
 
 /**
@@ -71,6 +72,8 @@ export class AnimalStoreStack extends Stack {
   public readonly consoleIdentity?: ConsoleIdentity;
   /** The scheduled sweep of tenants whose domain was removed, where the edge serves the environment. */
   public readonly staleTenantCleanup?: StaleTenantCleanup;
+  /** The daily ranking of the projects that used the most (issue 29). */
+  public readonly usageTop: UsageTopJob;
 
   constructor(scope: Construct, id: string, props: AnimalStoreStackProps) {
     const { config } = props;
@@ -110,6 +113,13 @@ export class AnimalStoreStack extends Stack {
       RUNTIME_ENV.preflightUsageId,
       this.usagePlans.preflightUsageId,
     );
+    this.usageTop = new UsageTopJob(this, 'UsageTop', {
+      tables: this.tables,
+      environmentName: config.name,
+      memorySize: config.lambdaMemoryMb,
+      logRetention: config.logRetention,
+      logRemovalPolicy: config.removalPolicy,
+    });
     if (config.platformAddress) {
       this.projectAddresses = new ProjectAddresses(this, 'ProjectAddresses', {
         platform: config.platformAddress,
@@ -202,6 +212,7 @@ export class AnimalStoreStack extends Stack {
       operations: this.api.operationFunctions,
       otherFunctions: new Map([
         ['authorizer', this.api.authorizerFunction],
+        ['usageTop', this.usageTop.jobFunction],
         ...(this.console ? ([['console', this.console.consoleFunction]] as const) : []),
         ...(reserved ? [] : capped),
       ]),

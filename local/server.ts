@@ -27,11 +27,13 @@ import {
   requestUrl,
 } from './gateway';
 import { startExpiredItemSweeper } from './expired-item-sweeper';
+import { type RepeatTimer, startLocalUsageTop } from './usage-top-job';
 import { type LocalDomains, type LocalDomainsOptions, startLocalDomains } from './local-domains';
 import { type LocalTablePorts, localTablePorts } from './local-ports';
 import { type LocalSignIn, startLocalSignIn } from './local-sign-in';
 import type { LocalOidcProvider } from './oidc-provider';
-import { ensureLocalTablesAt, LOCAL_TABLES } from './local-tables';
+import { ensureLocalTablesAt, LOCAL_TABLE_NAMES, LOCAL_TABLES } from './local-tables';
+import { scanProjectNames, UsageTopStore } from '../lambda/store/usage-top-store';
 
 /** Local mode's platform domain: project `acme` is served at `http://acme.localhost:<port>/v1`. */
 export const LOCAL_PLATFORM_DOMAIN = 'localhost';
@@ -83,6 +85,11 @@ export interface LocalApiOptions {
    * sign-in through it; it needs `customDomains` (the console's API). None when omitted.
    */
   readonly openIdProviderPort?: number;
+  /**
+   * What repeats the daily ranking of the busiest projects (issue 29), run at start and hourly.
+   * @default Node's interval
+   */
+  readonly usageTopTimer?: RepeatTimer;
 }
 
 export interface LocalApi {
@@ -164,6 +171,15 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     const client = createDocumentClient(dynamodbEndpoint);
     // Stands in for DynamoDB TTL, which the embedded store lacks: expired rate-limit counters go hourly.
     const stopSweeper = startExpiredItemSweeper(client, LOCAL_TABLES, 60 * 60_000, now);
+    // Stands in for the daily schedule in AWS: yesterday's `top` item, written at start and hourly.
+    const usageTop = startLocalUsageTop({
+      ports: new UsageTopStore(client, LOCAL_TABLE_NAMES.rateLimits, () =>
+        scanProjectNames(client, LOCAL_TABLE_NAMES.projects),
+      ),
+      clock: now,
+      ...(options.usageTopTimer ? { timer: options.usageTopTimer } : {}),
+    });
+    await usageTop.started;
 
     // With custom domains, the edge and the authorizer share a secret of this run, so that the
     // origin secret's path is the one requests take locally too.
@@ -252,6 +268,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
         await domains?.close();
         for (const response of inFlight) if (!response.headersSent) response.setHeader('Connection', 'close');
         stopSweeper();
+        usageTop.stop();
         client.destroy();
         await new Promise<void>((resolve) => server.close(() => resolve()));
         await store?.close();

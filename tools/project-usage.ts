@@ -1,12 +1,16 @@
+import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { USAGE_OPERATIONS } from '../lambda/api/routes';
 import { type ProjectRecord, projectLimits } from '../lambda/core/project';
+import { readUsageTop, TOP_KEPT } from '../lambda/core/usage-top';
 import { MAX_HISTORY_DAYS, type UsageBucket, usageHistory } from '../lambda/core/usage-history';
 import { now } from '../lambda/shared/clock';
 import { UsageHistoryStore } from '../lambda/store/usage-history-store';
+import { UsageTopStore } from '../lambda/store/usage-top-store';
 import { LOCAL_TABLE_NAMES } from '../local/local-tables';
 import { STACK_OUTPUTS } from '../lib/animal-store-stack';
 import type { EnvironmentName } from '../lib/config/environments';
 import { UsageError } from './failures';
+import { DEFAULT_TOP, parseTopCount, parseTopDay, usageTopReport } from './project-usage-top';
 import type { ProjectAdmin } from './project-admin';
 import { openLocalTable, toolStoreEndpoint } from './local-store';
 import { connectStageTable, type StageClients } from './stage';
@@ -22,16 +26,30 @@ export const USAGE_OPTIONS = {
   days: {
     type: 'string',
     value: 'N',
-    description: `With usage: how many UTC days to show, 1 to ${MAX_HISTORY_DAYS} (default 30).`,
+    description: `With usage <project>: how many UTC days to show, 1 to ${MAX_HISTORY_DAYS} (default 30).`,
+  },
+  top: {
+    type: 'boolean',
+    description: [
+      `With usage: list the N projects (default ${DEFAULT_TOP}, at most ${TOP_KEPT}) that used the most on a`,
+      'UTC day, by admitted requests and by refusals: usage --top [N].',
+    ].join('\n'),
+  },
+  day: {
+    type: 'string',
+    value: 'YYYY-MM-DD',
+    description: `With usage --top: the UTC day, today or up to ${MAX_HISTORY_DAYS} days before (default today).`,
   },
 } as const;
 
 export const USAGE_COMMAND = {
   name: 'usage',
-  operands: ['name'],
-  options: ['days', 'json'],
+  operands: ['project|N?'],
+  options: ['days', 'top', 'day', 'json'],
   summary: [
-    "Show a project's API calls per operation: the last 24 UTC hours and the last days.",
+    "usage <project>: a project's API calls per operation, the last 24 UTC hours and the last days.",
+    'usage --top [N]: the projects that used the most on a UTC day, from the `top` item the daily job',
+    'writes for each finished day (saying how old it is), or counted now for today or a day without one.',
     'Admitted counts are exact; refused ones are lower bounds (doc/limits.md).',
   ].join('\n'),
 } as const;
@@ -59,6 +77,27 @@ function row(label: string, bucket: UsageBucket, operations: readonly string[]):
   return `${label}  ${cells.join('')}${String(total(bucket.admitted)).padStart(10)}${String(total(bucket.refused)).padStart(10)}`;
 }
 
+/** The rate-limit table, local or of a stage, as npm start and the stack name it. */
+export async function openRateLimitsTable({
+  stage,
+  endpoint,
+  env = process.env,
+  stageClients,
+}: {
+  stage?: EnvironmentName | undefined;
+  endpoint?: string | undefined;
+  env?: NodeJS.ProcessEnv | undefined;
+  stageClients?: StageClients | undefined;
+}): Promise<{ documents: DynamoDBDocumentClient; tableName: string; close: () => void }> {
+  if (stage) return connectStageTable(stage, STACK_OUTPUTS.rateLimitsTable, stageClients);
+  const tableName = env[RATE_LIMITS_VARIABLE] || LOCAL_TABLE_NAMES.rateLimits;
+  const documents = await openLocalTable(endpoint ?? toolStoreEndpoint(), {
+    tableName,
+    variable: RATE_LIMITS_VARIABLE,
+  });
+  return { documents, tableName, close: () => documents.destroy() };
+}
+
 /** Reads and prints a project's usage; `project` is its record (read by the caller, so unknown names fail there). */
 export async function printProjectUsage({
   project,
@@ -81,16 +120,7 @@ export async function printProjectUsage({
   out: (line: string) => void;
   nowMs?: number;
 }): Promise<void> {
-  const table = stage
-    ? await connectStageTable(stage, STACK_OUTPUTS.rateLimitsTable, stageClients)
-    : await (async () => {
-        const tableName = env[RATE_LIMITS_VARIABLE] || LOCAL_TABLE_NAMES.rateLimits;
-        const documents = await openLocalTable(endpoint ?? toolStoreEndpoint(), {
-          tableName,
-          variable: RATE_LIMITS_VARIABLE,
-        });
-        return { documents, tableName, close: () => documents.destroy() };
-      })();
+  const table = await openRateLimitsTable({ stage, endpoint, env, stageClients });
   try {
     const reader = new UsageHistoryStore(table.documents, table.tableName);
     const history = await usageHistory(project.name, projectLimits(project), reader, nowMs, {
@@ -118,8 +148,13 @@ export async function printProjectUsage({
 
 /** The projects tool's `usage` command: checks its options now, and reads once connected. */
 export function usageCommand(
-  name: string,
-  values: { readonly days?: string; readonly json?: boolean },
+  operand: string | undefined,
+  values: {
+    readonly days?: string;
+    readonly top?: boolean;
+    readonly day?: string;
+    readonly json?: boolean;
+  },
   stage: EnvironmentName | undefined,
   io: {
     out: (line: string) => void;
@@ -128,16 +163,50 @@ export function usageCommand(
     stageClients?: StageClients;
   },
 ): (admin: ProjectAdmin) => Promise<void> {
+  const connection = {
+    ...(stage ? { stage } : {}),
+    ...(io.endpoint ? { endpoint: io.endpoint } : {}),
+    ...(io.env ? { env: io.env } : {}),
+    ...(io.stageClients ? { stageClients: io.stageClients } : {}),
+  };
+  if (values.top) {
+    if (values.days !== undefined) {
+      throw new UsageError(
+        "--days is for one project's usage; with --top, name a day with --day YYYY-MM-DD.",
+      );
+    }
+    const nowMs = now();
+    const count = parseTopCount(operand);
+    const day = parseTopDay(values.day, nowMs);
+    return async (admin) => {
+      const table = await openRateLimitsTable(connection);
+      try {
+        const names = async () => (await admin.list()).map((project) => project.name);
+        const reading = await readUsageTop(
+          new UsageTopStore(table.documents, table.tableName, names),
+          day,
+          nowMs,
+        );
+        for (const line of usageTopReport(reading, count, values.json === true)) io.out(line);
+      } finally {
+        table.close();
+      }
+    };
+  }
+  if (values.day !== undefined)
+    throw new UsageError('--day goes with --top: usage --top [N] --day YYYY-MM-DD.');
+  if (operand === undefined) {
+    throw new UsageError(
+      'usage needs a project, or --top: usage <project> [--days N], or usage --top [N] [--day YYYY-MM-DD].',
+    );
+  }
   const days = parseDays(values.days);
   return async (admin) =>
     printProjectUsage({
-      project: (await admin.show(name)).project,
+      project: (await admin.show(operand)).project,
       days,
       json: values.json === true,
       out: io.out,
-      ...(stage ? { stage } : {}),
-      ...(io.endpoint ? { endpoint: io.endpoint } : {}),
-      ...(io.env ? { env: io.env } : {}),
-      ...(io.stageClients ? { stageClients: io.stageClients } : {}),
+      ...connection,
     });
 }

@@ -348,7 +348,7 @@ export async function runProjectsCommand(argv: readonly string[], io: ProjectsCo
       };
       break;
     case 'usage':
-      run = usageCommand(name, values, stage, io);
+      run = usageCommand(operands[0], values, stage, io);
       break;
     default:
       throw new Error(`Command ${command} is declared but not implemented.`);

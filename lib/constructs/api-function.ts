@@ -106,7 +106,9 @@ export type TableAction =
   | 'dynamodb:PutItem'
   | 'dynamodb:Query'
   | 'dynamodb:UpdateItem'
-  | 'dynamodb:DeleteItem';
+  | 'dynamodb:DeleteItem'
+  /** A whole table's listing: the daily usage ranking's project names (never the counters). */
+  | 'dynamodb:Scan';
 
 /** A function's access to one table: the env var that names it and the actions it may perform. */
 export interface TableBinding {

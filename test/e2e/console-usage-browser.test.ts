@@ -12,7 +12,12 @@ import type { ToolConnection } from '../../tools/connection';
 import { connectLocal } from '../../tools/local-store';
 import { KeyAdmin } from '../../tools/key-admin';
 import { ProjectAdmin } from '../../tools/project-admin';
+import { sessionCookie } from '../../lambda/api/console-cookies';
+import { ROLE_CACHE_MS } from '../../lambda/core/members';
+import { CONSOLE_PAGE_PATH } from '../../local/console-site';
+import { runProjectsCommand } from '../../tools/projects';
 import { describeInBrowser, launchChromium, seriousAxeViolations } from '../support/chromium';
+import { consolePeople, newPerson } from '../support/console-people';
 import { type ConsolePage, consolePage, DESKTOP, NARROW } from '../support/console-page';
 import { fakeClock } from '../support/fake-clock';
 import { type StoreRelay, startStoreRelay } from '../support/store-relay';
@@ -24,8 +29,9 @@ import { seedUsage } from '../support/usage-seed';
  * half past). A project with a month of usage in the store: charts and tables, whose numbers are
  * the console API's, axe-core at both widths and the pictures in doc/images/; the exports. A
  * project with a known mix of real requests across an hour boundary: the page shows exactly
- * the admitted counts. The page's refusals: the store unreachable (with and without figures
- * shown), the session ended. The store sits behind a relay the test cuts.
+ * the admitted counts, as do the console API and the projects tool. The page's refusals: the store
+ * unreachable (with and without figures shown), the session ended, the person removed from the
+ * project (the console's 401 `membership_ended`, shown with the focus). The store sits behind a relay the test cuts.
  */
 
 const START_MS = Date.parse('2031-03-04T05:58:30.000Z');
@@ -348,6 +354,14 @@ describeInBrowser('the console usage browser tests')('the Usage page in Chromium
         after: { start: after, ...tally.get(after) },
       });
       expect(tally.get(after)?.refused).toEqual({ listPets: 3 });
+      // The projects tool reads the very same figures (its clock is the service's).
+      const toolLines: string[] = [];
+      await runProjectsCommand(['usage', project, '--json'], {
+        out: (line) => toolLines.push(line),
+        endpoint: store.endpoint,
+        env: {},
+      });
+      expect(JSON.parse(toolLines[0] ?? '')).toEqual({ project, ...history });
 
       await page.clock.setFixedTime(new Date(clock.now()));
       await steps.signIn(token);
@@ -369,6 +383,58 @@ describeInBrowser('the console usage browser tests')('the Usage page in Chromium
           return [start, [...admitted, all, refusedAll].map(count)];
         }),
       );
+    }, 120_000);
+  });
+
+  describe('a person who is no longer a member of the project', () => {
+    const project = 'left-pets';
+
+    it("is shown the console's refusal on the Usage page, with the focus", async () => {
+      const people = consolePeople({ api: { dynamodbEndpoint: store.endpoint }, now: clock.now });
+      try {
+        await new ProjectAdmin(connection).create(project, 'free');
+        const [owner, leaver] = [newPerson('owner'), newPerson('leaver')];
+        await people.add(project, owner, 'owner');
+        await people.add(project, leaver, 'viewer');
+        const { cookie } = await people.signIn(leaver, project);
+        // The browser holds the session as after the OpenID sign-in: set by an answer's Set-Cookie.
+        await browser.context.clearCookies();
+        const landing = `${origin}/console/api/test-landing`;
+        await page.route(landing, (route) =>
+          route.fulfill({ status: 200, headers: { 'Set-Cookie': sessionCookie(cookie, 3600) }, body: 'in' }),
+        );
+        await page.goto(landing);
+        await page.unroute(landing);
+        await page.goto(`${origin}${CONSOLE_PAGE_PATH}`);
+        await steps.heading('Overview').waitFor();
+        await steps.navigate('Usage');
+        await page.locator('.usage-canvas canvas').nth(1).waitFor();
+
+        await people.members.remove(project, leaver, 'platform');
+        // The console may believe the role for ROLE_CACHE_MS, and no longer.
+        clock.advance(ROLE_CACHE_MS);
+        const answer = page.waitForResponse((response) =>
+          response.url().endsWith('/console/api/usage/history'),
+        );
+        await page.getByRole('button', { name: 'Refresh' }).click();
+        const refused = await answer;
+        const body = (await refused.json()) as { code: string; message: string; status: number };
+        expect({ status: refused.status(), code: body.code }).toEqual({
+          status: 401,
+          code: 'membership_ended',
+        });
+        const failure = page.locator('#usage-history-error');
+        await failure.waitFor();
+        expect(await steps.focused()).toEqual({
+          id: 'usage-history-error',
+          text: expect.stringContaining(`: ${body.message}`),
+        });
+        // No figure of the project is read again: the page keeps only what it showed, saying from when.
+        expect(await failure.locator('time').count()).toBe(2);
+        expect(await seriousAxeViolations(page)).toEqual([]);
+      } finally {
+        people.close();
+      }
     }, 120_000);
   });
 });

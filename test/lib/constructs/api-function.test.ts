@@ -7,6 +7,7 @@ import { buildSync } from 'esbuild';
 import { ROUTES } from '../../../lambda/api/routes';
 import { RUNTIME_ENV } from '../../../lambda/shared/runtime-env';
 import { ApiFunction, BUNDLE_OPTIONS } from '../../../lib/constructs/api-function';
+import { USAGE_TOP_DESCRIPTION } from '../../../lib/constructs/usage-top-job';
 import { REPO_ROOT } from '../../support/processes';
 import { synthEnvironment, testApp } from '../../support/synth';
 import { referencedId, resource, resourcesOfType, roleIdOfFunction } from '../template-queries';
@@ -14,7 +15,12 @@ import { referencedId, resource, resourcesOfType, roleIdOfFunction } from '../te
 describe('API functions', () => {
   const staging = synthEnvironment('staging');
   const production = synthEnvironment('production');
-  const functions = Object.values(resourcesOfType(staging, 'AWS::Lambda::Function'));
+  /** The API's functions: every one but the daily usage ranking's (test/lib/usage-top-job.test.ts). */
+  const apiFunctions = (template: Template) =>
+    Object.entries(resourcesOfType(template, 'AWS::Lambda::Function')).filter(
+      ([, fn]) => fn.Properties.Description !== USAGE_TOP_DESCRIPTION,
+    );
+  const functions = apiFunctions(staging).map(([, fn]) => fn);
   // One per route, the authorizer and the catch-all.
   const functionCount = ROUTES.length + 2;
 
@@ -49,7 +55,7 @@ describe('API functions', () => {
     ['production', 180, 'Retain'],
   ] as const)('%s: each function logs to its own log group kept %i days', (name, days, deletionPolicy) => {
     const template = synthEnvironment(name);
-    const groups = Object.values(resourcesOfType(template, 'AWS::Lambda::Function')).map((fn) =>
+    const groups = apiFunctions(template).map(([, fn]) =>
       referencedId((fn.Properties.LoggingConfig as { LogGroup: unknown }).LogGroup),
     );
     expect(new Set(groups).size).toBe(functionCount);

@@ -63,7 +63,7 @@ describe('alarms', () => {
     });
   });
 
-  test.each([...ROUTES.map((route) => route.operationId as string), 'authorizer'])(
+  test.each([...ROUTES.map((route) => route.operationId as string), 'authorizer', 'usageTop'])(
     '%s: errors and throttles of its function, any within 5 minutes',
     (name) => {
       for (const [suffix, metricName] of [
@@ -129,8 +129,9 @@ describe('alarms', () => {
   );
 
   test('there are no other alarms', () => {
-    // The stage's two, errors and throttles of each operation, the authorizer and the catch-all, one per table.
-    expect(alarms).toHaveLength(2 + 2 * (ROUTES.length + 2) + TABLES.length);
+    // The stage's two, errors and throttles of each operation, the authorizer, the catch-all and the
+    // daily usage ranking, one per table.
+    expect(alarms).toHaveLength(2 + 2 * (ROUTES.length + 3) + TABLES.length);
   });
 
   test('missing data never breaches an alarm', () => {
