@@ -78,7 +78,11 @@ export function App() {
   useEffect(() => {
     whenSignedOut((error: ConsoleError) => {
       usage.forget();
-      setPhase({ kind: 'signed-out', notice: `${error.message}`, focus: true });
+      // The first refusal says why; reads sent with it may come back after it with another
+      // (a removed member's session is ended by the first answer, so the next says it ended).
+      setPhase((shown) =>
+        shown.kind === 'signed-out' ? shown : { kind: 'signed-out', notice: `${error.message}`, focus: true },
+      );
     });
     const { failure, notice } = arrival();
     api.restore().then(

@@ -389,7 +389,7 @@ describeInBrowser('the console usage browser tests')('the Usage page in Chromium
   describe('a person who is no longer a member of the project', () => {
     const project = 'left-pets';
 
-    it("is shown the console's refusal on the Usage page, with the focus", async () => {
+    it('is sent back to sign-in from the Usage page and told why', async () => {
       const people = consolePeople({ api: { dynamodbEndpoint: store.endpoint }, now: clock.now });
       try {
         await new ProjectAdmin(connection).create(project, 'free');
@@ -423,14 +423,12 @@ describeInBrowser('the console usage browser tests')('the Usage page in Chromium
           status: 401,
           code: 'membership_ended',
         });
-        const failure = page.locator('#usage-history-error');
-        await failure.waitFor();
-        expect(await steps.focused()).toEqual({
-          id: 'usage-history-error',
-          text: expect.stringContaining(`: ${body.message}`),
-        });
-        // No figure of the project is read again: the page keeps only what it showed, saying from when.
-        expect(await failure.locator('time').count()).toBe(2);
+        // The page goes back to sign-in, its heading focused and the reason in the status
+        // region below it (read out); no figure stays shown.
+        await steps.heading('Sign in to the console').waitFor();
+        expect(await page.getByRole('status').filter({ hasText: body.message }).count()).toBe(1);
+        expect((await steps.focused()).text).toBe('Sign in to the console');
+        expect(await page.locator('.usage-canvas').count()).toBe(0);
         expect(await seriousAxeViolations(page)).toEqual([]);
       } finally {
         people.close();
