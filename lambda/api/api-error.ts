@@ -1,6 +1,6 @@
 import { DomainError, type DomainErrorKind } from '../core/errors';
 import type { IdempotencyKeyInUseError } from '../core/idempotency';
-import { type AnyErrorCode, ERROR_CATALOGUE, type ErrorCode } from './error-catalogue';
+import { type AnyErrorCode, ERROR_CATALOGUE } from './error-catalogue';
 
 export { ERROR_CATALOGUE };
 export type { AnyErrorCode, ErrorCode } from './error-catalogue';
@@ -13,31 +13,21 @@ export interface ErrorBody {
 }
 
 /**
- * Statuses of the codes beyond the API's, the console's: errors.ts adds them when it loads, and
- * every console module throws through it. The API's functions never load it, so they do not bundle
- * the console's catalogue.
+ * Every code's status: the API's, and the console's once errors.ts has added them (every console
+ * module imports it). The API's functions never load it, so they do not bundle the console's catalogue.
  */
-const OTHER_STATUSES: Partial<Record<AnyErrorCode, { readonly status: number }>> = {};
+const STATUSES: Partial<Record<AnyErrorCode, { readonly status: number }>> = { ...ERROR_CATALOGUE };
 
 /** Adds the statuses of another catalogue's codes; only errors.ts calls it. */
 export function addErrorStatuses(
   catalogue: Partial<Record<AnyErrorCode, { readonly status: number }>>,
 ): void {
-  Object.assign(OTHER_STATUSES, catalogue);
-}
-
-function statusOf(code: AnyErrorCode): number {
-  const entry = code in ERROR_CATALOGUE ? ERROR_CATALOGUE[code as ErrorCode] : OTHER_STATUSES[code];
-  if (!entry)
-    throw new Error(
-      `The status of ${code} is unknown here: import lambda/api/errors, which adds the console's codes.`,
-    );
-  return entry.status;
+  Object.assign(STATUSES, catalogue);
 }
 
 /** The Error body of a code: every Error body the service or its gateway sends is built here. */
 export function errorBody(code: AnyErrorCode, message: string): ErrorBody {
-  return { code, message, status: statusOf(code) };
+  return { code, message, status: STATUSES[code]!.status };
 }
 
 /** An error that maps to an HTTP response: thrown by the HTTP layer, turned into the Error body by {@link toApiError}'s callers. */
@@ -50,7 +40,7 @@ export class ApiError extends Error {
     super(message);
     this.name = 'ApiError';
     this.code = code;
-    this.status = statusOf(code);
+    this.status = STATUSES[code]!.status;
     this.headers = headers;
   }
 
