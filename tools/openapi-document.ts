@@ -6,6 +6,7 @@ import {
   header,
   type Json,
   JSON_MEDIA_TYPE,
+  rateLimitHeaderComponents,
   rateLimitHeaders,
   ref,
   responsesOf,
@@ -187,6 +188,7 @@ export function buildOpenApiDocument(): Json {
           description: 'The API key as a bearer token.',
         },
       },
+      headers: rateLimitHeaderComponents(),
       schemas: {
         PetStatus: PetStatusSchema,
         NewPet: {

@@ -147,16 +147,11 @@ export interface components {
     /** @description No such path, for any method. Under `/v1` the service answers, with the rate-limit headers; for a path outside `/v1` (another version prefix, or none) API Gateway answers, without them. */
     NotFound: {
       headers: {
-        /** @description Requests allowed in the window closest to exhaustion (per minute or per day). Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-        'X-RateLimit-Limit'?: number;
-        /** @description Requests left in that window. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-        'X-RateLimit-Remaining'?: number;
-        /** @description Unix time (seconds) at which that window resets. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-        'X-RateLimit-Reset'?: number;
-        /** @description Both windows of the caller's plan (draft-ietf-httpapi-ratelimit-headers), e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-        'RateLimit-Policy'?: string;
-        /** @description Requests remaining and seconds to reset of both windows, e.g. `"minute";r=59;t=42, "day";r=999;t=41000`. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-        RateLimit?: string;
+        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit.optional'];
+        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining.optional'];
+        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset.optional'];
+        'RateLimit-Policy': components['headers']['RateLimit-Policy.optional'];
+        RateLimit: components['headers']['RateLimit.optional'];
         [name: string]: unknown;
       };
       content: {
@@ -180,16 +175,11 @@ export interface components {
       headers: {
         /** @description The methods the path has, e.g. `GET, POST`. */
         Allow: string;
-        /** @description Requests allowed in the window closest to exhaustion (per minute or per day). */
-        'X-RateLimit-Limit': number;
-        /** @description Requests left in that window. */
-        'X-RateLimit-Remaining': number;
-        /** @description Unix time (seconds) at which that window resets. */
-        'X-RateLimit-Reset': number;
-        /** @description Both windows of the caller's plan (draft-ietf-httpapi-ratelimit-headers), e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
-        'RateLimit-Policy': string;
-        /** @description Requests remaining and seconds to reset of both windows, e.g. `"minute";r=59;t=42, "day";r=999;t=41000`. */
-        RateLimit: string;
+        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+        'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+        RateLimit: components['headers']['RateLimit'];
         [name: string]: unknown;
       };
       content: {
@@ -211,16 +201,11 @@ export interface components {
     /** @description A CORS preflight (`OPTIONS` with `Origin` and `Access-Control-Request-Method`) refused by the service, without `Access-Control-*` headers: the origin is not one the project of the address allows, or the method is not one the path has. An allowed preflight answers 204; see the description's section on browsers. */
     CorsNotAllowed: {
       headers: {
-        /** @description Requests allowed in the window closest to exhaustion (per minute or per day). */
-        'X-RateLimit-Limit': number;
-        /** @description Requests left in that window. */
-        'X-RateLimit-Remaining': number;
-        /** @description Unix time (seconds) at which that window resets. */
-        'X-RateLimit-Reset': number;
-        /** @description Both windows of the caller's plan (draft-ietf-httpapi-ratelimit-headers), e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
-        'RateLimit-Policy': string;
-        /** @description Requests remaining and seconds to reset of both windows, e.g. `"minute";r=59;t=42, "day";r=999;t=41000`. */
-        RateLimit: string;
+        'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+        'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+        'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+        'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+        RateLimit: components['headers']['RateLimit'];
         [name: string]: unknown;
       };
       content: {
@@ -272,7 +257,28 @@ export interface components {
     PetId: number;
   };
   requestBodies: never;
-  headers: never;
+  headers: {
+    /** @description Requests allowed in the window closest to exhaustion (per minute or per day). */
+    'X-RateLimit-Limit': number;
+    /** @description Requests left in that window. */
+    'X-RateLimit-Remaining': number;
+    /** @description Unix time (seconds) at which that window resets. */
+    'X-RateLimit-Reset': number;
+    /** @description Both windows of the caller's plan (draft-ietf-httpapi-ratelimit-headers), e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
+    'RateLimit-Policy': string;
+    /** @description Requests remaining and seconds to reset of both windows, e.g. `"minute";r=59;t=42, "day";r=999;t=41000`. */
+    RateLimit: string;
+    /** @description Requests allowed in the window closest to exhaustion (per minute or per day). Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
+    'X-RateLimit-Limit.optional': number;
+    /** @description Requests left in that window. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
+    'X-RateLimit-Remaining.optional': number;
+    /** @description Unix time (seconds) at which that window resets. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
+    'X-RateLimit-Reset.optional': number;
+    /** @description Both windows of the caller's plan (draft-ietf-httpapi-ratelimit-headers), e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
+    'RateLimit-Policy.optional': string;
+    /** @description Requests remaining and seconds to reset of both windows, e.g. `"minute";r=59;t=42, "day";r=999;t=41000`. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
+    'RateLimit.optional': string;
+  };
   pathItems: never;
 }
 export type $defs = Record<string, never>;
@@ -296,16 +302,11 @@ export interface operations {
       /** @description A JSON array of animals (possibly empty). */
       200: {
         headers: {
-          /** @description Requests allowed in the window closest to exhaustion (per minute or per day). */
-          'X-RateLimit-Limit': number;
-          /** @description Requests left in that window. */
-          'X-RateLimit-Remaining': number;
-          /** @description Unix time (seconds) at which that window resets. */
-          'X-RateLimit-Reset': number;
-          /** @description Both windows of the caller's plan (draft-ietf-httpapi-ratelimit-headers), e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
-          'RateLimit-Policy': string;
-          /** @description Requests remaining and seconds to reset of both windows, e.g. `"minute";r=59;t=42, "day";r=999;t=41000`. */
-          RateLimit: string;
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           /** @description Present when more animals follow: `<{base}/pets?limit=…&status=…&cursor=…>; rel="next"`. Follow it unchanged; its absence marks the last page. */
           Link?: string;
           [name: string]: unknown;
@@ -317,16 +318,11 @@ export interface operations {
       /** @description A query parameter is invalid, unknown or repeated, or the cursor was altered or belongs to another status filter. Codes: `invalid_parameter`, `invalid_cursor`. */
       400: {
         headers: {
-          /** @description Requests allowed in the window closest to exhaustion (per minute or per day). */
-          'X-RateLimit-Limit': number;
-          /** @description Requests left in that window. */
-          'X-RateLimit-Remaining': number;
-          /** @description Unix time (seconds) at which that window resets. */
-          'X-RateLimit-Reset': number;
-          /** @description Both windows of the caller's plan (draft-ietf-httpapi-ratelimit-headers), e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
-          'RateLimit-Policy': string;
-          /** @description Requests remaining and seconds to reset of both windows, e.g. `"minute";r=59;t=42, "day";r=999;t=41000`. */
-          RateLimit: string;
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -348,16 +344,11 @@ export interface operations {
       /** @description The API key is missing, malformed, unknown or revoked. Codes: `missing_api_key`, `invalid_authorization`, `invalid_api_key`. */
       401: {
         headers: {
-          /** @description Requests allowed in the window closest to exhaustion (per minute or per day). */
-          'X-RateLimit-Limit': number;
-          /** @description Requests left in that window. */
-          'X-RateLimit-Remaining': number;
-          /** @description Unix time (seconds) at which that window resets. */
-          'X-RateLimit-Reset': number;
-          /** @description Both windows of the caller's plan (draft-ietf-httpapi-ratelimit-headers), e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
-          'RateLimit-Policy': string;
-          /** @description Requests remaining and seconds to reset of both windows, e.g. `"minute";r=59;t=42, "day";r=999;t=41000`. */
-          RateLimit: string;
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           /** @description RFC 6750 challenge; `error="invalid_token"` when a key was sent but is not valid. */
           'WWW-Authenticate': string;
           [name: string]: unknown;
@@ -402,16 +393,11 @@ export interface operations {
       /** @description The request body exceeds 8192 bytes (8 KiB), on any path: in AWS the firewall answers before the API. Codes: `payload_too_large`. */
       413: {
         headers: {
-          /** @description Requests allowed in the window closest to exhaustion (per minute or per day). Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in that window. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Unix time (seconds) at which that window resets. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'X-RateLimit-Reset'?: number;
-          /** @description Both windows of the caller's plan (draft-ietf-httpapi-ratelimit-headers), e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'RateLimit-Policy'?: string;
-          /** @description Requests remaining and seconds to reset of both windows, e.g. `"minute";r=59;t=42, "day";r=999;t=41000`. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          RateLimit?: string;
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit.optional'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining.optional'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset.optional'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy.optional'];
+          RateLimit: components['headers']['RateLimit.optional'];
           [name: string]: unknown;
         };
         content: {
@@ -433,16 +419,11 @@ export interface operations {
       /** @description Over the per-minute or per-day limit of the plan (or of the anonymous allowance), or banned for calling on while limited. Wait `Retry-After` seconds, then back off exponentially. Refused requests do not count. Codes: `rate_limited`, `temporarily_banned`. */
       429: {
         headers: {
-          /** @description Requests allowed in the window closest to exhaustion (per minute or per day). Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in that window. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Unix time (seconds) at which that window resets. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'X-RateLimit-Reset'?: number;
-          /** @description Both windows of the caller's plan (draft-ietf-httpapi-ratelimit-headers), e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'RateLimit-Policy'?: string;
-          /** @description Requests remaining and seconds to reset of both windows, e.g. `"minute";r=59;t=42, "day";r=999;t=41000`. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          RateLimit?: string;
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit.optional'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining.optional'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset.optional'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy.optional'];
+          RateLimit: components['headers']['RateLimit.optional'];
           /** @description Seconds to wait before retrying. To the end of the refusing window or of the ban; a fixed 60 when API Gateway's own throttle answered. */
           'Retry-After': number;
           [name: string]: unknown;
@@ -466,16 +447,11 @@ export interface operations {
       /** @description An unexpected error; nothing about it is revealed. Codes: `internal_error`. */
       500: {
         headers: {
-          /** @description Requests allowed in the window closest to exhaustion (per minute or per day). Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in that window. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Unix time (seconds) at which that window resets. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'X-RateLimit-Reset'?: number;
-          /** @description Both windows of the caller's plan (draft-ietf-httpapi-ratelimit-headers), e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'RateLimit-Policy'?: string;
-          /** @description Requests remaining and seconds to reset of both windows, e.g. `"minute";r=59;t=42, "day";r=999;t=41000`. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          RateLimit?: string;
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit.optional'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining.optional'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset.optional'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy.optional'];
+          RateLimit: components['headers']['RateLimit.optional'];
           [name: string]: unknown;
         };
         content: {
@@ -518,16 +494,11 @@ export interface operations {
       /** @description The data store (pets, keys or rate-limit counters) is unavailable or throttling. Codes: `service_unavailable`. */
       503: {
         headers: {
-          /** @description Requests allowed in the window closest to exhaustion (per minute or per day). Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in that window. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Unix time (seconds) at which that window resets. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'X-RateLimit-Reset'?: number;
-          /** @description Both windows of the caller's plan (draft-ietf-httpapi-ratelimit-headers), e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'RateLimit-Policy'?: string;
-          /** @description Requests remaining and seconds to reset of both windows, e.g. `"minute";r=59;t=42, "day";r=999;t=41000`. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          RateLimit?: string;
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit.optional'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining.optional'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset.optional'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy.optional'];
+          RateLimit: components['headers']['RateLimit.optional'];
           /** @description Seconds to wait before retrying. 1 for a store failure. */
           'Retry-After': number;
           [name: string]: unknown;
@@ -591,16 +562,11 @@ export interface operations {
       /** @description The created animal. */
       201: {
         headers: {
-          /** @description Requests allowed in the window closest to exhaustion (per minute or per day). */
-          'X-RateLimit-Limit': number;
-          /** @description Requests left in that window. */
-          'X-RateLimit-Remaining': number;
-          /** @description Unix time (seconds) at which that window resets. */
-          'X-RateLimit-Reset': number;
-          /** @description Both windows of the caller's plan (draft-ietf-httpapi-ratelimit-headers), e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
-          'RateLimit-Policy': string;
-          /** @description Requests remaining and seconds to reset of both windows, e.g. `"minute";r=59;t=42, "day";r=999;t=41000`. */
-          RateLimit: string;
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           /** @description URL of the created animal: `{base}/pets/{id}`. */
           Location: string;
           /** @description Present when this answer replays an earlier create with the same `Idempotency-Key`: the same animal and `Location`, nothing created again. */
@@ -614,16 +580,11 @@ export interface operations {
       /** @description The body is missing, not JSON or not a valid `NewPet`, a query parameter was sent, or the `Idempotency-Key` is malformed or repeated. The message names each problem: every field and the rule it breaks. Codes: `invalid_body`, `malformed_json`, `invalid_parameter`, `invalid_idempotency_key`. */
       400: {
         headers: {
-          /** @description Requests allowed in the window closest to exhaustion (per minute or per day). */
-          'X-RateLimit-Limit': number;
-          /** @description Requests left in that window. */
-          'X-RateLimit-Remaining': number;
-          /** @description Unix time (seconds) at which that window resets. */
-          'X-RateLimit-Reset': number;
-          /** @description Both windows of the caller's plan (draft-ietf-httpapi-ratelimit-headers), e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
-          'RateLimit-Policy': string;
-          /** @description Requests remaining and seconds to reset of both windows, e.g. `"minute";r=59;t=42, "day";r=999;t=41000`. */
-          RateLimit: string;
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -645,16 +606,11 @@ export interface operations {
       /** @description The API key is missing, malformed, unknown or revoked. Codes: `missing_api_key`, `invalid_authorization`, `invalid_api_key`. */
       401: {
         headers: {
-          /** @description Requests allowed in the window closest to exhaustion (per minute or per day). */
-          'X-RateLimit-Limit': number;
-          /** @description Requests left in that window. */
-          'X-RateLimit-Remaining': number;
-          /** @description Unix time (seconds) at which that window resets. */
-          'X-RateLimit-Reset': number;
-          /** @description Both windows of the caller's plan (draft-ietf-httpapi-ratelimit-headers), e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
-          'RateLimit-Policy': string;
-          /** @description Requests remaining and seconds to reset of both windows, e.g. `"minute";r=59;t=42, "day";r=999;t=41000`. */
-          RateLimit: string;
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           /** @description RFC 6750 challenge; `error="invalid_token"` when a key was sent but is not valid. */
           'WWW-Authenticate': string;
           [name: string]: unknown;
@@ -699,16 +655,11 @@ export interface operations {
       /** @description A request with the same `Idempotency-Key` is still in progress; send the same request again after `Retry-After` seconds. Codes: `idempotency_key_in_use`. */
       409: {
         headers: {
-          /** @description Requests allowed in the window closest to exhaustion (per minute or per day). */
-          'X-RateLimit-Limit': number;
-          /** @description Requests left in that window. */
-          'X-RateLimit-Remaining': number;
-          /** @description Unix time (seconds) at which that window resets. */
-          'X-RateLimit-Reset': number;
-          /** @description Both windows of the caller's plan (draft-ietf-httpapi-ratelimit-headers), e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
-          'RateLimit-Policy': string;
-          /** @description Requests remaining and seconds to reset of both windows, e.g. `"minute";r=59;t=42, "day";r=999;t=41000`. */
-          RateLimit: string;
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           /** @description Seconds until the request in progress has finished or given up its claim on the key. */
           'Retry-After': number;
           [name: string]: unknown;
@@ -732,16 +683,11 @@ export interface operations {
       /** @description The request body exceeds 8192 bytes (8 KiB), on any path: in AWS the firewall answers before the API. Codes: `payload_too_large`. */
       413: {
         headers: {
-          /** @description Requests allowed in the window closest to exhaustion (per minute or per day). Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in that window. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Unix time (seconds) at which that window resets. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'X-RateLimit-Reset'?: number;
-          /** @description Both windows of the caller's plan (draft-ietf-httpapi-ratelimit-headers), e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'RateLimit-Policy'?: string;
-          /** @description Requests remaining and seconds to reset of both windows, e.g. `"minute";r=59;t=42, "day";r=999;t=41000`. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          RateLimit?: string;
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit.optional'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining.optional'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset.optional'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy.optional'];
+          RateLimit: components['headers']['RateLimit.optional'];
           [name: string]: unknown;
         };
         content: {
@@ -763,16 +709,11 @@ export interface operations {
       /** @description The body is not sent as `application/json` (charset, if given, UTF-8). Codes: `unsupported_media_type`. */
       415: {
         headers: {
-          /** @description Requests allowed in the window closest to exhaustion (per minute or per day). */
-          'X-RateLimit-Limit': number;
-          /** @description Requests left in that window. */
-          'X-RateLimit-Remaining': number;
-          /** @description Unix time (seconds) at which that window resets. */
-          'X-RateLimit-Reset': number;
-          /** @description Both windows of the caller's plan (draft-ietf-httpapi-ratelimit-headers), e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
-          'RateLimit-Policy': string;
-          /** @description Requests remaining and seconds to reset of both windows, e.g. `"minute";r=59;t=42, "day";r=999;t=41000`. */
-          RateLimit: string;
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -794,16 +735,11 @@ export interface operations {
       /** @description The `Idempotency-Key` was used within 24 hours with a different body. Codes: `idempotency_key_reused`. */
       422: {
         headers: {
-          /** @description Requests allowed in the window closest to exhaustion (per minute or per day). */
-          'X-RateLimit-Limit': number;
-          /** @description Requests left in that window. */
-          'X-RateLimit-Remaining': number;
-          /** @description Unix time (seconds) at which that window resets. */
-          'X-RateLimit-Reset': number;
-          /** @description Both windows of the caller's plan (draft-ietf-httpapi-ratelimit-headers), e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
-          'RateLimit-Policy': string;
-          /** @description Requests remaining and seconds to reset of both windows, e.g. `"minute";r=59;t=42, "day";r=999;t=41000`. */
-          RateLimit: string;
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -825,16 +761,11 @@ export interface operations {
       /** @description Over the per-minute or per-day limit of the plan (or of the anonymous allowance), or banned for calling on while limited. Wait `Retry-After` seconds, then back off exponentially. Refused requests do not count. Codes: `rate_limited`, `temporarily_banned`. */
       429: {
         headers: {
-          /** @description Requests allowed in the window closest to exhaustion (per minute or per day). Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in that window. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Unix time (seconds) at which that window resets. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'X-RateLimit-Reset'?: number;
-          /** @description Both windows of the caller's plan (draft-ietf-httpapi-ratelimit-headers), e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'RateLimit-Policy'?: string;
-          /** @description Requests remaining and seconds to reset of both windows, e.g. `"minute";r=59;t=42, "day";r=999;t=41000`. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          RateLimit?: string;
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit.optional'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining.optional'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset.optional'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy.optional'];
+          RateLimit: components['headers']['RateLimit.optional'];
           /** @description Seconds to wait before retrying. To the end of the refusing window or of the ban; a fixed 60 when API Gateway's own throttle answered. */
           'Retry-After': number;
           [name: string]: unknown;
@@ -858,16 +789,11 @@ export interface operations {
       /** @description An unexpected error; nothing about it is revealed. Codes: `internal_error`. */
       500: {
         headers: {
-          /** @description Requests allowed in the window closest to exhaustion (per minute or per day). Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in that window. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Unix time (seconds) at which that window resets. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'X-RateLimit-Reset'?: number;
-          /** @description Both windows of the caller's plan (draft-ietf-httpapi-ratelimit-headers), e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'RateLimit-Policy'?: string;
-          /** @description Requests remaining and seconds to reset of both windows, e.g. `"minute";r=59;t=42, "day";r=999;t=41000`. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          RateLimit?: string;
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit.optional'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining.optional'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset.optional'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy.optional'];
+          RateLimit: components['headers']['RateLimit.optional'];
           [name: string]: unknown;
         };
         content: {
@@ -910,16 +836,11 @@ export interface operations {
       /** @description The data store (pets, keys or rate-limit counters) is unavailable or throttling. Codes: `service_unavailable`. */
       503: {
         headers: {
-          /** @description Requests allowed in the window closest to exhaustion (per minute or per day). Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in that window. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Unix time (seconds) at which that window resets. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'X-RateLimit-Reset'?: number;
-          /** @description Both windows of the caller's plan (draft-ietf-httpapi-ratelimit-headers), e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'RateLimit-Policy'?: string;
-          /** @description Requests remaining and seconds to reset of both windows, e.g. `"minute";r=59;t=42, "day";r=999;t=41000`. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          RateLimit?: string;
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit.optional'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining.optional'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset.optional'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy.optional'];
+          RateLimit: components['headers']['RateLimit.optional'];
           /** @description Seconds to wait before retrying. 1 for a store failure. */
           'Retry-After': number;
           [name: string]: unknown;
@@ -978,16 +899,11 @@ export interface operations {
       /** @description The animal. */
       200: {
         headers: {
-          /** @description Requests allowed in the window closest to exhaustion (per minute or per day). */
-          'X-RateLimit-Limit': number;
-          /** @description Requests left in that window. */
-          'X-RateLimit-Remaining': number;
-          /** @description Unix time (seconds) at which that window resets. */
-          'X-RateLimit-Reset': number;
-          /** @description Both windows of the caller's plan (draft-ietf-httpapi-ratelimit-headers), e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
-          'RateLimit-Policy': string;
-          /** @description Requests remaining and seconds to reset of both windows, e.g. `"minute";r=59;t=42, "day";r=999;t=41000`. */
-          RateLimit: string;
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           /** @description RFC 9745: deprecated since 2026-01-01. */
           Deprecation: '@1767225600';
           /** @description RFC 8594: removed on 2030-12-05; from then on the operation answers 410. */
@@ -1003,16 +919,11 @@ export interface operations {
       /** @description The id is not an integer from 1 to 2^53 − 1, or a query parameter was sent. Codes: `invalid_parameter`. */
       400: {
         headers: {
-          /** @description Requests allowed in the window closest to exhaustion (per minute or per day). */
-          'X-RateLimit-Limit': number;
-          /** @description Requests left in that window. */
-          'X-RateLimit-Remaining': number;
-          /** @description Unix time (seconds) at which that window resets. */
-          'X-RateLimit-Reset': number;
-          /** @description Both windows of the caller's plan (draft-ietf-httpapi-ratelimit-headers), e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
-          'RateLimit-Policy': string;
-          /** @description Requests remaining and seconds to reset of both windows, e.g. `"minute";r=59;t=42, "day";r=999;t=41000`. */
-          RateLimit: string;
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           /** @description RFC 9745: deprecated since 2026-01-01. */
           Deprecation: '@1767225600';
           /** @description RFC 8594: removed on 2030-12-05; from then on the operation answers 410. */
@@ -1040,16 +951,11 @@ export interface operations {
       /** @description The API key is missing, malformed, unknown or revoked. Codes: `missing_api_key`, `invalid_authorization`, `invalid_api_key`. */
       401: {
         headers: {
-          /** @description Requests allowed in the window closest to exhaustion (per minute or per day). */
-          'X-RateLimit-Limit': number;
-          /** @description Requests left in that window. */
-          'X-RateLimit-Remaining': number;
-          /** @description Unix time (seconds) at which that window resets. */
-          'X-RateLimit-Reset': number;
-          /** @description Both windows of the caller's plan (draft-ietf-httpapi-ratelimit-headers), e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
-          'RateLimit-Policy': string;
-          /** @description Requests remaining and seconds to reset of both windows, e.g. `"minute";r=59;t=42, "day";r=999;t=41000`. */
-          RateLimit: string;
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           /** @description RFC 9745: deprecated since 2026-01-01. */
           Deprecation: '@1767225600';
           /** @description RFC 8594: removed on 2030-12-05; from then on the operation answers 410. */
@@ -1100,16 +1006,11 @@ export interface operations {
       /** @description No animal has this id. Codes: `pet_not_found`. */
       404: {
         headers: {
-          /** @description Requests allowed in the window closest to exhaustion (per minute or per day). */
-          'X-RateLimit-Limit': number;
-          /** @description Requests left in that window. */
-          'X-RateLimit-Remaining': number;
-          /** @description Unix time (seconds) at which that window resets. */
-          'X-RateLimit-Reset': number;
-          /** @description Both windows of the caller's plan (draft-ietf-httpapi-ratelimit-headers), e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
-          'RateLimit-Policy': string;
-          /** @description Requests remaining and seconds to reset of both windows, e.g. `"minute";r=59;t=42, "day";r=999;t=41000`. */
-          RateLimit: string;
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           /** @description RFC 9745: deprecated since 2026-01-01. */
           Deprecation: '@1767225600';
           /** @description RFC 8594: removed on 2030-12-05; from then on the operation answers 410. */
@@ -1137,16 +1038,11 @@ export interface operations {
       /** @description The operation has reached its sunset date and was removed. Codes: `gone`. */
       410: {
         headers: {
-          /** @description Requests allowed in the window closest to exhaustion (per minute or per day). */
-          'X-RateLimit-Limit': number;
-          /** @description Requests left in that window. */
-          'X-RateLimit-Remaining': number;
-          /** @description Unix time (seconds) at which that window resets. */
-          'X-RateLimit-Reset': number;
-          /** @description Both windows of the caller's plan (draft-ietf-httpapi-ratelimit-headers), e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
-          'RateLimit-Policy': string;
-          /** @description Requests remaining and seconds to reset of both windows, e.g. `"minute";r=59;t=42, "day";r=999;t=41000`. */
-          RateLimit: string;
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           /** @description RFC 9745: deprecated since 2026-01-01. */
           Deprecation: '@1767225600';
           /** @description RFC 8594: removed on 2030-12-05; from then on the operation answers 410. */
@@ -1174,16 +1070,11 @@ export interface operations {
       /** @description The request body exceeds 8192 bytes (8 KiB), on any path: in AWS the firewall answers before the API. Codes: `payload_too_large`. */
       413: {
         headers: {
-          /** @description Requests allowed in the window closest to exhaustion (per minute or per day). Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in that window. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Unix time (seconds) at which that window resets. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'X-RateLimit-Reset'?: number;
-          /** @description Both windows of the caller's plan (draft-ietf-httpapi-ratelimit-headers), e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'RateLimit-Policy'?: string;
-          /** @description Requests remaining and seconds to reset of both windows, e.g. `"minute";r=59;t=42, "day";r=999;t=41000`. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          RateLimit?: string;
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit.optional'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining.optional'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset.optional'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy.optional'];
+          RateLimit: components['headers']['RateLimit.optional'];
           /** @description RFC 9745: deprecated since 2026-01-01. */
           Deprecation?: '@1767225600';
           /** @description RFC 8594: removed on 2030-12-05; from then on the operation answers 410. */
@@ -1211,16 +1102,11 @@ export interface operations {
       /** @description Over the per-minute or per-day limit of the plan (or of the anonymous allowance), or banned for calling on while limited. Wait `Retry-After` seconds, then back off exponentially. Refused requests do not count. Codes: `rate_limited`, `temporarily_banned`. */
       429: {
         headers: {
-          /** @description Requests allowed in the window closest to exhaustion (per minute or per day). Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in that window. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Unix time (seconds) at which that window resets. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'X-RateLimit-Reset'?: number;
-          /** @description Both windows of the caller's plan (draft-ietf-httpapi-ratelimit-headers), e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'RateLimit-Policy'?: string;
-          /** @description Requests remaining and seconds to reset of both windows, e.g. `"minute";r=59;t=42, "day";r=999;t=41000`. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          RateLimit?: string;
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit.optional'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining.optional'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset.optional'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy.optional'];
+          RateLimit: components['headers']['RateLimit.optional'];
           /** @description RFC 9745: deprecated since 2026-01-01. */
           Deprecation?: '@1767225600';
           /** @description RFC 8594: removed on 2030-12-05; from then on the operation answers 410. */
@@ -1250,16 +1136,11 @@ export interface operations {
       /** @description An unexpected error; nothing about it is revealed. Codes: `internal_error`. */
       500: {
         headers: {
-          /** @description Requests allowed in the window closest to exhaustion (per minute or per day). Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in that window. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Unix time (seconds) at which that window resets. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'X-RateLimit-Reset'?: number;
-          /** @description Both windows of the caller's plan (draft-ietf-httpapi-ratelimit-headers), e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'RateLimit-Policy'?: string;
-          /** @description Requests remaining and seconds to reset of both windows, e.g. `"minute";r=59;t=42, "day";r=999;t=41000`. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          RateLimit?: string;
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit.optional'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining.optional'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset.optional'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy.optional'];
+          RateLimit: components['headers']['RateLimit.optional'];
           /** @description RFC 9745: deprecated since 2026-01-01. */
           Deprecation?: '@1767225600';
           /** @description RFC 8594: removed on 2030-12-05; from then on the operation answers 410. */
@@ -1308,16 +1189,11 @@ export interface operations {
       /** @description The data store (pets, keys or rate-limit counters) is unavailable or throttling. Codes: `service_unavailable`. */
       503: {
         headers: {
-          /** @description Requests allowed in the window closest to exhaustion (per minute or per day). Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in that window. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Unix time (seconds) at which that window resets. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'X-RateLimit-Reset'?: number;
-          /** @description Both windows of the caller's plan (draft-ietf-httpapi-ratelimit-headers), e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'RateLimit-Policy'?: string;
-          /** @description Requests remaining and seconds to reset of both windows, e.g. `"minute";r=59;t=42, "day";r=999;t=41000`. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          RateLimit?: string;
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit.optional'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining.optional'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset.optional'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy.optional'];
+          RateLimit: components['headers']['RateLimit.optional'];
           /** @description RFC 9745: deprecated since 2026-01-01. */
           Deprecation?: '@1767225600';
           /** @description RFC 8594: removed on 2030-12-05; from then on the operation answers 410. */
@@ -1379,16 +1255,11 @@ export interface operations {
       /** @description The OpenAPI 3.1 document. */
       200: {
         headers: {
-          /** @description Requests allowed in the window closest to exhaustion (per minute or per day). */
-          'X-RateLimit-Limit': number;
-          /** @description Requests left in that window. */
-          'X-RateLimit-Remaining': number;
-          /** @description Unix time (seconds) at which that window resets. */
-          'X-RateLimit-Reset': number;
-          /** @description Both windows of the caller's plan (draft-ietf-httpapi-ratelimit-headers), e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
-          'RateLimit-Policy': string;
-          /** @description Requests remaining and seconds to reset of both windows, e.g. `"minute";r=59;t=42, "day";r=999;t=41000`. */
-          RateLimit: string;
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -1403,16 +1274,11 @@ export interface operations {
       /** @description A query parameter was sent. Codes: `invalid_parameter`. */
       400: {
         headers: {
-          /** @description Requests allowed in the window closest to exhaustion (per minute or per day). */
-          'X-RateLimit-Limit': number;
-          /** @description Requests left in that window. */
-          'X-RateLimit-Remaining': number;
-          /** @description Unix time (seconds) at which that window resets. */
-          'X-RateLimit-Reset': number;
-          /** @description Both windows of the caller's plan (draft-ietf-httpapi-ratelimit-headers), e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. */
-          'RateLimit-Policy': string;
-          /** @description Requests remaining and seconds to reset of both windows, e.g. `"minute";r=59;t=42, "day";r=999;t=41000`. */
-          RateLimit: string;
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy'];
+          RateLimit: components['headers']['RateLimit'];
           [name: string]: unknown;
         };
         content: {
@@ -1455,16 +1321,11 @@ export interface operations {
       /** @description The request body exceeds 8192 bytes (8 KiB), on any path: in AWS the firewall answers before the API. Codes: `payload_too_large`. */
       413: {
         headers: {
-          /** @description Requests allowed in the window closest to exhaustion (per minute or per day). Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in that window. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Unix time (seconds) at which that window resets. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'X-RateLimit-Reset'?: number;
-          /** @description Both windows of the caller's plan (draft-ietf-httpapi-ratelimit-headers), e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'RateLimit-Policy'?: string;
-          /** @description Requests remaining and seconds to reset of both windows, e.g. `"minute";r=59;t=42, "day";r=999;t=41000`. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          RateLimit?: string;
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit.optional'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining.optional'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset.optional'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy.optional'];
+          RateLimit: components['headers']['RateLimit.optional'];
           [name: string]: unknown;
         };
         content: {
@@ -1486,16 +1347,11 @@ export interface operations {
       /** @description Over the per-minute or per-day limit of the plan (or of the anonymous allowance), or banned for calling on while limited. Wait `Retry-After` seconds, then back off exponentially. Refused requests do not count. Codes: `rate_limited`, `temporarily_banned`. */
       429: {
         headers: {
-          /** @description Requests allowed in the window closest to exhaustion (per minute or per day). Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in that window. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Unix time (seconds) at which that window resets. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'X-RateLimit-Reset'?: number;
-          /** @description Both windows of the caller's plan (draft-ietf-httpapi-ratelimit-headers), e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'RateLimit-Policy'?: string;
-          /** @description Requests remaining and seconds to reset of both windows, e.g. `"minute";r=59;t=42, "day";r=999;t=41000`. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          RateLimit?: string;
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit.optional'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining.optional'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset.optional'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy.optional'];
+          RateLimit: components['headers']['RateLimit.optional'];
           /** @description Seconds to wait before retrying. To the end of the refusing window or of the ban; a fixed 60 when API Gateway's own throttle answered. */
           'Retry-After': number;
           [name: string]: unknown;
@@ -1519,16 +1375,11 @@ export interface operations {
       /** @description An unexpected error; nothing about it is revealed. Codes: `internal_error`. */
       500: {
         headers: {
-          /** @description Requests allowed in the window closest to exhaustion (per minute or per day). Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in that window. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Unix time (seconds) at which that window resets. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'X-RateLimit-Reset'?: number;
-          /** @description Both windows of the caller's plan (draft-ietf-httpapi-ratelimit-headers), e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'RateLimit-Policy'?: string;
-          /** @description Requests remaining and seconds to reset of both windows, e.g. `"minute";r=59;t=42, "day";r=999;t=41000`. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          RateLimit?: string;
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit.optional'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining.optional'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset.optional'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy.optional'];
+          RateLimit: components['headers']['RateLimit.optional'];
           [name: string]: unknown;
         };
         content: {
@@ -1571,16 +1422,11 @@ export interface operations {
       /** @description The data store (pets, keys or rate-limit counters) is unavailable or throttling. Codes: `service_unavailable`. */
       503: {
         headers: {
-          /** @description Requests allowed in the window closest to exhaustion (per minute or per day). Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'X-RateLimit-Limit'?: number;
-          /** @description Requests left in that window. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'X-RateLimit-Remaining'?: number;
-          /** @description Unix time (seconds) at which that window resets. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'X-RateLimit-Reset'?: number;
-          /** @description Both windows of the caller's plan (draft-ietf-httpapi-ratelimit-headers), e.g. `"minute";q=60;w=60, "day";q=1000;w=86400`. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          'RateLimit-Policy'?: string;
-          /** @description Requests remaining and seconds to reset of both windows, e.g. `"minute";r=59;t=42, "day";r=999;t=41000`. Absent when API Gateway or the firewall answered without running the service, or when the counters could not be reached. */
-          RateLimit?: string;
+          'X-RateLimit-Limit': components['headers']['X-RateLimit-Limit.optional'];
+          'X-RateLimit-Remaining': components['headers']['X-RateLimit-Remaining.optional'];
+          'X-RateLimit-Reset': components['headers']['X-RateLimit-Reset.optional'];
+          'RateLimit-Policy': components['headers']['RateLimit-Policy.optional'];
+          RateLimit: components['headers']['RateLimit.optional'];
           /** @description Seconds to wait before retrying. 1 for a store failure. */
           'Retry-After': number;
           [name: string]: unknown;

@@ -1,6 +1,6 @@
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { normalizeOrigin } from '../core/project';
-import { ApiError } from './errors';
+import { ApiError } from './api-error';
 import { headerCount, headerValue } from './http';
 import { corsOriginOf } from './principal';
 import { RATE_LIMIT_HEADER_NAMES } from './rate-limit';

@@ -1,7 +1,7 @@
 import type { APIGatewayProxyResult } from 'aws-lambda';
 import { DomainError, type DomainErrorKind } from '../core/errors';
 import { log, logError } from '../shared/observability';
-import { ApiError, toApiError } from './errors';
+import { ApiError, toApiError } from './api-error';
 import { jsonResponse } from './http';
 
 /** What a failed dependency is logged as: the one that failed, never the store for DNS or the edge. */

@@ -1,4 +1,4 @@
-import { ApiError, ERROR_CATALOGUE, type ErrorCode, errorBody } from './errors';
+import { ApiError, ERROR_CATALOGUE, type ErrorCode, errorBody } from './api-error';
 import { MAX_BODY_BYTES } from './limits';
 import { API_VERSION_PREFIX } from './routes';
 

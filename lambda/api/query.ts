@@ -1,5 +1,5 @@
 import type { APIGatewayProxyEvent } from 'aws-lambda';
-import { ApiError } from './errors';
+import { ApiError } from './api-error';
 
 /**
  * Reads the query string: every parameter at most once, and only those the

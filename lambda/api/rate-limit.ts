@@ -1,5 +1,5 @@
 import { type Admission, type WindowReport, windowReports } from '../core/rate-limit';
-import { ApiError } from './errors';
+import { ApiError } from './api-error';
 
 /** How rate limiting reads over HTTP: the headers on every response, and the refusals. */
 

@@ -1,4 +1,4 @@
-import type { ErrorCode } from './errors';
+import type { ErrorCode } from './api-error';
 import { MAX_BODY_BYTES } from './limits';
 import { NewPetSchema, type QueryParameterName } from './schemas';
 import type { Schema } from './validate';

@@ -1,6 +1,6 @@
 import { MAX_SAFE_ID, NAME_MAX_LENGTH, PAGE_LIMIT } from '../core/limits';
 import { PET_STATUSES } from '../core/pet';
-import { ERROR_CATALOGUE } from './errors';
+import { ERROR_CATALOGUE } from './api-error';
 
 /**
  * JSON Schemas of the resources and parameters, stated once. The handlers validate

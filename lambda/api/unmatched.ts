@@ -1,4 +1,4 @@
-import { ApiError } from './errors';
+import { ApiError } from './api-error';
 import { API_VERSION_PREFIX, type HttpMethod, methodsByPath, ROUTES, type Route } from './routes';
 
 /** Message of the 405 answer for a known path called with another method. */

@@ -1,6 +1,6 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { ApiError } from '../api/errors';
+import { ApiError } from '../api/api-error';
 import { versionBaseUrl } from '../api/http';
 import type { Deprecation } from '../api/routes';
 

@@ -1,6 +1,6 @@
 import type middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
-import { ApiError } from '../api/errors';
+import { ApiError } from '../api/api-error';
 import { headerValue } from '../api/http';
 import { MAX_BODY_BYTES } from '../api/limits';
 import { type Schema, validate } from '../api/validate';

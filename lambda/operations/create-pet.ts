@@ -1,4 +1,4 @@
-import { ApiError } from '../api/errors';
+import { ApiError } from '../api/api-error';
 import { headerCount, headerValue, jsonResponse, versionBaseUrl } from '../api/http';
 import {
   createPetIdempotently,

@@ -1,4 +1,4 @@
-import { ApiError } from '../api/errors';
+import { ApiError } from '../api/api-error';
 import { jsonResponse } from '../api/http';
 import { MAX_SAFE_ID } from '../core/limits';
 import type { PetStore } from '../core/pet';

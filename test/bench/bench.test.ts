@@ -53,7 +53,7 @@ describe('npm run bench (quick mode)', () => {
 
   beforeAll(async () => {
     copyFileSync(RESULTS_DOCUMENT, doc);
-    // Two `cdk synth` runs (in quick mode, the one-function baseline app twice) take a third of it.
+    // In quick mode one `cdk synth` run, of the one-function baseline app, stands for both apps.
     run = await runTs('bench/run.ts', ['--quick', '--out', out, '--doc', doc]);
   }, 240_000);
 

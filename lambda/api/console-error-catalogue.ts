@@ -1,0 +1,158 @@
+import {
+  MAX_ACTIVE_KEYS_PER_PROJECT,
+  MAX_LIVE_SESSIONS_PER_PROJECT,
+  SESSION_IDLE_TIMEOUT_MS,
+} from '../core/limits';
+
+/**
+ * The console API's own codes (`/console/api/…`, the dashboard's backend): not part of the
+ * published pets interface, so not in its document; listed in doc/domains.md. A module of its own
+ * so that the API's functions, which never answer with these, do not bundle them.
+ */
+export const CONSOLE_ERROR_CATALOGUE = {
+  not_signed_in: {
+    status: 401,
+    description:
+      'Neither a session cookie nor an `Authorization: Bearer <console token>` header was sent: sign in.',
+  },
+  invalid_console_token: {
+    status: 401,
+    description: 'The console token is unknown, malformed or replaced (the message never says which).',
+  },
+  session_ended: {
+    status: 401,
+    description:
+      'The session is unknown, signed out, idle for 30 minutes, 12 hours old, or its console token was rotated: sign in again.',
+  },
+  console_token_retired: {
+    status: 401,
+    description:
+      'The project has an owner, so its console token (and any session made from it) no longer opens its console: sign in as a member (doc/console.md#members-and-roles).',
+  },
+  membership_ended: {
+    status: 401,
+    description:
+      "The session's person is no longer a member of its project (removed, at most 30 s ago): sign in again.",
+  },
+  action_not_permitted: {
+    status: 403,
+    description:
+      "The caller's role in the project may not do this (doc/console.md#members-and-roles has the permission table).",
+  },
+  last_owner: {
+    status: 409,
+    description: 'The change would leave the project without an owner: make another member an owner first.',
+  },
+  member_exists: {
+    status: 409,
+    description: 'The person is a member of the project already: change their role instead.',
+  },
+  member_not_found: {
+    status: 404,
+    description: 'The project has no such member (a member of another project is not found either).',
+  },
+  project_not_found: {
+    status: 404,
+    description: 'You are no member of such a project (whether or not it exists).',
+  },
+  member_changed: {
+    status: 409,
+    description: 'The membership changed while the request ran (another request won): reload and retry.',
+  },
+  csrf_origin_refused: {
+    status: 403,
+    description:
+      "A change made with the session cookie (or a sign-in) without an `Origin` header equal to the console's origin.",
+  },
+  csrf_token_invalid: {
+    status: 403,
+    description: "A change made with the session cookie without the session's `X-CSRF-Token` header.",
+  },
+  key_not_found: {
+    status: 404,
+    description: "The project has no API key with this id (another project's is not found either).",
+  },
+  key_revoked: {
+    status: 409,
+    description:
+      'The API key is revoked (perhaps by another rotation of it at the same moment, whose new key is then its only replacement): it cannot be rotated; create a new key.',
+  },
+  too_many_keys: {
+    status: 409,
+    description: `The project has ${MAX_ACTIVE_KEYS_PER_PROJECT} active API keys, the most a project may have: revoke one first.`,
+  },
+  too_many_sessions: {
+    status: 409,
+    description: `The project has ${MAX_LIVE_SESSIONS_PER_PROJECT} live console sessions, the most a project may have: sign out elsewhere, wait for idle ones to end (${SESSION_IDLE_TIMEOUT_MS / 60_000} minutes), or rotate the console token, which ends them all.`,
+  },
+  invalid_domain: {
+    status: 400,
+    description:
+      "Not a domain one can attach (not a host name, an IP address, a wildcard, a public suffix, or the platform's own domain).",
+  },
+  plan_without_custom_domains: {
+    status: 403,
+    description: "Custom domains need a paid plan (Pro or above); the project's plan has none.",
+  },
+  domain_not_found: {
+    status: 404,
+    description: "The project has no such custom domain (another project's is not found either).",
+  },
+  domain_taken: {
+    status: 409,
+    description:
+      'The project has this domain already, or, at verify, the edge refuses it as in use outside the platform. (A name another project has can be claimed: the first project whose DNS proof holds owns it.)',
+  },
+  domain_role_conflict: {
+    status: 409,
+    description:
+      'The change contradicts the domain roles (a redirect without a primary, making the primary a redirect, removing the primary before the others, a primary that does not serve yet).',
+  },
+  confirmation_required: {
+    status: 409,
+    description:
+      'Removing a domain that has served traffic and is not a redirect stops its traffic; repeat with `confirm=traffic-stops`.',
+  },
+  too_many_domains: {
+    status: 409,
+    description: 'The project has as many custom domains as one project may have.',
+  },
+  domain_busy: {
+    status: 409,
+    description: 'The domain changed while the request ran; retry it.',
+  },
+  sandbox_zone_taken: {
+    status: 409,
+    description:
+      "Local mode's sandbox DNS only: the name's zone holds another project's records, or it is under local mode's own domain; only their owner changes them.",
+  },
+  dns_unavailable: {
+    status: 503,
+    description:
+      "DNS could not be asked about the domain (the service's resolver failed or timed out), so there is no verdict; retry after `Retry-After`.",
+  },
+  // Sign-in through the identity provider (issue 26).
+  sign_in_not_started: {
+    status: 400,
+    description:
+      'A return from the identity provider without a sign-in started in this browser (its cookie is missing, altered or older than 10 minutes): start the sign-in again.',
+  },
+  sign_in_refused: {
+    status: 401,
+    description:
+      "The identity provider's return was refused: its `state`, code, PKCE verifier, nonce, issuer or ID token did not check out, or the provider answered an error. The message names which; start the sign-in again.",
+  },
+  no_project_membership: {
+    status: 403,
+    description:
+      'The identity provider vouched for the person, but they are a member of no project: an owner adds them (`npm run members -- add`).',
+  },
+  identity_provider_unavailable: {
+    status: 503,
+    description:
+      'The identity provider could not be reached (discovery, its keys or its token endpoint); retry after `Retry-After`.',
+  },
+} as const satisfies Record<string, { status: number; description: string }>;
+
+/** A code of the console API. */
+export type ConsoleErrorCode = keyof typeof CONSOLE_ERROR_CATALOGUE;
