@@ -4,6 +4,7 @@ import { ApiKeyRepository } from '../lambda/store/api-key-repository';
 import { ConsoleSessionRepository } from '../lambda/store/console-session-repository';
 import { CustomDomainRepository } from '../lambda/store/custom-domain-repository';
 import { IdempotencyRepository } from '../lambda/store/idempotency-repository';
+import { InvitationRepository } from '../lambda/store/invitation-repository';
 import { MemberRepository } from '../lambda/store/member-repository';
 import { PetRepository } from '../lambda/store/pet-repository';
 import { ProjectRepository } from '../lambda/store/project-repository';
@@ -21,6 +22,7 @@ export type LocalTablePorts = Pick<
   | 'customDomains'
   | 'consoleSessions'
   | 'members'
+  | 'invitations'
   | 'clock'
 > & {
   readonly apiKeys: ApiKeyRepository;
@@ -39,6 +41,7 @@ export function localTablePorts(client: DynamoDBDocumentClient, clock: () => num
     customDomains: new CustomDomainRepository(client, LOCAL_TABLE_NAMES.customDomains),
     consoleSessions: new ConsoleSessionRepository(client, LOCAL_TABLE_NAMES.consoleSessions),
     members: new MemberRepository(client, LOCAL_TABLE_NAMES.projectMembers),
+    invitations: new InvitationRepository(client, LOCAL_TABLE_NAMES.invitations),
     clock,
   };
 }

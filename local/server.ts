@@ -29,6 +29,7 @@ import {
 import { startExpiredItemSweeper } from './expired-item-sweeper';
 import { type LocalDomains, type LocalDomainsOptions, startLocalDomains } from './local-domains';
 import { type LocalTablePorts, localTablePorts } from './local-ports';
+import { type LocalOutbox, localOutbox, outboxFolder } from './invitation-outbox';
 import { type LocalSignIn, startLocalSignIn } from './local-sign-in';
 import type { LocalOidcProvider } from './oidc-provider';
 import { ensureLocalTablesAt, LOCAL_TABLES } from './local-tables';
@@ -92,6 +93,8 @@ export interface LocalApi {
   readonly domains?: LocalDomains;
   /** The local OpenID provider, when asked for: its issuer and development people. */
   readonly openIdProvider?: LocalOidcProvider;
+  /** Invitations sent (issue 27): `<data dir>/outbox/`, and this run's in memory. */
+  readonly outbox: LocalOutbox;
   /** Stops the API (finishing requests in flight), then the embedded store. */
   close(): Promise<void>;
 }
@@ -205,6 +208,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     consoleHosts = localConsoleHosts(port);
     let domains: LocalDomains | undefined;
     let openIdProvider: LocalOidcProvider | undefined;
+    const outbox = localOutbox(options.dataDir ? outboxFolder(options.dataDir) : undefined);
     if (options.customDomains) {
       try {
         domains = await startLocalDomains({
@@ -231,7 +235,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
         openIdProvider = signIn.provider;
       }
       consoleListener = createConsoleListener(
-        localConsoleApi(service, domains.service, port, signIn?.settings),
+        localConsoleApi(service, domains.service, port, signIn?.settings, outbox),
         localSandboxRecordsApi(service, port, domains.dns, LOCAL_PLATFORM_DOMAIN),
       );
     }
@@ -242,6 +246,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
       ...(store ? { store } : {}),
       ...(domains ? { domains } : {}),
       ...(openIdProvider ? { openIdProvider } : {}),
+      outbox,
       close: async () => {
         closing = true;
         await openIdProvider?.close();

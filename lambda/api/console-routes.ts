@@ -6,6 +6,7 @@ import {
   type Verification,
 } from '../core/custom-domains/custom-domain-record';
 import type { ConsoleAction } from '../core/permissions';
+import { INVITATION_ROUTES } from './console-invitation-routes';
 import { MEMBER_ROUTES, SESSION_PROJECT_ROUTES } from './console-member-routes';
 import { USAGE_ROUTES } from './console-usage-routes';
 import type { AnyErrorCode } from './error-catalogue';
@@ -291,6 +292,7 @@ const DECLARED_ROUTES = [
     answer: answers<Removal>(),
   },
   ...MEMBER_ROUTES,
+  ...INVITATION_ROUTES,
 ] as const satisfies readonly ConsoleRoute<string>[];
 
 /** The console's routes, in the order of the docs' table. */

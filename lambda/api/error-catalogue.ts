@@ -241,6 +241,41 @@ export const CONSOLE_ERROR_CATALOGUE = {
     description:
       'The identity provider could not be reached (discovery, its keys or its token endpoint); retry after `Retry-After`.',
   },
+  // Invitations (issue 27).
+  invitation_not_found: {
+    status: 404,
+    description:
+      "No such invitation: the link's token is malformed or unknown, its secret is wrong, or it is another project's.",
+  },
+  invitation_expired: {
+    status: 410,
+    description: 'The invitation expired (invitations last 7 days): ask an owner or admin for a new one.',
+  },
+  invitation_used: {
+    status: 409,
+    description: 'The invitation was used already (an invitation joins one person, once).',
+  },
+  invitation_revoked: {
+    status: 410,
+    description: 'The invitation was revoked by an owner or admin of its project.',
+  },
+  invitation_wrong_email: {
+    status: 403,
+    description: "The signed-in person's email is not the invited address: sign in with the invited address.",
+  },
+  invitation_email_unverified: {
+    status: 403,
+    description: "The signed-in person's email is not verified at the identity provider.",
+  },
+  invitation_email_not_vouched: {
+    status: 403,
+    description:
+      "The email was asserted by an enterprise identity provider outside that provider's own email domains.",
+  },
+  too_many_invitations: {
+    status: 409,
+    description: 'The project has as many pending invitations as it may have (50): revoke some first.',
+  },
 } as const satisfies Record<string, { status: number; description: string }>;
 
 /** Any code the service answers with, the pets API's or the console's. */

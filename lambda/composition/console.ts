@@ -1,4 +1,5 @@
 import { ConsoleSessions } from '../core/console-session';
+import { type InvitationMailer, Invitations, type VouchedDomains } from '../core/invitations';
 import { MemberRoles, Members } from '../core/members';
 import type { CustomDomains } from '../core/custom-domains/custom-domains';
 import { ProjectKeys } from '../core/project-keys';
@@ -22,8 +23,18 @@ export interface ConsoleStackPorts extends Pick<
   readonly sessionClock?: () => number;
 }
 
-/** The console's ports: its stack's, and the keys table. */
-export type ConsolePorts = ConsoleStackPorts & Pick<ServicePorts, 'apiKeys'>;
+/** The console's ports: its stack's, the keys table and the invitations table. */
+export type ConsolePorts = ConsoleStackPorts & Pick<ServicePorts, 'apiKeys' | 'invitations'>;
+
+/** How invitations reach people (issue 27): the mailer, the link's address, the vouched domains. */
+export interface InvitationSettings {
+  /** SES in AWS, the outbox in local mode. */
+  readonly mailer: InvitationMailer;
+  /** The link of a token: the console page with `#invitation=<token>`. */
+  readonly linkOf: (token: string) => string;
+  /** The email domains each enterprise identity provider may vouch for. @default none */
+  readonly vouched?: VouchedDomains;
+}
 
 export interface ConsoleSettings {
   /**
@@ -38,6 +49,8 @@ export interface ConsoleSettings {
   readonly projectAddress: (project: string) => string;
   /** Sign-in through an OpenID provider (issue 26); without it the console takes console tokens only. */
   readonly signIn?: ConsoleSignInSettings;
+  /** Invitations' delivery (issue 27). */
+  readonly invitations: InvitationSettings;
 }
 
 /** The console's OpenID sign-in: the provider (the port), the sealing key and the exact callback. */
@@ -116,9 +129,19 @@ export function composeConsole(
 ): ApiLambdaHandler {
   const roles = memberRolesOf(ports);
   const stack = composeConsoleStack(ports, settings, parts, roles);
+  const members = composeMembers(ports, roles);
+  const invitations = new Invitations({
+    store: ports.invitations,
+    members,
+    mailer: settings.invitations.mailer,
+    linkOf: settings.invitations.linkOf,
+    vouched: settings.invitations.vouched ?? (() => []),
+    clock: ports.clock,
+  });
   return consoleApi({
     ...stack,
-    members: composeMembers(ports, roles),
+    members,
+    invitations,
     ...(settings.signIn
       ? {
           signIn: consoleSignIn({
@@ -126,6 +149,7 @@ export function composeConsole(
             limiter: stack.limiter,
             clock: ports.clock,
             startPersonSession: personSessionStarter(stack.sessions),
+            acceptInvitation: async (token, person) => (await invitations.accept(token, person)).project,
           }),
         }
       : {}),

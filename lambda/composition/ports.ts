@@ -3,6 +3,7 @@ import type { CustomDomainStore, ProjectTargets } from '../core/custom-domains/c
 import type { DnsLookup } from '../core/custom-domains/dns-verdict';
 import type { TxtLookup } from '../core/custom-domains/domain-ownership';
 import type { EdgeTenants } from '../core/custom-domains/edge-tenants';
+import type { InvitationStore } from '../core/invitations';
 import type { MemberStore, OwnerCountStore } from '../core/members';
 import type { IdempotencyStore, ReservedPetWriter } from '../core/idempotency';
 import type { PetStore } from '../core/pet';
@@ -33,6 +34,8 @@ export interface ServicePorts {
   readonly consoleSessions: ConsoleSessionStore;
   /** Projects' members (issue 26). */
   readonly members: MemberStore;
+  /** Invitations to projects (issue 27). */
+  readonly invitations: InvitationStore;
   /** The edge's tenants, one per custom domain (CloudFront SaaS Manager; local mode's HTTPS edge). */
   readonly edgeTenants: EdgeTenants;
   /** DNS as the domains service asks it (the system's resolver; local mode's sandbox). */

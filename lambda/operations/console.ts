@@ -25,6 +25,7 @@ import {
   sessionView,
 } from '../core/console-session';
 import type { CustomDomains } from '../core/custom-domains/custom-domains';
+import type { Invitations } from '../core/invitations';
 import type { Members } from '../core/members';
 import {
   KeyRefusal,
@@ -43,6 +44,7 @@ import {
   consoleHandler,
   type ConsoleStackDependencies,
 } from '../middleware/console-handler';
+import { invitationOperations } from './console-invitations';
 import { memberOperations } from './console-members';
 
 export interface ConsoleDependencies extends ConsoleStackDependencies {
@@ -50,6 +52,8 @@ export interface ConsoleDependencies extends ConsoleStackDependencies {
   readonly domains: CustomDomains;
   /** The member rules the members tool shares, over the members and projects tables. */
   readonly members: Members;
+  /** Invitations (issue 27): sending, listing, revoking, opening a link. */
+  readonly invitations: Invitations;
   /** The key rules the keys tool shares, over the keys and projects tables. */
   readonly keys: ProjectKeys;
   /** The rate limiter's counters, read for the overview's usage and the usage history. */
@@ -174,6 +178,7 @@ function result(
 export function consoleApi({
   domains,
   members,
+  invitations,
   keys,
   counters,
   projectAddress,
@@ -216,6 +221,7 @@ export function consoleApi({
       return { headers: { 'Set-Cookie': clearedSessionCookie() } };
     },
     ...memberOperations(members, sessions),
+    ...invitationOperations(invitations),
     getUsage: async (event) => ({
       body: await projectOverview(event.project, counters, clock(), projectAddress(project(event))),
     }),
