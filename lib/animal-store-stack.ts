@@ -15,6 +15,7 @@ import { platformCnameTarget } from './config/platform';
 import { AnimalStoreApi } from './constructs/animal-store-api';
 import { ConsoleIdentity } from './constructs/console-identity';
 import { ConsoleService } from './constructs/console-service';
+import { InvitationEmail } from './constructs/invitation-email';
 import { DataTables } from './constructs/data-tables';
 import { EdgeFirewall } from './constructs/edge-firewall';
 import { originSecretReference } from './constructs/origin-secret';
@@ -69,6 +70,8 @@ export class AnimalStoreStack extends Stack {
   public readonly console?: ConsoleService;
   /** The console's sign-in (Cognito user pool at `auth.<platform domain>`), where the console is deployed. */
   public readonly consoleIdentity?: ConsoleIdentity;
+  /** The SES identity invitations are sent from (issue 27), where the console exists. */
+  public readonly invitationEmail?: InvitationEmail;
   /** The scheduled sweep of tenants whose domain was removed, where the edge serves the environment. */
   public readonly staleTenantCleanup?: StaleTenantCleanup;
 
@@ -148,6 +151,10 @@ export class AnimalStoreStack extends Stack {
         email: config.signInEmail && { sesRegion: config.region, ...config.signInEmail },
         deletionProtection: config.deletionProtection,
         removalPolicy: config.removalPolicy,
+      });
+      // Invitations' email: the platform domain's SES identity, DKIM records in its zone (issue 27).
+      this.invitationEmail = new InvitationEmail(this, 'InvitationEmail', {
+        platform: config.platformAddress,
       });
       this.staleTenantCleanup = new StaleTenantCleanup(this, 'StaleTenantCleanup', {
         tables: this.tables,

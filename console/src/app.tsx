@@ -2,6 +2,7 @@ import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { api, ConsoleError, messageOf, whenSignedOut } from './api';
 import type { Session } from './contract';
 import { Domains } from './domains';
+import { Join, type JoinRequest, joinRequestOfLocation } from './join';
 import { Keys } from './keys';
 import { Members } from './members';
 import { Permissions } from './permissions';
@@ -38,6 +39,8 @@ export function App() {
   const usage = useUsage();
   const [message, setMessage] = useState('');
   const [fatal, setFatal] = useState<string>();
+  /** An invitation's link (issue 27): its page comes first, signed in or not. */
+  const [joining, setJoining] = useState<JoinRequest | undefined>(joinRequestOfLocation);
   const clearTimer = useRef<number | undefined>(undefined);
 
   /** The live region is emptied first, so the same words twice are read twice. */
@@ -155,6 +158,8 @@ export function App() {
             <p class="error" role="alert">
               {fatal}
             </p>
+          ) : joining ? (
+            <Join request={joining} onDone={() => setJoining(undefined)} />
           ) : phase.kind === 'loading' ? (
             <p>Loading…</p>
           ) : phase.kind === 'signed-out' ? (
