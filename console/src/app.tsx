@@ -60,6 +60,9 @@ export function App() {
       (failure: unknown) => setFatal(messageOf(failure)),
     );
     const onHash = () => {
+      // An invitation's link opened in a console already loaded (only the fragment changes).
+      const join = joinRequestOfLocation();
+      if (join) setJoining(join);
       setPage(pageOfLocation());
       setNavigated(true);
     };
@@ -159,7 +162,7 @@ export function App() {
               {fatal}
             </p>
           ) : joining ? (
-            <Join request={joining} onDone={() => setJoining(undefined)} />
+            <Join key={JSON.stringify(joining)} request={joining} onDone={() => setJoining(undefined)} />
           ) : phase.kind === 'loading' ? (
             <p>Loading…</p>
           ) : phase.kind === 'signed-out' ? (

@@ -40,6 +40,7 @@ describeInBrowser('starting alone and inviting a colleague')('start alone, invit
       openIdProviderPort: 0,
     });
     origin = `http://localhost:${api.port}`;
+    standInApi = api;
   }, 120_000);
 
   afterAll(async () => {
@@ -147,5 +148,52 @@ describeInBrowser('starting alone and inviting a colleague')('start alone, invit
     await late.goto(lateLink);
     await late.getByRole('heading', { level: 1, name: 'This invitation cannot be used' }).waitFor();
     expect(await late.locator('#join-refusal').textContent()).toContain('expired');
+
+    // A refusal at the sign-in's return (here: another address than the invited one) is shown and focused too.
+    await late.goto(`${origin}${CONSOLE_PAGE_PATH}#invitation-refused=invitation_wrong_email`);
+    await late.getByRole('heading', { level: 1, name: 'This invitation cannot be used' }).waitFor();
+    expect(await late.locator('#join-refusal').textContent()).toContain('not the invited address');
+    expect(await late.evaluate(() => document.activeElement?.id)).toBe('join-heading');
   }, 240_000);
 });
+
+// PRE-MERGE STAND-IN (replaced by start-alone's page once merged): the project made as the
+// platform, then the newcomer signs in again.
+import { issueApiKey } from '../../lambda/core/api-key';
+import { Members } from '../../lambda/core/members';
+import { issueConsoleToken, newUsageId } from '../../lambda/core/project';
+import { ApiKeyRepository } from '../../lambda/store/api-key-repository';
+import { createDocumentClient } from '../../lambda/store/dynamodb-client';
+import { MemberRepository } from '../../lambda/store/member-repository';
+import { ProjectRepository } from '../../lambda/store/project-repository';
+import { LOCAL_TABLE_NAMES } from '../../local/local-tables';
+
+let standInApi: LocalApi;
+async function startAlone(page: Page): Promise<{ project: string; apiKey: string }> {
+  const api = standInApi;
+  const client = createDocumentClient(api.dynamodbEndpoint);
+  const projects = new ProjectRepository(client, LOCAL_TABLE_NAMES.projects);
+  const at = new Date().toISOString();
+  const name = 'newcomer-project';
+  await projects.create({
+    name,
+    plan: 'free',
+    createdAt: at,
+    consoleTokenHash: issueConsoleToken(name).hash,
+    consoleTokenIssuedAt: at,
+    usageId: newUsageId(),
+  });
+  const store = new MemberRepository(client, LOCAL_TABLE_NAMES.projectMembers);
+  await new Members({ store, owners: projects, projects, clock: Date.now }).add(
+    name,
+    { issuer: api.openIdProvider?.issuer ?? '', subject: DEV_NEWCOMER.subject, email: DEV_NEWCOMER.email },
+    'owner',
+    'platform',
+  );
+  const { apiKey, record } = issueApiKey(name, 'first', new Date());
+  await new ApiKeyRepository(client, LOCAL_TABLE_NAMES.apiKeys).put(record);
+  client.destroy();
+  await page.goto(`${new URL(page.url()).origin}/console/api/sign-in/start?returnTo=/console/`);
+  await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+  return { project: name, apiKey };
+}
