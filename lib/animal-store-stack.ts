@@ -40,6 +40,7 @@ export const STACK_OUTPUTS = {
   customDomainsTable: 'CustomDomainsTableName',
   consoleSessionsTable: 'ConsoleSessionsTableName',
   projectMembersTable: 'ProjectMembersTableName',
+  invitationsTable: 'InvitationsTableName',
   platformDomain: 'PlatformDomain',
 } as const;
 
@@ -238,6 +239,11 @@ export class AnimalStoreStack extends Stack {
     new CfnOutput(this, STACK_OUTPUTS.consoleSessionsTable, {
       description: "Console sessions (hashes only): deleting a project's items signs its console users out",
       value: this.tables.consoleSessions.tableName,
+    });
+    new CfnOutput(this, STACK_OUTPUTS.invitationsTable, {
+      description:
+        'Invitations to projects (secrets as hashes only), read and written by the console function',
+      value: this.tables.invitations.tableName,
     });
     new CfnOutput(this, STACK_OUTPUTS.projectMembersTable, {
       description:

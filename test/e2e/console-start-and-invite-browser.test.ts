@@ -135,7 +135,7 @@ describeInBrowser('starting alone and inviting a colleague')('start alone, invit
     const used = colleague.getByRole('heading', { level: 1, name: 'This invitation cannot be used' });
     await used.waitFor();
     expect(await colleague.locator('#join-refusal').textContent()).toContain('used');
-    expect(await colleague.evaluate(() => document.activeElement?.id)).toBe('join-heading');
+    expect(await colleague.evaluate<string | undefined>('document.activeElement?.id')).toBe('join-heading');
     await axeAtBothWidths(colleague, 'join-refused');
 
     await newcomer.goto(`${origin}${CONSOLE_PAGE_PATH}#members`);
@@ -153,7 +153,7 @@ describeInBrowser('starting alone and inviting a colleague')('start alone, invit
     await late.goto(`${origin}${CONSOLE_PAGE_PATH}#invitation-refused=invitation_wrong_email`);
     await late.getByRole('heading', { level: 1, name: 'This invitation cannot be used' }).waitFor();
     expect(await late.locator('#join-refusal').textContent()).toContain('not the invited address');
-    expect(await late.evaluate(() => document.activeElement?.id)).toBe('join-heading');
+    expect(await late.evaluate<string | undefined>('document.activeElement?.id')).toBe('join-heading');
   }, 240_000);
 });
 
