@@ -1,3 +1,4 @@
+import type { SelfServiceSettings } from '../lambda/core/self-service-settings';
 import { randomUUID } from 'node:crypto';
 import type { RequestListener } from 'node:http';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
@@ -59,6 +60,7 @@ export function localConsoleApi(
   domains: CustomDomains,
   port: number,
   signIn?: ConsoleSignInSettings,
+  selfService?: SelfServiceSettings,
 ): ApiLambdaHandler {
   return service.console(
     {
@@ -66,6 +68,7 @@ export function localConsoleApi(
       consoleHosts: localConsoleHosts(port),
       projectAddress: (name) => `http://${name}.localhost:${port}/v1`,
       ...(signIn ? { signIn } : {}),
+      ...(selfService ? { selfService } : {}),
     },
     domains,
   );

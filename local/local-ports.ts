@@ -7,6 +7,7 @@ import { IdempotencyRepository } from '../lambda/store/idempotency-repository';
 import { MemberRepository } from '../lambda/store/member-repository';
 import { PetRepository } from '../lambda/store/pet-repository';
 import { ProjectRepository } from '../lambda/store/project-repository';
+import { SelfServiceSlotStore } from '../lambda/store/self-service-slots';
 import { UsageHistoryStore } from '../lambda/store/usage-history-store';
 import { LOCAL_TABLE_NAMES } from './local-tables';
 
@@ -23,6 +24,7 @@ export type LocalTablePorts = Pick<
   | 'members'
   | 'clock'
 > & {
+  readonly selfServiceSlots: SelfServiceSlotStore;
   readonly apiKeys: ApiKeyRepository;
   readonly projects: ProjectRepository;
   readonly customDomains: CustomDomainRepository;
@@ -39,6 +41,8 @@ export function localTablePorts(client: DynamoDBDocumentClient, clock: () => num
     customDomains: new CustomDomainRepository(client, LOCAL_TABLE_NAMES.customDomains),
     consoleSessions: new ConsoleSessionRepository(client, LOCAL_TABLE_NAMES.consoleSessions),
     members: new MemberRepository(client, LOCAL_TABLE_NAMES.projectMembers),
+    // The self-service start's counters live beside the rate limiter's (issue 27).
+    selfServiceSlots: new SelfServiceSlotStore(client, LOCAL_TABLE_NAMES.rateLimits),
     clock,
   };
 }

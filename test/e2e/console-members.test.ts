@@ -69,7 +69,7 @@ type Exercise = (
 const EXERCISES: Record<
   Exclude<
     ConsoleOperationId,
-    'createSession' | 'getSession' | 'deleteSession' | 'switchProject' | 'removeMember'
+    'createSession' | 'getSession' | 'deleteSession' | 'switchProject' | 'removeMember' | 'createProject'
   >,
   Exercise
 > = {
