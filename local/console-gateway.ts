@@ -1,3 +1,4 @@
+import type { SelfServiceSettings } from '../lambda/core/self-service-settings';
 import { randomUUID } from 'node:crypto';
 import type { RequestListener } from 'node:http';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
@@ -60,6 +61,7 @@ export function localConsoleApi(
   port: number,
   signIn: ConsoleSignInSettings | undefined,
   mailer: InvitationSettings['mailer'],
+  selfService?: SelfServiceSettings,
 ): ApiLambdaHandler {
   return service.console(
     {
@@ -69,6 +71,7 @@ export function localConsoleApi(
       ...(signIn ? { signIn } : {}),
       // Links name localhost, where the sign-in's callback (and so the invitation's cookie) is.
       invitations: { mailer, linkOf: (token) => `http://localhost:${port}/console/#invitation=${token}` },
+      ...(selfService ? { selfService } : {}),
     },
     domains,
   );

@@ -8,6 +8,7 @@ import { InvitationRepository } from '../lambda/store/invitation-repository';
 import { MemberRepository } from '../lambda/store/member-repository';
 import { PetRepository } from '../lambda/store/pet-repository';
 import { ProjectRepository } from '../lambda/store/project-repository';
+import { SelfServiceSlotStore } from '../lambda/store/self-service-slots';
 import { UsageHistoryStore } from '../lambda/store/usage-history-store';
 import { LOCAL_TABLE_NAMES } from './local-tables';
 
@@ -25,6 +26,7 @@ export type LocalTablePorts = Pick<
   | 'invitations'
   | 'clock'
 > & {
+  readonly selfServiceSlots: SelfServiceSlotStore;
   readonly apiKeys: ApiKeyRepository;
   readonly projects: ProjectRepository;
   readonly customDomains: CustomDomainRepository;
@@ -42,6 +44,8 @@ export function localTablePorts(client: DynamoDBDocumentClient, clock: () => num
     consoleSessions: new ConsoleSessionRepository(client, LOCAL_TABLE_NAMES.consoleSessions),
     members: new MemberRepository(client, LOCAL_TABLE_NAMES.projectMembers),
     invitations: new InvitationRepository(client, LOCAL_TABLE_NAMES.invitations),
+    // The self-service start's counters live beside the rate limiter's (issue 27).
+    selfServiceSlots: new SelfServiceSlotStore(client, LOCAL_TABLE_NAMES.rateLimits),
     clock,
   };
 }

@@ -6,6 +6,7 @@ import { API_VERSION_PREFIX, type OperationId, ROUTES } from '../lambda/api/rout
 import { ORIGIN_SECRET_HEADER } from '../lambda/core/edge-request';
 import { composeService, type Service } from '../lambda/composition/service';
 import type { RateLimiter } from '../lambda/core/rate-limiter';
+import { type SelfServiceSettings, selfServiceSettingsFrom } from '../lambda/core/self-service-settings';
 import { now } from '../lambda/shared/clock';
 import { concurrentInvocations } from '../lambda/shared/observability';
 import { optionalEnv, RUNTIME_ENV } from '../lambda/shared/runtime-env';
@@ -80,6 +81,11 @@ export interface LocalApiOptions {
    * sign-in through it; it needs `customDomains` (the console's API). None when omitted.
    */
   readonly openIdProviderPort?: number;
+  /**
+   * People's own projects (issue 27).
+   * @default from SELF_SERVICE_PROJECTS and SELF_SERVICE_PROJECT_CAP (on, 2,000)
+   */
+  readonly selfService?: SelfServiceSettings;
 }
 
 export interface LocalApi {
@@ -235,7 +241,14 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
         openIdProvider = signIn.provider;
       }
       consoleListener = createConsoleListener(
-        localConsoleApi(service, domains.service, port, signIn?.settings, outbox),
+        localConsoleApi(
+          service,
+          domains.service,
+          port,
+          signIn?.settings,
+          outbox,
+          options.selfService ?? selfServiceSettingsFrom(process.env),
+        ),
         localSandboxRecordsApi(service, port, domains.dns, LOCAL_PLATFORM_DOMAIN),
       );
     }

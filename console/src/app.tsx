@@ -8,6 +8,7 @@ import { Members } from './members';
 import { Permissions } from './permissions';
 import { Overview, useUsage } from './overview';
 import { SignIn } from './sign-in';
+import { StartProject } from './start-project';
 import { Announce } from './ui';
 import { UsagePage } from './usage';
 
@@ -70,14 +71,18 @@ export function App() {
     return () => window.removeEventListener('hashchange', onHash);
   }, []);
 
-  const signedIn = phase.kind === 'signed-in' ? phase.session : undefined;
+  const session = phase.kind === 'signed-in' ? phase.session : undefined;
+  /** Signed in to a project (a person with none yet sees the start page, issue 27). */
+  const signedIn = session?.project === undefined ? undefined : { ...session, project: session.project };
 
   const label = PAGES.find((entry) => entry.id === page)?.label ?? '';
   useEffect(() => {
     document.title = signedIn
       ? `${label} · ${signedIn.project} · Animal Store console`
-      : 'Sign in · Animal Store console';
-  }, [label, signedIn?.project]);
+      : session
+        ? 'Create your first project · Animal Store console'
+        : 'Sign in · Animal Store console';
+  }, [label, signedIn?.project, session]);
 
   /** Another of the person's projects: the session moves, and the page reads it afresh. */
   const switchTo = async (project: string) => {
@@ -131,7 +136,7 @@ export function App() {
               </nav>
               <div class="who">
                 <span>
-                  Project <strong id="signed-in-project">{signedIn.project}</strong> ({signedIn.role})
+                  Project <strong id="signed-in-project">{signedIn.project}</strong> ({signedIn.role ?? ''})
                 </span>
                 {signedIn.projects && signedIn.projects.length > 1 ? (
                   <>
@@ -154,6 +159,13 @@ export function App() {
                 </button>
               </div>
             </>
+          ) : session ? (
+            <div class="who">
+              <span>{session.person?.email}</span>
+              <button type="button" onClick={() => void signOut()}>
+                Sign out
+              </button>
+            </div>
           ) : null}
         </header>
         <main id="main" tabIndex={-1}>
@@ -174,10 +186,12 @@ export function App() {
                 setPhase({ kind: 'signed-in', session });
               }}
             />
+          ) : !signedIn ? (
+            <StartProject session={phase.session} onOpen={switchTo} />
           ) : page === 'overview' ? (
             <Overview key="overview" reading={usage.reading} onRead={usage.read} focus={navigated} />
           ) : page === 'usage' ? (
-            <UsagePage key={`usage-${signedIn?.project}`} project={phase.session.project} focus={navigated} />
+            <UsagePage key={`usage-${signedIn.project}`} project={signedIn.project} focus={navigated} />
           ) : page === 'keys' ? (
             <Keys key={`keys-${signedIn?.project}`} focus={navigated} />
           ) : page === 'members' ? (

@@ -8,6 +8,7 @@ import {
 import type { ConsoleAction } from '../core/permissions';
 import { INVITATION_ROUTES } from './console-invitation-routes';
 import { MEMBER_ROUTES, SESSION_PROJECT_ROUTES } from './console-member-routes';
+import { PROJECT_ROUTES } from './console-project-routes';
 import { USAGE_ROUTES } from './console-usage-routes';
 import type { AnyErrorCode } from './error-catalogue';
 import type { Schema, SchemaValue } from './schema';
@@ -168,6 +169,8 @@ const DECLARED_ROUTES = [
     answer: answers<void>(),
   },
   ...SESSION_PROJECT_ROUTES,
+  // The self-service start (issue 27).
+  ...PROJECT_ROUTES,
   ...USAGE_ROUTES,
   {
     operationId: 'listKeys',

@@ -3,6 +3,7 @@ import {
   MAX_LIVE_SESSIONS_PER_PROJECT,
   SESSION_IDLE_TIMEOUT_MS,
 } from '../core/limits';
+import { MAX_PROJECTS_PER_PERSON } from '../core/self-service-settings';
 
 /**
  * The catalogue of machine-readable error codes. Every non-2xx response the service
@@ -235,6 +236,36 @@ export const CONSOLE_ERROR_CATALOGUE = {
     status: 403,
     description:
       'The identity provider vouched for the person, but they are a member of no project: an owner adds them (`npm run members -- add`).',
+  },
+  // The self-service start (issue 27): POST /console/api/projects.
+  no_project_yet: {
+    status: 403,
+    description:
+      "A person who is a member of no project called a project's route: create a project (`POST /projects`) or accept an invitation.",
+  },
+  self_service_off: {
+    status: 403,
+    description:
+      'Creating projects yourself is turned off on this platform (`SELF_SERVICE_PROJECTS=off`): the platform team creates projects, or an owner invites you.',
+  },
+  invalid_project_name: {
+    status: 400,
+    description:
+      "The name cannot be a project's: 3 to 63 lower-case letters, digits and hyphens, no leading or trailing hyphen, no `xn--`, not a reserved name.",
+  },
+  project_name_taken: {
+    status: 409,
+    description:
+      'A project has this name, or had it (its keys and pets remain under it): choose another name.',
+  },
+  too_many_projects: {
+    status: 409,
+    description: `You have created ${MAX_PROJECTS_PER_PERSON} projects, the most one person may create yourself: ask the platform team for another.`,
+  },
+  self_service_full: {
+    status: 409,
+    description:
+      "The platform holds the most self-service projects it may (its cap, below API Gateway's 10,000 keys per account and region): ask the platform team.",
   },
   identity_provider_unavailable: {
     status: 503,

@@ -3,6 +3,8 @@ import { type InvitationMailer, Invitations, type VouchedDomains } from '../core
 import { MemberRoles, Members } from '../core/members';
 import type { CustomDomains } from '../core/custom-domains/custom-domains';
 import { ProjectKeys } from '../core/project-keys';
+import { SelfService, type SelfServiceSettings, type SelfServiceSlots } from '../core/self-service';
+import { warnNearSelfServiceCap } from '../operations/console-projects';
 import type { ApiLambdaHandler } from '../middleware/api-handler';
 import type { ConsoleStackDependencies } from '../middleware/console-handler';
 import { consoleApi } from '../operations/console';
@@ -23,8 +25,12 @@ export interface ConsoleStackPorts extends Pick<
   readonly sessionClock?: () => number;
 }
 
-/** The console's ports: its stack's, the keys table and the invitations table. */
-export type ConsolePorts = ConsoleStackPorts & Pick<ServicePorts, 'apiKeys' | 'invitations'>;
+/**
+ * The console's ports: its stack's, the keys table, the invitations table, and the self-service
+ * start's counters (issue 27; without them self-service is off).
+ */
+export type ConsolePorts = ConsoleStackPorts &
+  Pick<ServicePorts, 'apiKeys' | 'invitations'> & { readonly selfServiceSlots?: SelfServiceSlots };
 
 /** How invitations reach people (issue 27): the mailer, the link's address, the vouched domains. */
 export interface InvitationSettings {
@@ -51,6 +57,8 @@ export interface ConsoleSettings {
   readonly signIn?: ConsoleSignInSettings;
   /** Invitations' delivery (issue 27). */
   readonly invitations: InvitationSettings;
+  /** People's own projects (issue 27). @default off */
+  readonly selfService?: SelfServiceSettings;
 }
 
 /** The console's OpenID sign-in: the provider (the port), the sealing key and the exact callback. */
@@ -121,6 +129,30 @@ export function composeProjectKeys(ports: Pick<ServicePorts, 'apiKeys' | 'projec
   });
 }
 
+/**
+ * The self-service start (issue 27) over the projects, keys and members tables and its counters;
+ * on only when the settings say so, and then its counters are required.
+ */
+export function composeSelfService(
+  ports: Pick<ConsolePorts, 'projects' | 'apiKeys' | 'clock' | 'selfServiceSlots'>,
+  settings: SelfServiceSettings | undefined,
+  members: Members,
+  keys: ProjectKeys,
+): SelfService {
+  const off = { enabled: false, projectCap: 0 };
+  const { selfServiceSlots: slots } = ports;
+  if (settings?.enabled && !slots)
+    throw new Error('Self-service projects are on, but the console has no counters for their caps.');
+  return new SelfService({
+    settings: slots ? (settings ?? off) : off,
+    slots: slots ?? { take: async () => undefined, giveBack: async () => undefined, count: async () => 0 },
+    creation: { projects: ports.projects, keys: ports.apiKeys, clock: () => new Date(ports.clock()) },
+    members,
+    keys,
+    nearCap: warnNearSelfServiceCap,
+  });
+}
+
 /** The console's API (`/console/api/…`): sessions, usage, keys and the domains service given. */
 export function composeConsole(
   ports: ConsolePorts,
@@ -138,10 +170,12 @@ export function composeConsole(
     vouched: settings.invitations.vouched ?? (() => []),
     clock: ports.clock,
   });
+  const keys = composeProjectKeys(ports);
   return consoleApi({
     ...stack,
     members,
     invitations,
+    selfService: composeSelfService(ports, settings.selfService, members, keys),
     ...(settings.signIn
       ? {
           signIn: consoleSignIn({
@@ -154,7 +188,7 @@ export function composeConsole(
         }
       : {}),
     consoleHosts: settings.consoleHosts,
-    keys: composeProjectKeys(ports),
+    keys,
     counters: ports.counters,
     projectAddress: settings.projectAddress,
     // The limiter's clock: usage is read in the windows it counts in.

@@ -7,6 +7,7 @@ import type { InvitationStore } from '../core/invitations';
 import type { MemberStore, OwnerCountStore } from '../core/members';
 import type { IdempotencyStore, ReservedPetWriter } from '../core/idempotency';
 import type { PetStore } from '../core/pet';
+import type { NewProjectStore } from '../core/project-creation';
 import type { ProjectKeyCountStore, ProjectKeyStore } from '../core/project-keys';
 import type { CounterStore } from '../core/rate-limiter';
 import type { UsageWriter } from '../core/usage-counting';
@@ -29,7 +30,7 @@ export interface ServicePorts {
   /** The records of Idempotency-Keys. */
   readonly idempotencyKeys: IdempotencyStore;
   readonly apiKeys: ProjectKeyStore;
-  readonly projects: ProjectKeyCountStore & ProjectTargets & OwnerCountStore;
+  readonly projects: ProjectKeyCountStore & ProjectTargets & OwnerCountStore & NewProjectStore;
   readonly customDomains: CustomDomainStore;
   readonly consoleSessions: ConsoleSessionStore;
   /** Projects' members (issue 26). */

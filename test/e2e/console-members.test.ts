@@ -69,7 +69,13 @@ type Exercise = (
 const EXERCISES: Record<
   Exclude<
     ConsoleOperationId,
-    'createSession' | 'getSession' | 'deleteSession' | 'switchProject' | 'removeMember' | 'openInvitation'
+    | 'createSession'
+    | 'getSession'
+    | 'deleteSession'
+    | 'switchProject'
+    | 'removeMember'
+    | 'openInvitation'
+    | 'createProject'
   >,
   Exercise
 > = {

@@ -38,9 +38,9 @@ describeInBrowser('starting alone and inviting a colleague')('start alone, invit
       consoleSite: await buildConsole(buildDir),
       customDomains: {},
       openIdProviderPort: 0,
+      selfService: { enabled: true, projectCap: 100 },
     });
     origin = `http://localhost:${api.port}`;
-    standInApi = api;
   }, 120_000);
 
   afterAll(async () => {
@@ -79,6 +79,19 @@ describeInBrowser('starting alone and inviting a colleague')('start alone, invit
     await page.getByLabel('Email').fill(person.email);
     await page.getByLabel('Password').fill(person.password);
     await page.getByRole('button', { name: 'Sign in' }).click();
+  }
+
+  /** Step 2 on start-alone's page: a project of their own, its first key (shown once), then its console. */
+  async function startAlone(page: Page): Promise<{ project: string; apiKey: string }> {
+    await page.getByRole('heading', { level: 1, name: 'Create your first project' }).waitFor();
+    const project = `newcomer-${process.pid}`;
+    await page.getByLabel('Name').fill(project);
+    await page.getByRole('button', { name: 'Create project' }).click();
+    await page.getByRole('heading', { name: `Project ${project} is ready` }).waitFor();
+    const apiKey = await page.getByRole('textbox', { name: 'API key' }).inputValue();
+    await page.getByRole('button', { name: `I have stored it: open ${project}` }).click();
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    return { project, apiKey };
   }
 
   /** The newest message in the outbox folder for `to`: its file. */
@@ -156,44 +169,3 @@ describeInBrowser('starting alone and inviting a colleague')('start alone, invit
     expect(await late.evaluate<string | undefined>('document.activeElement?.id')).toBe('join-heading');
   }, 240_000);
 });
-
-// PRE-MERGE STAND-IN (replaced by start-alone's page once merged): the project made as the
-// platform, then the newcomer signs in again.
-import { issueApiKey } from '../../lambda/core/api-key';
-import { Members } from '../../lambda/core/members';
-import { issueConsoleToken, newUsageId } from '../../lambda/core/project';
-import { ApiKeyRepository } from '../../lambda/store/api-key-repository';
-import { createDocumentClient } from '../../lambda/store/dynamodb-client';
-import { MemberRepository } from '../../lambda/store/member-repository';
-import { ProjectRepository } from '../../lambda/store/project-repository';
-import { LOCAL_TABLE_NAMES } from '../../local/local-tables';
-
-let standInApi: LocalApi;
-async function startAlone(page: Page): Promise<{ project: string; apiKey: string }> {
-  const api = standInApi;
-  const client = createDocumentClient(api.dynamodbEndpoint);
-  const projects = new ProjectRepository(client, LOCAL_TABLE_NAMES.projects);
-  const at = new Date().toISOString();
-  const name = 'newcomer-project';
-  await projects.create({
-    name,
-    plan: 'free',
-    createdAt: at,
-    consoleTokenHash: issueConsoleToken(name).hash,
-    consoleTokenIssuedAt: at,
-    usageId: newUsageId(),
-  });
-  const store = new MemberRepository(client, LOCAL_TABLE_NAMES.projectMembers);
-  await new Members({ store, owners: projects, projects, clock: Date.now }).add(
-    name,
-    { issuer: api.openIdProvider?.issuer ?? '', subject: DEV_NEWCOMER.subject, email: DEV_NEWCOMER.email },
-    'owner',
-    'platform',
-  );
-  const { apiKey, record } = issueApiKey(name, 'first', new Date());
-  await new ApiKeyRepository(client, LOCAL_TABLE_NAMES.apiKeys).put(record);
-  client.destroy();
-  await page.goto(`${new URL(page.url()).origin}/console/api/sign-in/start?returnTo=/console/`);
-  await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
-  return { project: name, apiKey };
-}
