@@ -15,6 +15,7 @@ import { platformCnameTarget } from './config/platform';
 import { AnimalStoreApi } from './constructs/animal-store-api';
 import { ConsoleIdentity } from './constructs/console-identity';
 import { ConsoleService } from './constructs/console-service';
+import { InvitationEmail } from './constructs/invitation-email';
 import { DataTables } from './constructs/data-tables';
 import { EdgeFirewall } from './constructs/edge-firewall';
 import { originSecretReference } from './constructs/origin-secret';
@@ -40,6 +41,7 @@ export const STACK_OUTPUTS = {
   customDomainsTable: 'CustomDomainsTableName',
   consoleSessionsTable: 'ConsoleSessionsTableName',
   projectMembersTable: 'ProjectMembersTableName',
+  invitationsTable: 'InvitationsTableName',
   platformDomain: 'PlatformDomain',
 } as const;
 
@@ -70,6 +72,8 @@ export class AnimalStoreStack extends Stack {
   public readonly console?: ConsoleService;
   /** The console's sign-in (Cognito user pool at `auth.<platform domain>`), where the console is deployed. */
   public readonly consoleIdentity?: ConsoleIdentity;
+  /** The SES identity invitations are sent from (issue 27), where the console exists. */
+  public readonly invitationEmail?: InvitationEmail;
   /** The scheduled sweep of tenants whose domain was removed, where the edge serves the environment. */
   public readonly staleTenantCleanup?: StaleTenantCleanup;
   /** The daily ranking of the projects that used the most (issue 29). */
@@ -159,6 +163,10 @@ export class AnimalStoreStack extends Stack {
         deletionProtection: config.deletionProtection,
         removalPolicy: config.removalPolicy,
       });
+      // Invitations' email: the platform domain's SES identity, DKIM records in its zone (issue 27).
+      this.invitationEmail = new InvitationEmail(this, 'InvitationEmail', {
+        platform: config.platformAddress,
+      });
       this.staleTenantCleanup = new StaleTenantCleanup(this, 'StaleTenantCleanup', {
         tables: this.tables,
         environmentName: config.name,
@@ -242,6 +250,11 @@ export class AnimalStoreStack extends Stack {
     new CfnOutput(this, STACK_OUTPUTS.consoleSessionsTable, {
       description: "Console sessions (hashes only): deleting a project's items signs its console users out",
       value: this.tables.consoleSessions.tableName,
+    });
+    new CfnOutput(this, STACK_OUTPUTS.invitationsTable, {
+      description:
+        'Invitations to projects (secrets as hashes only), read and written by the console function',
+      value: this.tables.invitations.tableName,
     });
     new CfnOutput(this, STACK_OUTPUTS.projectMembersTable, {
       description:

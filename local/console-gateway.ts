@@ -1,8 +1,9 @@
+import type { SelfServiceSettings } from '../lambda/core/self-service-settings';
 import { randomUUID } from 'node:crypto';
 import type { RequestListener } from 'node:http';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
 import { CONSOLE_API_PREFIX } from '../lambda/api/console-routes';
-import type { ConsoleSignInSettings } from '../lambda/composition/console';
+import type { ConsoleSignInSettings, InvitationSettings } from '../lambda/composition/console';
 import type { Service } from '../lambda/composition/service';
 import { toErrorResponse } from '../lambda/api/error-response';
 import { gatewayError } from '../lambda/api/gateway-errors';
@@ -58,7 +59,9 @@ export function localConsoleApi(
   service: Service,
   domains: CustomDomains,
   port: number,
-  signIn?: ConsoleSignInSettings,
+  signIn: ConsoleSignInSettings | undefined,
+  mailer: InvitationSettings['mailer'],
+  selfService?: SelfServiceSettings,
 ): ApiLambdaHandler {
   return service.console(
     {
@@ -66,6 +69,9 @@ export function localConsoleApi(
       consoleHosts: localConsoleHosts(port),
       projectAddress: (name) => `http://${name}.localhost:${port}/v1`,
       ...(signIn ? { signIn } : {}),
+      // Links name localhost, where the sign-in's callback (and so the invitation's cookie) is.
+      invitations: { mailer, linkOf: (token) => `http://localhost:${port}/console/#invitation=${token}` },
+      ...(selfService ? { selfService } : {}),
     },
     domains,
   );

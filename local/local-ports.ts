@@ -4,9 +4,11 @@ import { ApiKeyRepository } from '../lambda/store/api-key-repository';
 import { ConsoleSessionRepository } from '../lambda/store/console-session-repository';
 import { CustomDomainRepository } from '../lambda/store/custom-domain-repository';
 import { IdempotencyRepository } from '../lambda/store/idempotency-repository';
+import { InvitationRepository } from '../lambda/store/invitation-repository';
 import { MemberRepository } from '../lambda/store/member-repository';
 import { PetRepository } from '../lambda/store/pet-repository';
 import { ProjectRepository } from '../lambda/store/project-repository';
+import { SelfServiceSlotStore } from '../lambda/store/self-service-slots';
 import { UsageHistoryStore } from '../lambda/store/usage-history-store';
 import { LOCAL_TABLE_NAMES } from './local-tables';
 
@@ -21,8 +23,10 @@ export type LocalTablePorts = Pick<
   | 'customDomains'
   | 'consoleSessions'
   | 'members'
+  | 'invitations'
   | 'clock'
 > & {
+  readonly selfServiceSlots: SelfServiceSlotStore;
   readonly apiKeys: ApiKeyRepository;
   readonly projects: ProjectRepository;
   readonly customDomains: CustomDomainRepository;
@@ -39,6 +43,9 @@ export function localTablePorts(client: DynamoDBDocumentClient, clock: () => num
     customDomains: new CustomDomainRepository(client, LOCAL_TABLE_NAMES.customDomains),
     consoleSessions: new ConsoleSessionRepository(client, LOCAL_TABLE_NAMES.consoleSessions),
     members: new MemberRepository(client, LOCAL_TABLE_NAMES.projectMembers),
+    invitations: new InvitationRepository(client, LOCAL_TABLE_NAMES.invitations),
+    // The self-service start's counters live beside the rate limiter's (issue 27).
+    selfServiceSlots: new SelfServiceSlotStore(client, LOCAL_TABLE_NAMES.rateLimits),
     clock,
   };
 }

@@ -158,7 +158,7 @@ function configuration(
         claims: async () => ({
           sub: person.subject,
           email: person.email,
-          email_verified: true,
+          email_verified: person.emailVerified ?? true,
           name: person.name,
         }),
       };

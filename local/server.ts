@@ -6,6 +6,7 @@ import { API_VERSION_PREFIX, type OperationId, ROUTES } from '../lambda/api/rout
 import { ORIGIN_SECRET_HEADER } from '../lambda/core/edge-request';
 import { composeService, type Service } from '../lambda/composition/service';
 import type { RateLimiter } from '../lambda/core/rate-limiter';
+import { type SelfServiceSettings, selfServiceSettingsFrom } from '../lambda/core/self-service-settings';
 import { now } from '../lambda/shared/clock';
 import { concurrentInvocations } from '../lambda/shared/observability';
 import { optionalEnv, RUNTIME_ENV } from '../lambda/shared/runtime-env';
@@ -30,6 +31,7 @@ import { startExpiredItemSweeper } from './expired-item-sweeper';
 import { type RepeatTimer, startLocalUsageTop } from './usage-top-job';
 import { type LocalDomains, type LocalDomainsOptions, startLocalDomains } from './local-domains';
 import { type LocalTablePorts, localTablePorts } from './local-ports';
+import { type LocalOutbox, localOutbox, outboxFolder } from './invitation-outbox';
 import { type LocalSignIn, startLocalSignIn } from './local-sign-in';
 import type { LocalOidcProvider } from './oidc-provider';
 import { ensureLocalTablesAt, LOCAL_TABLE_NAMES, LOCAL_TABLES } from './local-tables';
@@ -90,6 +92,11 @@ export interface LocalApiOptions {
    * @default Node's interval
    */
   readonly usageTopTimer?: RepeatTimer;
+  /**
+   * People's own projects (issue 27).
+   * @default from SELF_SERVICE_PROJECTS and SELF_SERVICE_PROJECT_CAP (on, 2,000)
+   */
+  readonly selfService?: SelfServiceSettings;
 }
 
 export interface LocalApi {
@@ -103,6 +110,8 @@ export interface LocalApi {
   readonly domains?: LocalDomains;
   /** The local OpenID provider, when asked for: its issuer and development people. */
   readonly openIdProvider?: LocalOidcProvider;
+  /** Invitations sent (issue 27): `<data dir>/outbox/`, and this run's in memory. */
+  readonly outbox: LocalOutbox;
   /** Stops the API (finishing requests in flight), then the embedded store. */
   close(): Promise<void>;
 }
@@ -225,6 +234,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     consoleHosts = localConsoleHosts(port);
     let domains: LocalDomains | undefined;
     let openIdProvider: LocalOidcProvider | undefined;
+    const outbox = localOutbox(options.dataDir ? outboxFolder(options.dataDir) : undefined);
     if (options.customDomains) {
       try {
         domains = await startLocalDomains({
@@ -251,7 +261,14 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
         openIdProvider = signIn.provider;
       }
       consoleListener = createConsoleListener(
-        localConsoleApi(service, domains.service, port, signIn?.settings),
+        localConsoleApi(
+          service,
+          domains.service,
+          port,
+          signIn?.settings,
+          outbox,
+          options.selfService ?? selfServiceSettingsFrom(process.env),
+        ),
         localSandboxRecordsApi(service, port, domains.dns, LOCAL_PLATFORM_DOMAIN),
       );
     }
@@ -262,6 +279,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
       ...(store ? { store } : {}),
       ...(domains ? { domains } : {}),
       ...(openIdProvider ? { openIdProvider } : {}),
+      outbox,
       close: async () => {
         closing = true;
         await openIdProvider?.close();

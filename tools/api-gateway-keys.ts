@@ -9,8 +9,8 @@ import {
   NotFoundException,
 } from '@aws-sdk/client-api-gateway';
 import type { PlanName } from '../lambda/core/plans';
-import { reason, Refusal } from './failures';
-import type { ProjectGateway } from './project-admin';
+import { GatewayKeysExhausted, type ProjectGateway } from '../lambda/core/project-creation';
+import { reason } from './failures';
 import { projectKeyName, usagePlanName } from '../lib/config/usage-plan-names';
 
 /** API Gateway's quota of API keys per account and region (not raisable). */
@@ -60,7 +60,8 @@ export class ApiGatewayProjectKeys implements ProjectGateway {
         }),
       ));
     } catch (error) {
-      if (error instanceof LimitExceededException) throw new Refusal(gatewayKeyQuotaMessage(this.stackName));
+      if (error instanceof LimitExceededException)
+        throw new GatewayKeysExhausted(gatewayKeyQuotaMessage(this.stackName));
       throw error;
     }
     if (!id) throw new Error(`API Gateway returned no id for the new key of project ${project}`);

@@ -7,16 +7,21 @@ import {
   planNumbersProblems,
 } from '../lambda/core/plans';
 import {
-  issueConsoleToken,
   newUsageId,
   parseAllowedOrigins,
   type ProjectRecord,
-  projectNameProblem,
+  issueConsoleToken,
 } from '../lambda/core/project';
-import { newTargetId } from '../lambda/core/custom-domains/project-target';
+import {
+  type CreatedProject,
+  createProject,
+  type ProjectGateway,
+  ProjectCreationRefusal,
+  type ProjectRequest,
+  undoGatewayKey,
+} from '../lambda/core/project-creation';
 import type { ApiKeyRepository } from '../lambda/store/api-key-repository';
 import type { ProjectRepository } from '../lambda/store/project-repository';
-import { RESERVED_PROJECT_NAMES } from '../lib/config/platform';
 import { reason, Refusal, UsageError } from './failures';
 
 /**
@@ -27,18 +32,7 @@ import { reason, Refusal, UsageError } from './failures';
  * what is left to do.
  */
 
-/** What the projects tool needs of the gateway of a deployed stage. */
-export interface ProjectGateway {
-  /** Where the gateway keys live, for messages, e.g. `API Gateway of AnimalStore-staging`. */
-  readonly description: string;
-  /**
-   * Creates a project's gateway key (valued `usageId`) in the usage plan of `plan`; leaves
-   * nothing behind when it fails. A {@link Refusal} when the account holds its most keys.
-   */
-  createKey(project: string, usageId: string, plan: PlanName): Promise<void>;
-  /** Deletes the project's gateway key valued `usageId` (none is fine). */
-  deleteKey(project: string, usageId: string): Promise<void>;
-}
+export type { ProjectGateway } from '../lambda/core/project-creation';
 
 /** Counts a project's custom domains (the domains tool's state). */
 export type DomainCount = (project: string) => Promise<number>;
@@ -63,11 +57,7 @@ export interface ProjectAdminOptions {
   readonly clock?: () => Date;
 }
 
-/** A new project: `consoleToken` is shown once and never stored. */
-export interface CreatedProject {
-  readonly record: ProjectRecord;
-  readonly consoleToken: string;
-}
+export type { CreatedProject } from '../lambda/core/project-creation';
 
 export interface PlanChange {
   readonly name: string;
@@ -90,13 +80,7 @@ export interface DeletedProject {
 export class ProjectExists extends UsageError {}
 
 /** How to create a project that migration makes, rather than an operator. */
-export interface CreateOptions {
-  /**
-   * Take a name that a deleted project left keys behind under (its revoked keys and its
-   * pets then belong to the new project). Only the upgrade does, for `legacy`.
-   */
-  readonly adoptFormer?: boolean;
-}
+export type CreateOptions = Pick<ProjectRequest, 'adoptFormer'>;
 
 const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
 
@@ -154,52 +138,30 @@ export class ProjectAdmin {
     numbers?: Partial<PlanLimits>,
     options: CreateOptions = {},
   ): Promise<CreatedProject> {
-    const problem = projectNameProblem(name, RESERVED_PROJECT_NAMES);
-    if (problem) throw new UsageError(problem);
     const agreedLimits = checkPlanNumbers(plan, numbers);
-    if (await this.projects.get(name)) throw new ProjectExists(`Project ${name} exists already.`);
-    // Keys are never deleted, so a deleted project that had keys (and so perhaps pets) left
-    // them under its name: a new project of that name would see its pets.
-    if (!options.adoptFormer && (await this.keys.listByProject(name)).length > 0) {
-      throw new UsageError(
-        `Project name ${name} belonged to a deleted project whose keys and pets remain under it: choose another name.`,
+    try {
+      return await createProject(
+        {
+          projects: this.projects,
+          keys: this.keys,
+          gateway: this.gateway,
+          clock: this.clock,
+          removeFormerMembers: this.removeMembersOf,
+        },
+        { name, plan, ...(agreedLimits ? { agreedLimits } : {}), adoptFormer: options.adoptFormer === true },
       );
-    }
-    // Members a deleted project of this name left (a removal that failed, or a member added
-    // while it was deleted) would be members of the new one: none may be.
-    await this.removeMembersOf(name);
-    const { token, hash } = issueConsoleToken(name);
-    const now = this.clock().toISOString();
-    const record: ProjectRecord = {
-      name,
-      plan,
-      ...(agreedLimits ? { agreedLimits } : {}),
-      createdAt: now,
-      consoleTokenHash: hash,
-      consoleTokenIssuedAt: now,
-      usageId: newUsageId(),
-      targetId: newTargetId(),
-    };
-    const { gateway } = this;
-    if (gateway) {
-      try {
-        await gateway.createKey(name, record.usageId, plan);
-      } catch (error) {
-        if (error instanceof Refusal) throw new Refusal(`Project ${name} was not created: ${error.message}`);
-        throw new Error(
-          `Could not create the gateway key of project ${name} in ${gateway.description}: ${reason(error)}. No project was created.`,
-        );
+    } catch (error) {
+      if (!(error instanceof ProjectCreationRefusal)) throw error;
+      switch (error.kind) {
+        case 'name_taken':
+          throw new ProjectExists(error.message);
+        case 'gateway_full':
+          throw new Refusal(`Project ${name} was not created: ${error.message}`);
+        case 'invalid_name':
+        case 'former_name':
+          throw new UsageError(error.message);
       }
     }
-    let failure: unknown;
-    try {
-      if (await this.projects.create(record)) return { record, consoleToken: token };
-    } catch (error) {
-      failure = error;
-    }
-    const undone = await this.undoGatewayKey(name, record.usageId);
-    if (failure === undefined) throw new ProjectExists(`Project ${name} exists already.${undone}`);
-    throw new Error(`Could not store project ${name}: ${reason(failure)}. No project was created.${undone}`);
   }
 
   /**
@@ -248,7 +210,7 @@ export class ProjectAdmin {
       if (after?.usageId !== usageId) {
         const known = after !== undefined;
         const undone = known
-          ? await this.undoGatewayKey(name, usageId)
+          ? await undoGatewayKey(this.gateway, name, usageId)
           : ` Both gateway keys are kept, since the record could not be read: run set-plan ${name} ${plan} again.`;
         throw new Error(
           `Could not record plan ${plan} for project ${name}: ${reason(error)}.${known ? ` Its plan is still ${project.plan}.` : ''}${undone}`,
@@ -347,17 +309,5 @@ export class ProjectAdmin {
 
   private noSuchProject(name: string): UsageError {
     return new UsageError(`No project is named ${name}: see npm run projects -- list.`);
-  }
-
-  /** Deletes a gateway key this run made and no project uses; says how that went. */
-  private async undoGatewayKey(name: string, usageId: string): Promise<string> {
-    const { gateway } = this;
-    if (!gateway) return '';
-    try {
-      await gateway.deleteKey(name, usageId);
-      return ' Its new gateway key was deleted again.';
-    } catch (error) {
-      return ` Its new gateway key (valued ${usageId}) is left in ${gateway.description} (${reason(error)}): delete it there.`;
-    }
   }
 }

@@ -2,6 +2,7 @@ import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { api, ConsoleError, messageOf, whenSignedOut } from './api';
 import type { Session } from './contract';
 import { Domains } from './domains';
+import { Join, type JoinRequest, joinRequestOfLocation } from './join';
 import { Keys } from './keys';
 import { Members } from './members';
 import { Permissions } from './permissions';
@@ -9,6 +10,7 @@ import { Overview, useUsage } from './overview';
 import { SIGN_OUT_PATH } from '../../lambda/api/console-navigation';
 import { SignIn } from './sign-in';
 import { forgetSignInFailure, signInFailureOf } from './sign-in-failure';
+import { StartProject } from './start-project';
 import { Announce } from './ui';
 import { UsagePage } from './usage';
 
@@ -66,6 +68,8 @@ export function App() {
   const usage = useUsage();
   const [message, setMessage] = useState('');
   const [fatal, setFatal] = useState<string>();
+  /** An invitation's link (issue 27): its page comes first, signed in or not. */
+  const [joining, setJoining] = useState<JoinRequest | undefined>(joinRequestOfLocation);
   const clearTimer = useRef<number | undefined>(undefined);
 
   /** The live region is emptied first, so the same words twice are read twice. */
@@ -95,6 +99,9 @@ export function App() {
       (failure: unknown) => setFatal(messageOf(failure)),
     );
     const onHash = () => {
+      // An invitation's link opened in a console already loaded (only the fragment changes).
+      const join = joinRequestOfLocation();
+      if (join) setJoining(join);
       setPage(pageOfLocation());
       setNavigated(true);
     };
@@ -102,14 +109,18 @@ export function App() {
     return () => window.removeEventListener('hashchange', onHash);
   }, []);
 
-  const signedIn = phase.kind === 'signed-in' ? phase.session : undefined;
+  const session = phase.kind === 'signed-in' ? phase.session : undefined;
+  /** Signed in to a project (a person with none yet sees the start page, issue 27). */
+  const signedIn = session?.project === undefined ? undefined : { ...session, project: session.project };
 
   const label = PAGES.find((entry) => entry.id === page)?.label ?? '';
   useEffect(() => {
     document.title = signedIn
       ? `${label} · ${signedIn.project} · Animal Store console`
-      : 'Sign in · Animal Store console';
-  }, [label, signedIn?.project]);
+      : session
+        ? 'Create your first project · Animal Store console'
+        : 'Sign in · Animal Store console';
+  }, [label, signedIn?.project, session]);
 
   /** Another of the person's projects: the session moves, and the page reads it afresh. */
   const [chosen, setChosen] = useState<string>();
@@ -175,7 +186,7 @@ export function App() {
               </nav>
               <div class="who">
                 <span>
-                  Project <strong id="signed-in-project">{signedIn.project}</strong> ({signedIn.role})
+                  Project <strong id="signed-in-project">{signedIn.project}</strong> ({signedIn.role ?? ''})
                 </span>
                 {signedIn.projects && signedIn.projects.length > 1 ? (
                   // Choosing is not switching (WCAG 3.2.2): the button moves the session.
@@ -206,6 +217,13 @@ export function App() {
                 </button>
               </div>
             </>
+          ) : session ? (
+            <div class="who">
+              <span>{session.person?.email}</span>
+              <button type="button" onClick={() => void signOut()}>
+                Sign out
+              </button>
+            </div>
           ) : null}
         </header>
         <main id="main" tabIndex={-1}>
@@ -213,6 +231,8 @@ export function App() {
             <p class="error" role="alert">
               {fatal}
             </p>
+          ) : joining ? (
+            <Join key={JSON.stringify(joining)} request={joining} onDone={() => setJoining(undefined)} />
           ) : phase.kind === 'loading' ? (
             <p>Loading…</p>
           ) : phase.kind === 'signed-out' ? (
@@ -225,6 +245,8 @@ export function App() {
                 setPhase({ kind: 'signed-in', session });
               }}
             />
+          ) : !signedIn ? (
+            <StartProject session={phase.session} onOpen={switchTo} />
           ) : page === 'overview' ? (
             <Overview
               key={`overview-${signedIn?.project}`}
@@ -233,7 +255,7 @@ export function App() {
               focus={navigated}
             />
           ) : page === 'usage' ? (
-            <UsagePage key={`usage-${signedIn?.project}`} project={phase.session.project} focus={navigated} />
+            <UsagePage key={`usage-${signedIn.project}`} project={signedIn.project} focus={navigated} />
           ) : page === 'keys' ? (
             <Keys key={`keys-${signedIn?.project}`} focus={navigated} />
           ) : page === 'members' ? (

@@ -6,6 +6,7 @@ import type { ConsoleAnswer } from '../../lambda/api/console-routes';
  */
 
 export type Session = ConsoleAnswer<'getSession'>;
+export type CreatedProject = ConsoleAnswer<'createProject'>;
 export type Usage = ConsoleAnswer<'getUsage'>;
 export type Counter = Usage['usage']['minute'];
 export type IssuedKey = ConsoleAnswer<'createKey'>;

@@ -1,6 +1,7 @@
 import { useContext, useEffect, useState } from 'preact/hooks';
 import { ROLES, type Role } from '../../lambda/core/permissions';
 import { api, messageOf } from './api';
+import { Invitations } from './invitations';
 import type { ConsoleAnswer } from '../../lambda/api/console-routes';
 import { useCan } from './permissions';
 import { Announce, ErrorMessage, PageHeading } from './ui';
@@ -92,6 +93,7 @@ export function Members({ focus }: { focus: boolean }) {
           </ul>
         )}
       </section>
+      <Invitations />
     </>
   );
 }

@@ -3,6 +3,7 @@ import {
   MAX_LIVE_SESSIONS_PER_PROJECT,
   SESSION_IDLE_TIMEOUT_MS,
 } from '../core/limits';
+import { MAX_PROJECTS_PER_PERSON } from '../core/self-service-settings';
 
 /**
  * The console API's own codes (`/console/api/…`, the dashboard's backend): not part of the
@@ -151,6 +152,71 @@ export const CONSOLE_ERROR_CATALOGUE = {
     status: 503,
     description:
       'The identity provider could not be reached (discovery, its keys or its token endpoint); retry after `Retry-After`.',
+  },
+  // The self-service start (issue 27): POST /console/api/projects.
+  no_project_yet: {
+    status: 403,
+    description:
+      "A person who is a member of no project called a project's route: create a project (`POST /projects`) or accept an invitation.",
+  },
+  self_service_off: {
+    status: 403,
+    description:
+      'Creating projects yourself is turned off on this platform (`SELF_SERVICE_PROJECTS=off`): the platform team creates projects, or an owner invites you.',
+  },
+  invalid_project_name: {
+    status: 400,
+    description:
+      "The name cannot be a project's: 3 to 63 lower-case letters, digits and hyphens, no leading or trailing hyphen, no `xn--`, not a reserved name.",
+  },
+  project_name_taken: {
+    status: 409,
+    description:
+      'A project has this name, or had it (its keys and pets remain under it): choose another name.',
+  },
+  too_many_projects: {
+    status: 409,
+    description: `You have created ${MAX_PROJECTS_PER_PERSON} projects, the most one person may create yourself: ask the platform team for another.`,
+  },
+  self_service_full: {
+    status: 409,
+    description:
+      "The platform holds the most self-service projects it may (its cap, below API Gateway's 10,000 keys per account and region): ask the platform team.",
+  },
+  // Invitations (issue 27).
+  invitation_not_found: {
+    status: 404,
+    description:
+      "No such invitation: the link's token is malformed or unknown, its secret is wrong, or it is another project's.",
+  },
+  invitation_expired: {
+    status: 410,
+    description: 'The invitation expired (invitations last 7 days): ask an owner or admin for a new one.',
+  },
+  invitation_used: {
+    status: 409,
+    description: 'The invitation was used already (an invitation joins one person, once).',
+  },
+  invitation_revoked: {
+    status: 410,
+    description: 'The invitation was revoked by an owner or admin of its project.',
+  },
+  invitation_wrong_email: {
+    status: 403,
+    description: "The signed-in person's email is not the invited address: sign in with the invited address.",
+  },
+  invitation_email_unverified: {
+    status: 403,
+    description: "The signed-in person's email is not verified at the identity provider.",
+  },
+  invitation_email_not_vouched: {
+    status: 403,
+    description:
+      "The email was asserted by an enterprise identity provider outside that provider's own email domains.",
+  },
+  too_many_invitations: {
+    status: 409,
+    description: 'The project has as many pending invitations as it may have (50): revoke some first.',
   },
 } as const satisfies Record<string, { status: number; description: string }>;
 

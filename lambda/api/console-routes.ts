@@ -6,7 +6,9 @@ import {
   type Verification,
 } from '../core/custom-domains/custom-domain-record';
 import type { ConsoleAction } from '../core/permissions';
+import { INVITATION_ROUTES } from './console-invitation-routes';
 import { MEMBER_ROUTES, SESSION_PROJECT_ROUTES } from './console-member-routes';
+import { PROJECT_ROUTES } from './console-project-routes';
 import { USAGE_ROUTES } from './console-usage-routes';
 import type { AnyErrorCode } from './error-catalogue';
 import type { Schema, SchemaValue } from './schema';
@@ -167,6 +169,8 @@ const DECLARED_ROUTES = [
     answer: answers<void>(),
   },
   ...SESSION_PROJECT_ROUTES,
+  // The self-service start (issue 27).
+  ...PROJECT_ROUTES,
   ...USAGE_ROUTES,
   {
     operationId: 'listKeys',
@@ -291,6 +295,7 @@ const DECLARED_ROUTES = [
     answer: answers<Removal>(),
   },
   ...MEMBER_ROUTES,
+  ...INVITATION_ROUTES,
 ] as const satisfies readonly ConsoleRoute<string>[];
 
 /** The console's routes, in the order of the docs' table. */

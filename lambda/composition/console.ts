@@ -1,7 +1,10 @@
 import { ConsoleSessions } from '../core/console-session';
+import { type InvitationMailer, Invitations, type VouchedDomains } from '../core/invitations';
 import { MemberRoles, Members } from '../core/members';
 import type { CustomDomains } from '../core/custom-domains/custom-domains';
 import { ProjectKeys } from '../core/project-keys';
+import { SelfService, type SelfServiceSettings, type SelfServiceSlots } from '../core/self-service';
+import { warnNearSelfServiceCap } from '../operations/console-projects';
 import type { ApiLambdaHandler } from '../middleware/api-handler';
 import type { ConsoleStackDependencies } from '../middleware/console-handler';
 import { consoleApi } from '../operations/console';
@@ -22,8 +25,22 @@ export interface ConsoleStackPorts extends Pick<
   readonly sessionClock?: () => number;
 }
 
-/** The console's ports: its stack's, and the keys table. */
-export type ConsolePorts = ConsoleStackPorts & Pick<ServicePorts, 'apiKeys'>;
+/**
+ * The console's ports: its stack's, the keys table, the invitations table, and the self-service
+ * start's counters (issue 27; without them self-service is off).
+ */
+export type ConsolePorts = ConsoleStackPorts &
+  Pick<ServicePorts, 'apiKeys' | 'invitations'> & { readonly selfServiceSlots?: SelfServiceSlots };
+
+/** How invitations reach people (issue 27): the mailer, the link's address, the vouched domains. */
+export interface InvitationSettings {
+  /** SES in AWS, the outbox in local mode. */
+  readonly mailer: InvitationMailer;
+  /** The link of a token: the console page with `#invitation=<token>`. */
+  readonly linkOf: (token: string) => string;
+  /** The email domains each enterprise identity provider may vouch for. @default none */
+  readonly vouched?: VouchedDomains;
+}
 
 export interface ConsoleSettings {
   /**
@@ -38,6 +55,10 @@ export interface ConsoleSettings {
   readonly projectAddress: (project: string) => string;
   /** Sign-in through an OpenID provider (issue 26); without it the console takes console tokens only. */
   readonly signIn?: ConsoleSignInSettings;
+  /** Invitations' delivery (issue 27). */
+  readonly invitations: InvitationSettings;
+  /** People's own projects (issue 27). @default off */
+  readonly selfService?: SelfServiceSettings;
 }
 
 /** The console's OpenID sign-in: the provider (the port), the sealing key and the exact callback. */
@@ -108,6 +129,30 @@ export function composeProjectKeys(ports: Pick<ServicePorts, 'apiKeys' | 'projec
   });
 }
 
+/**
+ * The self-service start (issue 27) over the projects, keys and members tables and its counters;
+ * on only when the settings say so, and then its counters are required.
+ */
+export function composeSelfService(
+  ports: Pick<ConsolePorts, 'projects' | 'apiKeys' | 'clock' | 'selfServiceSlots'>,
+  settings: SelfServiceSettings | undefined,
+  members: Members,
+  keys: ProjectKeys,
+): SelfService {
+  const off = { enabled: false, projectCap: 0 };
+  const { selfServiceSlots: slots } = ports;
+  if (settings?.enabled && !slots)
+    throw new Error('Self-service projects are on, but the console has no counters for their caps.');
+  return new SelfService({
+    settings: slots ? (settings ?? off) : off,
+    slots: slots ?? { take: async () => undefined, giveBack: async () => undefined, count: async () => 0 },
+    creation: { projects: ports.projects, keys: ports.apiKeys, clock: () => new Date(ports.clock()) },
+    members,
+    keys,
+    nearCap: warnNearSelfServiceCap,
+  });
+}
+
 /** The console's API (`/console/api/…`): sessions, usage, keys and the domains service given. */
 export function composeConsole(
   ports: ConsolePorts,
@@ -116,9 +161,21 @@ export function composeConsole(
 ): ApiLambdaHandler {
   const roles = memberRolesOf(ports);
   const stack = composeConsoleStack(ports, settings, parts, roles);
+  const members = composeMembers(ports, roles);
+  const invitations = new Invitations({
+    store: ports.invitations,
+    members,
+    mailer: settings.invitations.mailer,
+    linkOf: settings.invitations.linkOf,
+    vouched: settings.invitations.vouched ?? (() => []),
+    clock: ports.clock,
+  });
+  const keys = composeProjectKeys(ports);
   return consoleApi({
     ...stack,
-    members: composeMembers(ports, roles),
+    members,
+    invitations,
+    selfService: composeSelfService(ports, settings.selfService, members, keys),
     ...(settings.signIn
       ? {
           signIn: consoleSignIn({
@@ -127,11 +184,12 @@ export function composeConsole(
             ...(stack.originSecrets ? { originSecrets: stack.originSecrets } : {}),
             clock: ports.clock,
             startPersonSession: personSessionStarter(stack.sessions),
+            acceptInvitation: async (token, person) => (await invitations.accept(token, person)).project,
           }),
         }
       : {}),
     consoleHosts: settings.consoleHosts,
-    keys: composeProjectKeys(ports),
+    keys,
     counters: ports.counters,
     projectAddress: settings.projectAddress,
     // The limiter's clock: usage is read in the windows it counts in.

@@ -3,9 +3,11 @@ import type { CustomDomainStore, ProjectTargets } from '../core/custom-domains/c
 import type { DnsLookup } from '../core/custom-domains/dns-verdict';
 import type { TxtLookup } from '../core/custom-domains/domain-ownership';
 import type { EdgeTenants } from '../core/custom-domains/edge-tenants';
+import type { InvitationStore } from '../core/invitations';
 import type { MemberStore, OwnerCountStore } from '../core/members';
 import type { IdempotencyStore, ReservedPetWriter } from '../core/idempotency';
 import type { PetStore } from '../core/pet';
+import type { NewProjectStore } from '../core/project-creation';
 import type { ProjectKeyCountStore, ProjectKeyStore } from '../core/project-keys';
 import type { CounterStore } from '../core/rate-limiter';
 import type { UsageWriter } from '../core/usage-counting';
@@ -28,11 +30,13 @@ export interface ServicePorts {
   /** The records of Idempotency-Keys. */
   readonly idempotencyKeys: IdempotencyStore;
   readonly apiKeys: ProjectKeyStore;
-  readonly projects: ProjectKeyCountStore & ProjectTargets & OwnerCountStore;
+  readonly projects: ProjectKeyCountStore & ProjectTargets & OwnerCountStore & NewProjectStore;
   readonly customDomains: CustomDomainStore;
   readonly consoleSessions: ConsoleSessionStore;
   /** Projects' members (issue 26). */
   readonly members: MemberStore;
+  /** Invitations to projects (issue 27). */
+  readonly invitations: InvitationStore;
   /** The edge's tenants, one per custom domain (CloudFront SaaS Manager; local mode's HTTPS edge). */
   readonly edgeTenants: EdgeTenants;
   /** DNS as the domains service asks it (the system's resolver; local mode's sandbox). */

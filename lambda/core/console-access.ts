@@ -43,6 +43,13 @@ export type ConsoleAccess =
       /** The cookie's secret, to check the request's CSRF token against. */
       readonly sessionSecret: string;
     }
+  /** A person's session with no project yet (issue 27): only the session's own routes take it. */
+  | {
+      readonly granted: true;
+      readonly via: 'person-without-project';
+      readonly session: ConsoleSessionRecord;
+      readonly sessionSecret: string;
+    }
   | { readonly granted: false; readonly failure: ConsoleAccessFailure };
 
 /** What a request presents: its Authorization header values and its session cookie's values. */
@@ -93,6 +100,9 @@ export async function authenticateConsole(
       if (resumed.end === 'membership_ended') return refused('membership_ended');
       if (resumed.end === 'token_retired') return refused('console_token_retired');
       return refused('session_ended');
+    }
+    if (resumed.project === undefined) {
+      return { granted: true, via: 'person-without-project', session: resumed.record, sessionSecret: secret };
     }
     return {
       granted: true,

@@ -39,8 +39,11 @@ export type { ConsoleSessionView } from './console-views';
 export interface ConsoleSessionRecord {
   /** SHA-256 of the session secret, hex: the key. */
   readonly sessionHash: string;
-  /** The project the session acts for: a person's current project, which they may switch. */
-  readonly project: string;
+  /**
+   * The project the session acts for: a person's current project, which they may switch. Absent
+   * for a person who has no project yet (issue 27: they may create one, or accept an invitation).
+   */
+  readonly project?: string;
   /** {@link tokenFingerprint} of the console token hash at sign-in (a token's session only). */
   readonly tokenFingerprint?: string;
   /** The signed-in person (a person's session only). */
@@ -132,16 +135,15 @@ export function touchDue(record: Pick<ConsoleSessionRecord, 'lastSeenAt'>, nowMs
 export function sessionView(
   record: ConsoleSessionRecord,
   sessionSecret: string,
-  role: Role,
+  role: Role | undefined,
   memberships?: readonly MembershipView[],
 ): ConsoleSessionView {
   return {
-    project: record.project,
+    ...(record.project === undefined || role === undefined ? {} : { project: record.project, role }),
     csrfToken: csrfTokenOf(sessionSecret),
     idleTimeoutSeconds: SESSION_IDLE_TIMEOUT_MS / 1000,
     expiresAt: new Date(record.createdAt + SESSION_MAX_LIFETIME_MS).toISOString(),
-    role,
-    permissions: permissionsOf(role),
+    permissions: role === undefined ? [] : permissionsOf(role),
     ...(record.person
       ? {
           person: {
@@ -171,6 +173,14 @@ export type Resumed =
       readonly secret: string;
       /** The caller's role in the project: a person's as read (cached), a token's `owner`. */
       readonly role: Role;
+    }
+  /** A person's session with no project yet (issue 27). */
+  | {
+      readonly live: true;
+      readonly project?: undefined;
+      readonly record: ConsoleSessionRecord & { readonly person: SessionPerson };
+      readonly secret: string;
+      readonly role?: undefined;
     }
   | { readonly live: false; readonly end: SessionEnd };
 
@@ -214,32 +224,35 @@ export class ConsoleSessions {
     const memberships = await this.options.members.projectsOf(ref);
     const membership =
       project === undefined ? memberships[0] : memberships.find((each) => each.project === project);
-    // Read again by its key: the person's index may lag a removal.
-    const member = membership && (await this.options.members.get(membership.project, ref));
-    if (!member) return refused;
-    const record = await this.options.projects.get(member.project);
-    if (!record) return refused;
     const sessionPerson: SessionPerson = {
       issuer: person.issuer,
       subject: person.subject,
       email: person.email,
       ...(person.name === undefined ? {} : { name: person.name }),
     };
+    // A person of no project gets a session in none (issue 27): to create one, or to accept an invitation.
+    if (project === undefined && memberships.length === 0)
+      return this.start(undefined, { person: sessionPerson });
+    // Read again by its key: the person's index may lag a removal.
+    const member = membership && (await this.options.members.get(membership.project, ref));
+    if (!member) return refused;
+    const record = await this.options.projects.get(member.project);
+    if (!record) return refused;
     this.options.roles.forget(member.project, ref);
     return this.start(record, { person: sessionPerson }, member.role, memberships);
   }
 
   private async start(
-    project: ProjectRecord,
+    project: ProjectRecord | undefined,
     owner: Pick<ConsoleSessionRecord, 'tokenFingerprint' | 'person'>,
-    role: Role,
+    role?: Role,
     memberships?: readonly { readonly project: string; readonly role: Role }[],
   ): Promise<SignIn> {
     const nowMs = this.options.clock();
     const secret = newSecret();
     const record: ConsoleSessionRecord = {
       sessionHash: hashSecret(secret),
-      project: project.name,
+      ...(project ? { project: project.name } : {}),
       ...owner,
       createdAt: nowMs,
       lastSeenAt: nowMs,
@@ -247,6 +260,8 @@ export class ConsoleSessions {
     };
     const { store } = this.options;
     await store.put(record);
+    // A session of no project is in no project's count (sign-ins are counted per client address).
+    if (!project) return { signedIn: true, secret, session: sessionView(record, secret, undefined, []) };
     // Counted after the put: see MAX_LIVE_SESSIONS_PER_PROJECT.
     const unexpired = await store.listUnexpired(project.name, Math.floor(nowMs / 1000));
     const live = unexpired.filter((session) => sessionEnd(session, project, nowMs) === undefined);
@@ -268,6 +283,7 @@ export class ConsoleSessions {
     const record = await this.options.store.get(sessionHash);
     if (!record) return { live: false, end: 'unknown' };
     const nowMs = this.options.clock();
+    if (record.project === undefined) return this.resumeWithoutProject(record, secret, nowMs);
     const project = await this.options.projects.get(record.project);
     const role = record.person ? await this.options.roles.roleOf(record.project, record.person) : 'owner';
     const end = sessionEnd(record, project, nowMs) ?? (role ? undefined : 'membership_ended');
@@ -284,6 +300,25 @@ export class ConsoleSessions {
       return { live: true, project, record: { ...record, ...touched }, secret, role };
     }
     return { live: true, project, record, secret, role };
+  }
+
+  /** A person's session of no project: live until it is idle or too old (then deleted). */
+  private async resumeWithoutProject(
+    record: ConsoleSessionRecord,
+    secret: string,
+    nowMs: number,
+  ): Promise<Resumed> {
+    const { person } = record;
+    const end = person ? sessionEnd(record, undefined, nowMs) : 'unknown';
+    if (!person || (end !== undefined && end !== 'membership_ended')) {
+      await this.options.store.delete(record.sessionHash);
+      return { live: false, end: end ?? 'unknown' };
+    }
+    if (!touchDue(record, nowMs)) return { live: true, record: { ...record, person }, secret };
+    const lastSeenAt = nowMs;
+    const expiresAt = Math.ceil(sessionEndsAt({ ...record, lastSeenAt }) / 1000);
+    await this.options.store.touch(record.sessionHash, lastSeenAt, expiresAt);
+    return { live: true, record: { ...record, person, lastSeenAt, expiresAt }, secret };
   }
 
   /** A person's projects and roles (by project name), as the page lists them to switch between. */

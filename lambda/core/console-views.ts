@@ -10,19 +10,37 @@ import type { PlanLimits, PlanName } from './plans';
 
 /** What a signed-in page learns about its session (`POST`/`GET /session`). */
 export interface ConsoleSessionView {
-  readonly project: string;
+  /** The session's project; absent for a person who has no project yet (issue 27). */
+  readonly project?: string;
   readonly csrfToken: string;
   readonly idleTimeoutSeconds: number;
   /** When the session ends at the latest (its maximum lifetime), ISO 8601. */
   readonly expiresAt: string;
-  /** The caller's role in the project (a console token's session: `owner`). */
-  readonly role: Role;
+  /** The caller's role in the project (a console token's session: `owner`); absent with no project. */
+  readonly role?: Role;
   /** What the role may do (lambda/core/permissions.ts): the page hides the rest. */
   readonly permissions: readonly ConsoleAction[];
   /** The signed-in person (a person's session only). */
   readonly person?: { readonly email: string; readonly name?: string };
   /** The person's projects, by name, to switch between (a person's session only). */
   readonly projects?: readonly MembershipView[];
+  /** Whether the person may create a project themselves, or how to get one (a person's session only). */
+  readonly selfService?: SelfServiceView;
+}
+
+/** What a person learns about creating projects themselves (issue 27), and how a plan changes. */
+export type SelfServiceView = (
+  | { readonly available: true; readonly projectsPerPerson: number }
+  | { readonly available: false; readonly message: string }
+) & {
+  /** How to ask for another plan: plan changes are the platform team's. */
+  readonly upgrade: string;
+};
+
+/** A project just created by its owner (`POST /projects`): its name, plan and address, and its first key, shown once. */
+export interface CreatedProjectView {
+  readonly project: { readonly name: string; readonly plan: PlanName; readonly address: string };
+  readonly firstKey: IssuedKey;
 }
 
 /** One of a person's projects, and their role there. */

@@ -15,6 +15,12 @@ export interface Person {
   /** The provider's `email_verified`; invitations (issue 27) accept only verified addresses. */
   readonly emailVerified: boolean;
   readonly name?: string;
+  /**
+   * The enterprise identity provider that asserted the email (Cognito's `identities[0].providerName`,
+   * issue 27); absent for the user pool's own accounts and the local provider. Such an email
+   * accepts invitations only within that provider's own email domains (lambda/core/invitations.ts).
+   */
+  readonly identityProvider?: string;
 }
 
 /**

@@ -68,6 +68,31 @@ export interface ProjectStore {
  */
 export const LEGACY_PROJECT = 'legacy';
 
+/**
+ * Labels of the platform domain that are never project names: the platform uses them
+ * itself, and a specific DNS record there would shadow the wildcard that serves projects.
+ */
+export const RESERVED_PROJECT_NAMES: readonly string[] = [
+  'admin',
+  'api',
+  'app',
+  'auth',
+  'cdn',
+  'console',
+  // The console distribution's origin for its API (lib/constructs/console-site.ts).
+  'console-api',
+  'dashboard',
+  'docs',
+  'domains',
+  'help',
+  'login',
+  'mail',
+  'status',
+  'support',
+  'tenants',
+  'www',
+];
+
 /** Longest DNS label (RFC 1035). */
 const MAX_LABEL = 63;
 const MIN_NAME = 3;

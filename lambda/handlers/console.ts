@@ -9,10 +9,13 @@ import {
   apiKeyRepositoryFromEnv,
   consoleSessionRepositoryFromEnv,
   customDomainRepositoryFromEnv,
+  invitationRepositoryFromEnv,
   memberRepositoryFromEnv,
   projectRepositoryFromEnv,
   usageHistoryStoreFromEnv,
+  vouchedDomainsFromEnv,
 } from '../store/from-environment';
+import { linkOnlyMailer } from '../store/link-only-mailer';
 import { openIdSignInFromEnv } from '../store/oidc-from-environment';
 import { originSecretsFromEnv } from '../store/origin-secret-source';
 
@@ -30,6 +33,7 @@ const ports = {
   counters: usageHistoryStoreFromEnv(),
   consoleSessions: consoleSessionRepositoryFromEnv(),
   members: memberRepositoryFromEnv(),
+  invitations: invitationRepositoryFromEnv(),
   customDomains: customDomainRepositoryFromEnv(),
   edgeTenants: cloudFrontEdgeTenantsFromEnv(),
   dns: resolverLookup(),
@@ -50,6 +54,12 @@ export const handler = composeConsole(
     // The console distribution sends its API here; a project's address or custom domain is 404.
     consoleHosts: [consoleApiHost(platformDomain)],
     projectAddress: (name) => `https://${name}.${platformDomain}/v1`,
+    // The inviter copies the link from the console; SES sending awaits its client (doc/console.md).
+    invitations: {
+      mailer: linkOnlyMailer(),
+      linkOf: (token) => `${consoleOrigin}/console/#invitation=${token}`,
+      vouched: vouchedDomainsFromEnv(),
+    },
   },
   { domains: composeCustomDomains(ports, { target: requireEnv(RUNTIME_ENV.domainsTarget), platformDomain }) },
 );

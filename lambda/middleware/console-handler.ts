@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { injectLambdaContext } from '@aws-lambda-powertools/logger/middleware';
 import middy from '@middy/core';
 import type { APIGatewayProxyEvent, APIGatewayProxyResult } from 'aws-lambda';
@@ -17,6 +18,7 @@ import {
 import { may, type Role } from '../core/permissions';
 import { type ProjectRecord, type ProjectStore, projectLimits } from '../core/project';
 import type { RateLimiter } from '../core/rate-limiter';
+import { ANONYMOUS_LIMITS } from '../core/plans';
 import { log, logError } from '../shared/observability';
 import type { ApiLambdaHandler } from './api-handler';
 import { errorResponses } from './error-responses';
@@ -43,6 +45,16 @@ export interface ConsoleEvent<Body = unknown> extends APIGatewayProxyEvent {
   readonly session?: RequestSession;
   query: Record<string, string>;
   jsonBody: Body;
+}
+
+/**
+ * The event of a route that a person's session takes with or without a project (the session's
+ * own routes, `access: 'session'`, and the self-service start): no project nor role for a person
+ * who has none yet (issue 27).
+ */
+export interface SessionEvent<Body = unknown> extends Omit<ConsoleEvent<Body>, 'project' | 'role'> {
+  readonly project?: ProjectRecord;
+  readonly role?: Role;
 }
 
 /** What every console stack is given by its composition place. */
@@ -117,6 +129,16 @@ function consoleCallerOf(event: APIGatewayProxyEvent): CountedCaller {
     const viewer = (event as Accessed)[VIEWER];
     return viewer === undefined ? callerOf(event) : anonymousCallerAt(viewer);
   }
+  if (access.via === 'person-without-project') {
+    // Not a project's yet: counted per person, against the anonymous allowance.
+    const person = access.session.person;
+    const key = person ? `${person.issuer}#${person.subject}` : access.session.sessionHash;
+    return {
+      identity: `console-person:${createHash('sha256').update(key, 'utf8').digest('hex').slice(0, 32)}`,
+      limits: ANONYMOUS_LIMITS,
+      caller: 'a person with no project yet',
+    };
+  }
   const { project } = access;
   return {
     identity: `console:${project.name}`,
@@ -128,7 +150,7 @@ function consoleCallerOf(event: APIGatewayProxyEvent): CountedCaller {
 /** A console request's caller in the request log: its project and plan once found, else anonymous. */
 function consoleLoggedCaller(event: APIGatewayProxyEvent): LoggedCaller {
   const access = (event as Accessed)[ACCESS];
-  return access?.granted
+  return access?.granted && access.via !== 'person-without-project'
     ? { plan: access.project.plan, project: access.project.name }
     : { plan: 'anonymous' };
 }
@@ -166,6 +188,14 @@ const REFUSALS: Record<ConsoleAccessFailure, () => ApiError> = {
       { 'Retry-After': '1' },
     ),
 };
+
+/** A person's session of no project, at a route of a project's. */
+function noProjectYet(): ApiError {
+  return new ApiError(
+    'no_project_yet',
+    "You are not a member of any project yet: create one on the console's start page, or accept an invitation to one.",
+  );
+}
 
 /** The one `Origin` of a request when it is the console's; undefined otherwise (none, several, another). */
 function consoleOriginOf(event: APIGatewayProxyEvent, consoleOrigins: readonly string[]): string | undefined {
@@ -256,6 +286,15 @@ export function consoleHandler<Body = unknown>(
         } else {
           const granted = (request.event as Accessed)[ACCESS];
           if (!granted?.granted) throw REFUSALS[granted?.failure ?? 'not_signed_in']();
+          if (granted.via === 'person-without-project') {
+            if (access !== 'session') throw noProjectYet();
+            const session = { record: granted.session, secret: granted.sessionSecret };
+            (event as { session?: RequestSession }).session = session;
+            log().appendKeys({ consoleAccess: granted.via });
+            if (route && STATE_CHANGING.has(route.method)) checkCsrf(event, session, consoleOrigins);
+            event.query = route ? readQuery(request.event, route.queryParameters) : {};
+            return;
+          }
           (event as { project: ProjectRecord }).project = granted.project;
           (event as { role: Role }).role = granted.role;
           log().appendKeys({ consoleAccess: granted.via, role: granted.role });

@@ -10,7 +10,7 @@ import {
   type PersonRef,
   personOfMemberId,
 } from '../core/members';
-import type { ConsoleEvent } from '../middleware/console-handler';
+import type { ConsoleEvent, SessionEvent } from '../middleware/console-handler';
 
 /**
  * The console's member operations (issue 26): a project's members, adding one, changing a role,
@@ -84,12 +84,12 @@ function issuerOf(event: ConsoleEvent<{ readonly issuer?: string }>): string {
 
 /** The member and session operations of the console's route table. */
 export function memberOperations(members: Members, sessions: ConsoleSessions) {
-  const session = (event: ConsoleEvent<unknown>) => {
+  const session = (event: SessionEvent<unknown>) => {
     if (!event.session) throw new ApiError('not_signed_in', 'Not signed in.');
     return event.session;
   };
   return {
-    switchProject: async (event: ConsoleEvent<{ readonly project: string }>) => {
+    switchProject: async (event: SessionEvent<{ readonly project: string }>) => {
       const { record, secret } = session(event);
       const view = await sessions.switchProject(record, secret, event.jsonBody.project);
       if (!view) {

@@ -16,6 +16,8 @@ import {
 } from '../api/console-navigation';
 import { RETURN_TO_PARAMETER, SIGN_IN_CALLBACK_PATH, SIGN_IN_START_PATH } from '../api/console-routes';
 import { ApiError } from '../api/errors';
+import { INVITATION_REFUSED_FRAGMENT } from '../api/console-invitation-routes';
+import { clearedInvitationCookie, invitationCookieValue } from '../api/invitation-cookie';
 import { headerValue, headerValues, jsonResponse } from '../api/http';
 import { readQuery } from '../api/query';
 import {
@@ -24,6 +26,7 @@ import {
   SESSION_MAX_LIFETIME_MS,
 } from '../core/console-session';
 import { type IdentityProvider, type Person, type SignInRefusal, SignInRefusedError } from '../core/identity';
+import { InvitationRefusal } from '../core/invitations';
 import {
   DEFAULT_RETURN_TO,
   openPendingSignIn,
@@ -63,8 +66,13 @@ export interface ConsoleSignInDependencies {
    * console has one origin. @default none
    */
   readonly movedHosts?: readonly string[];
-  /** Starts the person's console session: the `Set-Cookie` values of its answer. */
-  readonly startPersonSession: (person: Person) => Promise<readonly string[]>;
+  /** Starts the person's console session (in `project`, else their first): the `Set-Cookie` values of its answer. */
+  readonly startPersonSession: (person: Person, project?: string) => Promise<readonly string[]>;
+  /**
+   * Accepts the invitation an opened link left in this browser (issue 27) for the person the
+   * provider just vouched for: the project they joined. Throws {@link InvitationRefusal}.
+   */
+  readonly acceptInvitation?: (token: string, person: Person) => Promise<string>;
   readonly limiter: RateLimiter;
   /**
    * The edge's origin secret values, where the console's distribution fronts the function: a
@@ -203,7 +211,7 @@ function signInStack(
 export function consoleSignIn(
   dependencies: ConsoleSignInDependencies,
 ): (path: string) => ApiLambdaHandler | undefined {
-  const { identity, pendingKey, callbackUrl, startPersonSession, clock } = dependencies;
+  const { identity, pendingKey, callbackUrl, startPersonSession, acceptInvitation, clock } = dependencies;
   const movedHosts = dependencies.movedHosts ?? [];
   const callback = new URL(callbackUrl);
   const start = signInStack('signInStart', dependencies, async (event) => {
@@ -235,6 +243,20 @@ export function consoleSignIn(
     const returned = new URL(callback.href);
     returned.search = new URLSearchParams(query).toString();
     const person = await identity.finish(returned.href, pending);
+    // An invitation opened in this browser is accepted now, with the claims just vouched for.
+    const invitation = invitationCookieValue(headerValues(event, 'cookie'));
+    if (invitation !== undefined && acceptInvitation) {
+      const cleared = [clearedSignInCookie(), clearedInvitationCookie()];
+      let joined: string;
+      try {
+        joined = await acceptInvitation(invitation, person);
+      } catch (error) {
+        if (!(error instanceof InvitationRefusal)) throw error;
+        log().info('invitation refused', { refusal: error.kind });
+        return redirect(303, `${DEFAULT_RETURN_TO}#${INVITATION_REFUSED_FRAGMENT}=${error.kind}`, cleared);
+      }
+      return redirect(303, DEFAULT_RETURN_TO, [...(await startPersonSession(person, joined)), ...cleared]);
+    }
     const sessionCookies = await startPersonSession(person);
     return redirect(303, pending.returnTo, [...sessionCookies, clearedSignInCookie()]);
   });
@@ -271,8 +293,8 @@ export function consoleSignIn(
 export function personSessionStarter(
   sessions: Pick<ConsoleSessions, 'startForPerson'>,
 ): ConsoleSignInDependencies['startPersonSession'] {
-  return async (person) => {
-    const started = await sessions.startForPerson(person);
+  return async (person, project) => {
+    const started = await sessions.startForPerson(person, project);
     if (started.signedIn) return [sessionCookie(started.secret, SESSION_MAX_LIFETIME_MS / 1000)];
     if (started.failure === 'too_many_sessions') {
       throw new ApiError(

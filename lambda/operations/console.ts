@@ -7,6 +7,7 @@ import {
   type ConsoleBody,
   type ConsoleOperationId,
   type ConsoleRoute,
+  type ConsoleRouteOf,
   isConsoleHost,
   matchConsoleRoute,
 } from '../api/console-routes';
@@ -25,6 +26,7 @@ import {
   sessionView,
 } from '../core/console-session';
 import type { CustomDomains } from '../core/custom-domains/custom-domains';
+import type { Invitations } from '../core/invitations';
 import type { Members } from '../core/members';
 import {
   KeyRefusal,
@@ -42,14 +44,20 @@ import {
   type ConsoleEvent,
   consoleHandler,
   type ConsoleStackDependencies,
+  type SessionEvent,
 } from '../middleware/console-handler';
+import { invitationOperations } from './console-invitations';
+import type { SelfService } from '../core/self-service';
 import { memberOperations } from './console-members';
+import { projectOperations } from './console-projects';
 
 export interface ConsoleDependencies extends ConsoleStackDependencies {
   /** The domains service, over its store, the edge and DNS. */
   readonly domains: CustomDomains;
   /** The member rules the members tool shares, over the members and projects tables. */
   readonly members: Members;
+  /** Invitations (issue 27): sending, listing, revoking, opening a link. */
+  readonly invitations: Invitations;
   /** The key rules the keys tool shares, over the keys and projects tables. */
   readonly keys: ProjectKeys;
   /** The rate limiter's counters, read for the overview's usage and the usage history. */
@@ -66,6 +74,8 @@ export interface ConsoleDependencies extends ConsoleStackDependencies {
   readonly consoleHosts: readonly string[];
   /** Sign-in through the identity provider (issue 26): its handlers by path, when one is set up. */
   readonly signIn?: (path: string) => ApiLambdaHandler | undefined;
+  /** A person's own projects (issue 27): on, or off with how to get one. */
+  readonly selfService: SelfService;
 }
 
 /** What an operation answers: its route's declared body (none for a 204), and headers of its own. */
@@ -73,10 +83,14 @@ type Reply<Answer> = { readonly headers?: Record<string, string> } & ([Answer] e
   ? { readonly body?: undefined }
   : { readonly body: Answer });
 
+/** The event of a route: a session's own routes may have no project (a person who has none yet). */
+type EventOf<Id extends ConsoleOperationId> =
+  ConsoleRouteOf<Id> extends { readonly access: 'session' }
+    ? SessionEvent<ConsoleBody<Id>>
+    : ConsoleEvent<ConsoleBody<Id>>;
+
 /** An operation: the request its route declares in, the answer it declares out. */
-type Operation<Id extends ConsoleOperationId> = (
-  event: ConsoleEvent<ConsoleBody<Id>>,
-) => Promise<Reply<ConsoleAnswer<Id>>>;
+type Operation<Id extends ConsoleOperationId> = (event: EventOf<Id>) => Promise<Reply<ConsoleAnswer<Id>>>;
 
 type Operations = { readonly [Id in ConsoleOperationId]: Operation<Id> };
 
@@ -151,7 +165,7 @@ async function keyCall<T>(call: () => Promise<T>): Promise<T> {
 }
 
 /** The session operations are reached only with a session (the route's access rule). */
-function sessionOf(event: ConsoleEvent<unknown>) {
+function sessionOf(event: SessionEvent<unknown>) {
   if (!event.session) throw new ApiError('not_signed_in', 'Not signed in.');
   return event.session;
 }
@@ -174,12 +188,14 @@ function result(
 export function consoleApi({
   domains,
   members,
+  invitations,
   keys,
   counters,
   projectAddress,
   clock,
   consoleHosts,
   signIn,
+  selfService,
   ...stack
 }: ConsoleDependencies): ApiLambdaHandler {
   const { sessions } = stack;
@@ -209,13 +225,16 @@ export function consoleApi({
     },
     getSession: async (event) => {
       const { record, secret } = sessionOf(event);
-      return { body: sessionView(record, secret, event.role, await sessions.membershipsOf(record)) };
+      const view = sessionView(record, secret, event.role, await sessions.membershipsOf(record));
+      return { body: record.person ? { ...view, selfService: selfService.view() } : view };
     },
     deleteSession: async (event) => {
       await sessions.signOut(sessionOf(event).secret);
       return { headers: { 'Set-Cookie': clearedSessionCookie() } };
     },
     ...memberOperations(members, sessions),
+    ...invitationOperations(invitations),
+    ...projectOperations(selfService, projectAddress),
     getUsage: async (event) => ({
       body: await projectOverview(event.project, counters, clock(), projectAddress(project(event))),
     }),
@@ -257,7 +276,8 @@ export function consoleApi({
     const operation: Operation<Id> = operations[route.operationId];
     return consoleHandler<ConsoleBody<Id>>(
       route,
-      async (event) => result(route, await operation(event)),
+      // The route's access rule decides the event's shape (EventOf): a session route's may have no project.
+      async (event) => result(route, await operation(event as EventOf<Id>)),
       stack,
     );
   };

@@ -32,6 +32,13 @@ export const RUNTIME_ENV = {
   /** Name of the console sessions table (the console function). */
   consoleSessionsTable: 'CONSOLE_SESSIONS_TABLE_NAME',
   projectMembersTable: 'PROJECT_MEMBERS_TABLE_NAME',
+  // Invitations (issue 27).
+  /** Name of the invitations table (the console function). */
+  invitationsTable: 'INVITATIONS_TABLE_NAME',
+  /** The address invitations are sent from (`invitations@<platform domain>`, an SES domain identity's). */
+  invitationSender: 'INVITATION_SENDER',
+  /** JSON `{"<provider name>": ["<email domain>", …]}`: the domains each enterprise identity provider may vouch for. */
+  enterpriseEmailDomains: 'ENTERPRISE_EMAIL_DOMAINS',
   /** The console page's origin (`https://console.<platform domain>`): state-changing cookie requests must come from it. */
   consoleOrigin: 'CONSOLE_ORIGIN',
   /** The spec's `{platform_cname_target}`, every custom domain's CNAME (the console function). */

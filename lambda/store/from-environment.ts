@@ -4,6 +4,7 @@ import { ConsoleSessionRepository } from './console-session-repository';
 import { CustomDomainRepository } from './custom-domain-repository';
 import { documentClient } from './dynamodb-client';
 import { IdempotencyRepository } from './idempotency-repository';
+import { InvitationRepository } from './invitation-repository';
 import { MemberRepository } from './member-repository';
 import { PetRepository } from './pet-repository';
 import { ProjectRepository } from './project-repository';
@@ -53,4 +54,18 @@ export function memberRepositoryFromEnv(): MemberRepository {
 
 export function consoleSessionRepositoryFromEnv(): ConsoleSessionRepository {
   return new ConsoleSessionRepository(documentClient(), requireEnv(RUNTIME_ENV.consoleSessionsTable));
+}
+
+export function invitationRepositoryFromEnv(): InvitationRepository {
+  return new InvitationRepository(documentClient(), requireEnv(RUNTIME_ENV.invitationsTable));
+}
+
+/**
+ * The enterprise providers' vouched email domains (ENTERPRISE_EMAIL_DOMAINS, JSON set by the
+ * stack from lib/constructs/enterprise-providers.ts); unset: no provider vouches for any.
+ */
+export function vouchedDomainsFromEnv(): (identityProvider: string) => readonly string[] {
+  const text = optionalEnv(RUNTIME_ENV.enterpriseEmailDomains);
+  const parsed = text ? (JSON.parse(text) as Record<string, readonly string[]>) : {};
+  return (name) => (Object.hasOwn(parsed, name) ? (parsed[name] ?? []) : []);
 }

@@ -197,12 +197,14 @@ export class OpenIdIdentityProvider implements IdentityProvider {
     if (!claims || typeof claims.email !== 'string') {
       throw new SignInRefusedError('token_invalid', 'The ID token names no email address (scope "email").');
     }
+    const identityProvider = identityProviderOf(claims.identities);
     return {
       issuer: claims.iss,
       subject: claims.sub,
       email: claims.email,
       emailVerified: claims.email_verified === true,
       ...(typeof claims.name === 'string' ? { name: claims.name } : {}),
+      ...(identityProvider === undefined ? {} : { identityProvider }),
     };
   }
 
@@ -214,4 +216,15 @@ export class OpenIdIdentityProvider implements IdentityProvider {
     }
     return oidc.buildEndSessionUrl(config, { post_logout_redirect_uri: afterSignOut }).href;
   }
+}
+
+/**
+ * The federated provider Cognito names in an ID token's `identities` claim (an array of
+ * `{providerName, providerType, …}`, present only for a person who signed in through one).
+ */
+export function identityProviderOf(identities: unknown): string | undefined {
+  if (!Array.isArray(identities)) return undefined;
+  const [first] = identities as unknown[];
+  const name = (first as { providerName?: unknown } | undefined)?.providerName;
+  return typeof name === 'string' && name.length > 0 ? name : undefined;
 }

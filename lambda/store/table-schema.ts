@@ -229,6 +229,24 @@ export const PROJECT_MEMBERS_TABLE = {
   ],
 } as const satisfies TableDefinition;
 
+/**
+ * Invitations (issue 27): one item per invitation, keyed by its public id (the link carries the
+ * id and a secret, stored only as its hash), so accepting is one read by key. An index lists a
+ * project's invitations, newest first. DynamoDB's TTL deletes an item 30 days after it expires.
+ */
+export const INVITATIONS_TABLE = {
+  logicalName: 'Invitations',
+  partitionKey: { name: 'invitationId', type: 'S' },
+  globalIndexes: [
+    {
+      indexName: 'project-created-index',
+      partitionKey: { name: 'project', type: 'S' },
+      sortKey: { name: 'createdAt', type: 'S' },
+    },
+  ],
+  timeToLiveAttribute: 'purgeAt',
+} as const satisfies TableDefinition;
+
 export const TABLES: readonly TableDefinition[] = [
   PETS_TABLE,
   API_KEYS_TABLE,
@@ -238,6 +256,7 @@ export const TABLES: readonly TableDefinition[] = [
   CUSTOM_DOMAINS_TABLE,
   CONSOLE_SESSIONS_TABLE,
   PROJECT_MEMBERS_TABLE,
+  INVITATIONS_TABLE,
 ];
 
 /** Every attribute that is a key of the table or of one of its indexes (for CreateTable). */

@@ -3,30 +3,8 @@
  * Read by the CDK app (the wildcard address) and by the tools (project names).
  */
 
-/**
- * Labels of the platform domain that are never project names: the platform uses them
- * itself, and a specific DNS record there would shadow the wildcard that serves projects.
- */
-export const RESERVED_PROJECT_NAMES: readonly string[] = [
-  'admin',
-  'api',
-  'app',
-  'auth',
-  'cdn',
-  'console',
-  // The console distribution's origin for its API (lib/constructs/console-site.ts).
-  'console-api',
-  'dashboard',
-  'docs',
-  'domains',
-  'help',
-  'login',
-  'mail',
-  'status',
-  'support',
-  'tenants',
-  'www',
-];
+/** Labels of the platform domain that are never project names: stated once, with the project rules. */
+export { RESERVED_PROJECT_NAMES } from '../../lambda/core/project';
 
 /**
  * Label of the platform's one CNAME target for custom domains (the spec's

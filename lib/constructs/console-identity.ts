@@ -288,6 +288,15 @@ export class ConsoleIdentity extends Construct {
     fn.addEnvironment(CONSOLE_OIDC_ENV.issuer, this.issuer);
     fn.addEnvironment(CONSOLE_OIDC_ENV.clientId, this.client.userPoolClientId);
     fn.addEnvironment(CONSOLE_OIDC_ENV.clientSecretArn, this.clientSecret.secretArn);
+    // The email domains each enterprise provider may vouch for, as invitations check them (issue 27).
+    if (props.enterpriseProviders && props.enterpriseProviders.length > 0) {
+      fn.addEnvironment(
+        RUNTIME_ENV.enterpriseEmailDomains,
+        JSON.stringify(
+          Object.fromEntries(props.enterpriseProviders.map((each) => [each.name, [...each.emailDomains]])),
+        ),
+      );
+    }
     // GetSecretValue alone (grantRead would add DescribeSecret, which the function never calls), in a
     // policy of its own: the function changes only once it may read the secret its variable names.
     const readSecret = new Policy(this, 'ConsoleSecretPolicy', {

@@ -11,6 +11,7 @@ import {
   CONSOLE_SESSIONS_TABLE,
   PROJECT_MEMBERS_TABLE,
   CUSTOM_DOMAINS_TABLE,
+  INVITATIONS_TABLE,
   PROJECT_ATTRIBUTES_THE_CONSOLE_UPDATES,
 } from '../../lambda/store/table-schema';
 import { bindRateLimits } from './animal-store-api';
@@ -88,7 +89,13 @@ export interface ConsoleServiceProps {
   /** The custom domains, projects, API keys, console sessions and rate-limit tables. */
   readonly tables: Pick<
     DataTables,
-    'customDomains' | 'projects' | 'apiKeys' | 'consoleSessions' | 'rateLimits' | 'projectMembers'
+    | 'customDomains'
+    | 'projects'
+    | 'apiKeys'
+    | 'consoleSessions'
+    | 'rateLimits'
+    | 'projectMembers'
+    | 'invitations'
   >;
   /** Environment name, the `Environment` dimension of the function's metrics. */
   readonly environmentName: string;
@@ -224,6 +231,20 @@ export class ConsoleService extends Construct {
       environmentVariable: RUNTIME_ENV.projectMembersTable,
       actions: ['dynamodb:Query'],
       target: { indexes: PROJECT_MEMBERS_TABLE.globalIndexes.map((index) => index.indexName) },
+    });
+    // Invitations (issue 27): read by key, made by a conditional put, accepted and revoked by
+    // conditional updates (never deleted: DynamoDB's TTL does); a project's through its index.
+    fn.bindTable({
+      table: tables.invitations,
+      environmentVariable: RUNTIME_ENV.invitationsTable,
+      actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+      target: 'table',
+    });
+    fn.bindTable({
+      table: tables.invitations,
+      environmentVariable: RUNTIME_ENV.invitationsTable,
+      actions: ['dynamodb:Query'],
+      target: { indexes: INVITATIONS_TABLE.globalIndexes.map((index) => index.indexName) },
     });
     // A project's keys: read one, issue one (a conditional put), revoke one (a conditional
     // update), delete a rotation's new key that lost a race to another rotation.

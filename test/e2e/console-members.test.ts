@@ -70,7 +70,13 @@ type Exercise = (
 const EXERCISES: Record<
   Exclude<
     ConsoleOperationId,
-    'createSession' | 'getSession' | 'deleteSession' | 'switchProject' | 'removeMember'
+    | 'createSession'
+    | 'getSession'
+    | 'deleteSession'
+    | 'switchProject'
+    | 'removeMember'
+    | 'openInvitation'
+    | 'createProject'
   >,
   Exercise
 > = {
@@ -120,6 +126,21 @@ const EXERCISES: Record<
       answer: await as(c, 'POST', `/members/${memberId(target)}/role`, { role: 'developer' }),
       allowed: 200,
     };
+  },
+  // Invitations (issue 27).
+  listInvitations: async (_, c) => ({ answer: await as(c, 'GET', '/invitations'), allowed: 200 }),
+  createInvitation: async (_, c) => ({
+    answer: await as(c, 'POST', '/invitations', { email: newPerson('invited').email, role: 'viewer' }),
+    allowed: 201,
+  }),
+  revokeInvitation: async (p, c) => {
+    const sent = await as(owned.team.owner.caller, 'POST', '/invitations', {
+      email: newPerson('revoked').email,
+      role: 'viewer',
+    });
+    const { invitationId } = sent.body.invitation as { invitationId: string };
+    if (sent.status !== 201 || owned.name !== p) throw new Error(`invite: ${sent.status}`);
+    return { answer: await as(c, 'DELETE', `/invitations/${invitationId}`), allowed: 200 };
   },
 };
 

@@ -332,11 +332,17 @@ describe('a person who is a member', () => {
     }
   });
 
-  test('a person of no project is told so, and gets no session', async () => {
+  test('a person of no project gets a session in none, which reaches no project (issue 27)', async () => {
     const { cookie, callback } = await returnFromProvider(DEV_VIEWER);
-    const refused = await visit(`${callback.pathname}${callback.search}`, { cookie });
-    expectError(refused, 403, 'no_project_membership');
-    expect(refused.cookies.some((value) => value.startsWith('__Host-animal-store-session='))).toBe(false);
+    const returned = await visit(`${callback.pathname}${callback.search}`, { cookie });
+    expect(returned.status).toBe(303);
+    const session = sessionCookieOf(new Headers(returned.cookies.map((value) => ['set-cookie', value])));
+    const answer = await t.call('/session', { cookie: session ?? '' });
+    expect(answer.status).toBe(200);
+    expect(answer.body).toMatchObject({ permissions: [], person: { email: DEV_VIEWER.email }, projects: [] });
+    expect(answer.body.project).toBeUndefined();
+    const keys = await t.call('/keys', { cookie: session ?? '' });
+    expect([keys.status, keys.body.code]).toEqual([403, 'no_project_yet']);
   });
 
   test("a sign-in past the project's live sessions is refused 409, naming the cap", async () => {

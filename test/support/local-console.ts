@@ -1,3 +1,4 @@
+import type { SelfServiceSettings } from '../../lambda/core/self-service-settings';
 import { randomBytes } from 'node:crypto';
 import { issueApiKey } from '../../lambda/core/api-key';
 import type { PlanName } from '../../lambda/core/plans';
@@ -65,7 +66,7 @@ export function sessionCookieOf(headers: Headers): string | undefined {
 
 /** `openIdProvider`: the local OpenID provider too, and the console's sign-in through it (issue 26). */
 export async function startConsoleTestApi(
-  options: { openIdProvider?: boolean } = {},
+  options: { openIdProvider?: boolean; selfService?: SelfServiceSettings } = {},
 ): Promise<ConsoleTestApi> {
   const clock = fakeClock(CONSOLE_TEST_START_MS);
   let api: LocalApi;
@@ -76,6 +77,7 @@ export async function startConsoleTestApi(
       customDomains: {},
       consoleSessionClock: clock.now,
       ...(options.openIdProvider ? { openIdProviderPort: 0 } : {}),
+      ...(options.selfService ? { selfService: options.selfService } : {}),
     });
   } catch (error) {
     clock.restore();

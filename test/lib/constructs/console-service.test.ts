@@ -6,6 +6,7 @@ import { RUNTIME_ENV } from '../../../lambda/shared/runtime-env';
 import {
   API_KEYS_TABLE,
   CONSOLE_SESSIONS_TABLE,
+  INVITATIONS_TABLE,
   CUSTOM_DOMAINS_TABLE,
 } from '../../../lambda/store/table-schema';
 import { addAnimalStoreStacks } from '../../../lib/animal-store-app';
@@ -50,6 +51,9 @@ const sessionsTable = Object.keys(resourcesOfType(template, 'AWS::DynamoDB::Tabl
 ) as string;
 const membersTable = Object.keys(resourcesOfType(template, 'AWS::DynamoDB::Table')).find((id) =>
   id.startsWith('DataProjectMembers'),
+) as string;
+const invitationsTable = Object.keys(resourcesOfType(template, 'AWS::DynamoDB::Table')).find((id) =>
+  /^DataInvitations[0-9A-F]{8}$/.test(id),
 ) as string;
 const tableArn = (tableId: string) => ({ 'Fn::GetAtt': [tableId, 'Arn'] });
 
@@ -106,6 +110,7 @@ describe('its environment', () => {
       },
       [RUNTIME_ENV.consoleSessionsTable]: { Ref: sessionsTable },
       [RUNTIME_ENV.projectMembersTable]: { Ref: membersTable },
+      [RUNTIME_ENV.invitationsTable]: { Ref: invitationsTable },
       [RUNTIME_ENV.apiKeysTable]: { Ref: apiKeysTable },
       [RUNTIME_ENV.domainsTarget]: `domains.${PLATFORM.domain}`,
       [RUNTIME_ENV.edgeDistributionId]: { Ref: ssmParameterId(template, EDGE_PARAMETERS.distributionId) },
@@ -197,7 +202,7 @@ describe('least privilege', () => {
       ]),
     });
     const query = dynamodb.find((grant) => grant.actions.includes('dynamodb:Query'));
-    expect(query?.resource).toHaveLength(4);
+    expect(query?.resource).toHaveLength(5);
     // Members (issue 26): read, added, changed and removed by key, a project's listed by a
     // Query of its partition, a person's projects by a Query on the person index.
     expect(dynamodb).toContainEqual({
@@ -209,6 +214,18 @@ describe('least privilege', () => {
         'dynamodb:UpdateItem',
       ],
       resource: tableArn(membersTable),
+    });
+    // Invitations (issue 27): read by key, made and changed conditionally, never deleted (TTL
+    // does), a project's listed on the project index.
+    expect(dynamodb).toContainEqual({
+      actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem'],
+      resource: tableArn(invitationsTable),
+    });
+    expect(query?.resource).toContainEqual({
+      'Fn::Join': [
+        '',
+        [tableArn(invitationsTable), `/index/${INVITATIONS_TABLE.globalIndexes[0]?.indexName}`],
+      ],
     });
   });
 
@@ -292,7 +309,7 @@ describe('least privilege', () => {
     // (test/lib/edge-origin-trust.test.ts) and the sign-in's client secret
     // (test/lib/console-identity.test.ts).
     const others = granted.filter((grant) => !grant.actions.includes('secretsmanager:GetSecretValue'));
-    expect(others).toHaveLength(10);
+    expect(others).toHaveLength(11);
   });
 
   test('no other function may touch the custom domains table or CloudFront (the authorizer and the scheduled stale-tenant sweep only read a domain)', () => {

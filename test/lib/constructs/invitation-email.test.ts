@@ -1,0 +1,68 @@
+import { App, Stack } from 'aws-cdk-lib';
+import { Match, Template } from 'aws-cdk-lib/assertions';
+import { Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
+import { InvitationEmail, invitationSender } from '../../../lib/constructs/invitation-email';
+import { productionWithEdge, synthEnvironment, TEST_PLATFORM } from '../../support/synth';
+import { resourcesOfType } from '../template-queries';
+
+/**
+ * Invitations' email in AWS (issue 27): the platform domain's SES identity with its DKIM records
+ * in the platform zone, and a function's permission to send through it as the invitations' sender.
+ */
+
+function standalone() {
+  const stack = new Stack(new App(), 'Mail', { env: { account: '123456789012', region: 'eu-west-1' } });
+  const email = new InvitationEmail(stack, 'InvitationEmail', { platform: TEST_PLATFORM });
+  const fn = new LambdaFunction(stack, 'Console', {
+    runtime: Runtime.NODEJS_22_X,
+    handler: 'index.handler',
+    code: Code.fromInline('exports.handler = async () => {}'),
+  });
+  email.grantSend(fn);
+  return { template: Template.fromStack(stack), email };
+}
+
+test('the identity is the platform domain, verified by Easy DKIM records CDK writes in the platform zone', () => {
+  const { template } = standalone();
+  template.resourceCountIs('AWS::SES::EmailIdentity', 1);
+  template.hasResourceProperties('AWS::SES::EmailIdentity', { EmailIdentity: TEST_PLATFORM.domain });
+  const records = Object.values(resourcesOfType(template, 'AWS::Route53::RecordSet'));
+  expect(records).toHaveLength(3);
+  for (const record of records) {
+    expect(record.Properties).toMatchObject({ Type: 'CNAME', HostedZoneId: TEST_PLATFORM.hostedZoneId });
+    expect(JSON.stringify(record.Properties?.Name)).toContain('DkimDNSTokenName');
+  }
+});
+
+test('grantSend allows ses:SendEmail on that identity alone, from the invitations sender alone', () => {
+  const { template, email } = standalone();
+  expect(email.sender).toBe(`invitations@${TEST_PLATFORM.domain}`);
+  template.hasResourceProperties('AWS::IAM::Policy', {
+    PolicyDocument: {
+      Statement: Match.arrayWith([
+        {
+          Action: 'ses:SendEmail',
+          Effect: 'Allow',
+          Resource: {
+            'Fn::Join': [
+              '',
+              [
+                'arn:',
+                { Ref: 'AWS::Partition' },
+                `:ses:eu-west-1:123456789012:identity/${TEST_PLATFORM.domain}`,
+              ],
+            ],
+          },
+          Condition: { StringEquals: { 'ses:FromAddress': invitationSender(TEST_PLATFORM.domain) } },
+        },
+      ]),
+    },
+  });
+});
+
+test('production with the console has the identity; staging, without a console, has none', () => {
+  productionWithEdge().hasResourceProperties('AWS::SES::EmailIdentity', {
+    EmailIdentity: TEST_PLATFORM.domain,
+  });
+  synthEnvironment('staging').resourceCountIs('AWS::SES::EmailIdentity', 0);
+});
