@@ -1,3 +1,4 @@
+import { UPGRADE_MESSAGE } from '../../lambda/core/self-service-settings';
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { api } from './api';
 import type { Counter, Usage } from './contract';
@@ -62,6 +63,7 @@ export function PlanNote({ usage }: { usage: Usage }) {
       <h2>Custom domains</h2>
       <p>{usage.customDomains.reason}</p>
       <p>This project is on the {planLabel(usage.project.plan)} plan, so it has no Add domain form.</p>
+      <p id="upgrade-note">{UPGRADE_MESSAGE}</p>
     </div>
   );
 }

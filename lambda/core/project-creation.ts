@@ -37,6 +37,8 @@ export class GatewayKeysExhausted extends Error {}
 export interface NewProjectStore extends ProjectStore {
   /** Stores a new project; false when one of that name exists already. */
   create(record: ProjectRecord): Promise<boolean>;
+  /** Deletes a project (one whose making failed half-way); false when there is none. */
+  delete(name: string): Promise<boolean>;
 }
 
 /** What creating a project needs of the keys table: keys are never deleted, so they outlive a project. */

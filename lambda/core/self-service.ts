@@ -2,7 +2,12 @@ import { createHash } from 'node:crypto';
 import type { SelfServiceView } from './console-views';
 import type { Person } from './identity';
 import { type Members, personKey, type PersonRef } from './members';
-import { createProject, type ProjectCreationPorts, ProjectCreationRefusal } from './project-creation';
+import {
+  createProject,
+  type ProjectCreationPorts,
+  ProjectCreationRefusal,
+  undoGatewayKey,
+} from './project-creation';
 import type { IssuedKey, ProjectKeys } from './project-keys';
 import type { ProjectRecord } from './project';
 import {
@@ -134,10 +139,23 @@ export class SelfService {
       email: person.email,
       ...(person.name === undefined ? {} : { name: person.name }),
     };
-    // The project is made: from here a failure leaves it (its creator may retry the rest).
-    await this.options.members.add(project.name, owner, 'owner', 'platform');
+    try {
+      await this.options.members.add(project.name, owner, 'owner', 'platform');
+    } catch (error) {
+      // A project nobody owns is one nobody can reach: it is taken back whole, its places given back.
+      await this.undo(project, mine);
+      throw error;
+    }
     const firstKey = await this.options.keys.create(project.name, FIRST_KEY_NAME);
     return { project, firstKey };
+  }
+
+  /** Deletes a project whose owner could not be added, its gateway key, and gives its places back. */
+  private async undo(project: ProjectRecord, personPlace: string): Promise<void> {
+    const { creation, slots } = this.options;
+    await creation.projects.delete(project.name);
+    await undoGatewayKey(creation.gateway, project.name, project.usageId);
+    await Promise.all([slots.giveBack(personPlace), slots.giveBack(PLATFORM_COUNTER)]);
   }
 
   /** Places taken on the platform, and the cap (the projects tool shows it). */

@@ -112,6 +112,10 @@ describeInBrowser('the console start-alone browser test')('a person who starts a
       await steps.heading('Overview').waitFor();
       expect(await page.locator('#signed-in-project').textContent()).toBe(name);
       expect((await people.store.get(name, person))?.role).toBe('owner');
+      // The Free plan's note says how to ask for another plan: plan changes are the platform team's.
+      await page.locator('#upgrade-note').waitFor();
+      expect(await page.locator('#upgrade-note').textContent()).toContain('npm run projects -- set-plan');
+      await steps.check('start-alone-opened');
     });
   });
 
