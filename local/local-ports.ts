@@ -5,6 +5,7 @@ import { ConsoleSessionRepository } from '../lambda/store/console-session-reposi
 import { CustomDomainRepository } from '../lambda/store/custom-domain-repository';
 import { IdempotencyRepository } from '../lambda/store/idempotency-repository';
 import { MemberRepository } from '../lambda/store/member-repository';
+import { PersonalTokenRepository } from '../lambda/store/personal-token-repository';
 import { PetRepository } from '../lambda/store/pet-repository';
 import { ProjectRepository } from '../lambda/store/project-repository';
 import { UsageHistoryStore } from '../lambda/store/usage-history-store';
@@ -21,6 +22,7 @@ export type LocalTablePorts = Pick<
   | 'customDomains'
   | 'consoleSessions'
   | 'members'
+  | 'personalTokens'
   | 'clock'
 > & {
   readonly apiKeys: ApiKeyRepository;
@@ -39,6 +41,7 @@ export function localTablePorts(client: DynamoDBDocumentClient, clock: () => num
     customDomains: new CustomDomainRepository(client, LOCAL_TABLE_NAMES.customDomains),
     consoleSessions: new ConsoleSessionRepository(client, LOCAL_TABLE_NAMES.consoleSessions),
     members: new MemberRepository(client, LOCAL_TABLE_NAMES.projectMembers),
+    personalTokens: new PersonalTokenRepository(client, LOCAL_TABLE_NAMES.personalTokens),
     clock,
   };
 }

@@ -10,6 +10,7 @@ import {
   CONSOLE_SESSIONS_TABLE,
   CUSTOM_DOMAINS_TABLE,
   IDEMPOTENCY_TABLE,
+  PERSONAL_TOKENS_TABLE,
   PETS_TABLE,
   PROJECT_MEMBERS_TABLE,
   PROJECTS_TABLE,
@@ -31,6 +32,7 @@ export const LOCAL_TABLE_NAMES = {
   customDomains: 'animal-store-custom-domains',
   consoleSessions: 'animal-store-console-sessions',
   projectMembers: 'animal-store-project-members',
+  personalTokens: 'animal-store-personal-tokens',
 } as const;
 
 export const LOCAL_TABLES: readonly [TableDefinition, string][] = [
@@ -42,6 +44,7 @@ export const LOCAL_TABLES: readonly [TableDefinition, string][] = [
   [CUSTOM_DOMAINS_TABLE, LOCAL_TABLE_NAMES.customDomains],
   [CONSOLE_SESSIONS_TABLE, LOCAL_TABLE_NAMES.consoleSessions],
   [PROJECT_MEMBERS_TABLE, LOCAL_TABLE_NAMES.projectMembers],
+  [PERSONAL_TOKENS_TABLE, LOCAL_TABLE_NAMES.personalTokens],
 ];
 
 /** How often, and how long at most, to ask whether a new table is ACTIVE. */

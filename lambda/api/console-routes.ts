@@ -8,6 +8,7 @@ import {
 import type { ConsoleAction } from '../core/permissions';
 import { MEMBER_ROUTES, SESSION_PROJECT_ROUTES } from './console-member-routes';
 import { USAGE_ROUTES } from './console-usage-routes';
+import { TOKEN_ROUTES } from './console-token-routes';
 import type { AnyErrorCode } from './error-catalogue';
 import type { Schema, SchemaValue } from './schema';
 
@@ -291,6 +292,7 @@ const DECLARED_ROUTES = [
     answer: answers<Removal>(),
   },
   ...MEMBER_ROUTES,
+  ...TOKEN_ROUTES,
 ] as const satisfies readonly ConsoleRoute<string>[];
 
 /** The console's routes, in the order of the docs' table. */

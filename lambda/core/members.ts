@@ -157,6 +157,8 @@ export interface MembersOptions {
   readonly clock: () => number;
   /** The cache to forget a changed member in. */
   readonly roles?: MemberRoles;
+  /** The member's personal access tokens, revoked with their removal (issue 28). */
+  readonly tokens?: { revokeAllOf(project: string, person: PersonRef): Promise<void> };
 }
 
 /** Who asks for a change: a member with a role, or the platform (the members tool) with every right. */
@@ -245,6 +247,7 @@ export class Members {
       throw changed(current);
     }
     this.options.roles?.forget(project, person);
+    await this.options.tokens?.revokeAllOf(project, person);
     return current;
   }
 

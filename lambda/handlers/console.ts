@@ -10,6 +10,7 @@ import {
   consoleSessionRepositoryFromEnv,
   customDomainRepositoryFromEnv,
   memberRepositoryFromEnv,
+  personalTokenRepositoryFromEnv,
   projectRepositoryFromEnv,
   usageHistoryStoreFromEnv,
 } from '../store/from-environment';
@@ -30,6 +31,7 @@ const ports = {
   counters: usageHistoryStoreFromEnv(),
   consoleSessions: consoleSessionRepositoryFromEnv(),
   members: memberRepositoryFromEnv(),
+  personalTokens: personalTokenRepositoryFromEnv(),
   customDomains: customDomainRepositoryFromEnv(),
   edgeTenants: cloudFrontEdgeTenantsFromEnv(),
   dns: resolverLookup(),

@@ -44,6 +44,8 @@ import {
   type ConsoleStackDependencies,
 } from '../middleware/console-handler';
 import { memberOperations } from './console-members';
+import type { PersonalTokens } from '../core/personal-tokens';
+import { tokenOperations } from './console-tokens';
 
 export interface ConsoleDependencies extends ConsoleStackDependencies {
   /** The domains service, over its store, the edge and DNS. */
@@ -52,6 +54,8 @@ export interface ConsoleDependencies extends ConsoleStackDependencies {
   readonly members: Members;
   /** The key rules the keys tool shares, over the keys and projects tables. */
   readonly keys: ProjectKeys;
+  /** Members' personal access tokens (issue 28). */
+  readonly tokens: PersonalTokens;
   /** The rate limiter's counters, read for the overview's usage and the usage history. */
   readonly counters: Pick<CounterStore, 'read'> & UsageReader;
   /** The address of a project's API (`https://<name>.<platform domain>/v1`). */
@@ -175,6 +179,7 @@ export function consoleApi({
   domains,
   members,
   keys,
+  tokens,
   counters,
   projectAddress,
   clock,
@@ -216,6 +221,7 @@ export function consoleApi({
       return { headers: { 'Set-Cookie': clearedSessionCookie() } };
     },
     ...memberOperations(members, sessions),
+    ...tokenOperations(tokens),
     getUsage: async (event) => ({
       body: await projectOverview(event.project, counters, clock(), projectAddress(project(event))),
     }),

@@ -12,6 +12,7 @@ import {
   API_KEYS_TABLE,
   CONSOLE_SESSIONS_TABLE,
   PROJECT_MEMBERS_TABLE,
+  PERSONAL_TOKENS_TABLE,
   CUSTOM_DOMAINS_TABLE,
   type KeyAttribute,
   PETS_UPGRADE_STEPS,
@@ -74,6 +75,8 @@ export class DataTables extends Construct {
   public readonly consoleSessions: Table;
   /** One item per project and member (issue 26), with an index of each person's projects. */
   public readonly projectMembers: Table;
+  /** One item per personal access token (issue 28), keyed by its id, with an index of each project's tokens. */
+  public readonly personalTokens: Table;
   /** Every table the service's functions use, with the definition it was built from. */
   public readonly all: readonly { readonly definition: TableDefinition; readonly table: Table }[];
 
@@ -90,6 +93,7 @@ export class DataTables extends Construct {
     this.customDomains = this.tableFrom(CUSTOM_DOMAINS_TABLE, props);
     this.consoleSessions = this.tableFrom(CONSOLE_SESSIONS_TABLE, props);
     this.projectMembers = this.tableFrom(PROJECT_MEMBERS_TABLE, props);
+    this.personalTokens = this.tableFrom(PERSONAL_TOKENS_TABLE, props);
     this.all = [
       { definition: this.petsDefinition, table: this.pets },
       { definition: API_KEYS_TABLE, table: this.apiKeys },
@@ -99,6 +103,7 @@ export class DataTables extends Construct {
       { definition: CUSTOM_DOMAINS_TABLE, table: this.customDomains },
       { definition: CONSOLE_SESSIONS_TABLE, table: this.consoleSessions },
       { definition: PROJECT_MEMBERS_TABLE, table: this.projectMembers },
+      { definition: PERSONAL_TOKENS_TABLE, table: this.personalTokens },
     ];
   }
 
