@@ -155,12 +155,15 @@ export class PersonalTokens {
     if (nowMs >= Date.parse(record.expiresAt)) return { granted: false, failure: 'personal_token_expired' };
     const project = await this.options.projects.get(record.project);
     if (!project) return invalid;
-    const memberRole = await this.options.roles.roleOf(record.project, record);
-    if (!memberRole) return { granted: false, failure: 'membership_ended' };
+    // A member removed and added again since the token was made (by any path) holds it no more.
+    const membership = await this.options.roles.membershipOf(record.project, record);
+    if (!membership || Date.parse(membership.addedAt) > Date.parse(record.createdAt)) {
+      return { granted: false, failure: 'membership_ended' };
+    }
     if (record.lastUsedAt === undefined || nowMs - Date.parse(record.lastUsedAt) >= TOKEN_TOUCH_INTERVAL_MS) {
       await this.options.store.touch(record.tokenId, new Date(nowMs).toISOString());
     }
-    return { granted: true, project, role: lowerRole(record.role, memberRole), record };
+    return { granted: true, project, role: lowerRole(record.role, membership.role), record };
   }
 
   /**

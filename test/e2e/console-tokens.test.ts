@@ -256,6 +256,11 @@ describe('ending a token', () => {
     await people.members.remove(p.name, p.member.person, 'platform');
     t.advance(ROLE_CACHE_MS);
     expectError(await withToken(token, 'GET', '/keys'), 401, 'membership_ended');
+    // Added again (the members tool does not revoke tokens): the old token stays refused.
+    t.advance(1_000);
+    await people.add(p.name, p.member.person, 'developer');
+    t.advance(ROLE_CACHE_MS);
+    expectError(await withToken(token, 'GET', '/keys'), 401, 'membership_ended');
   });
 });
 
