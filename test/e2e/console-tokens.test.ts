@@ -186,6 +186,25 @@ describe('using a token', () => {
     expect(((await withToken(token, 'GET', '/keys')).body.keys as unknown[]).length).toBe(1);
   });
 
+  it("adds a member with its member's issuer, and never leaves for its member without the right", async () => {
+    const p = await project('viewer');
+    const { token } = await createToken(p.member.caller, { role: 'viewer' });
+    expectError(
+      await withToken(token, 'DELETE', `/members/${memberId(p.member.person)}`),
+      403,
+      'action_not_permitted',
+    );
+    const ownerToken = await createToken(p.owner.caller, { role: 'admin' });
+    const added = await withToken(ownerToken.token, 'POST', '/members', {
+      subject: 'added-by-token',
+      email: 'added@people.test',
+      role: 'viewer',
+    });
+    expect(added.status).toBe(201);
+    expect(added.body).toMatchObject({ issuer: p.owner.person.issuer, role: 'viewer' });
+    expect(((await withToken(token, 'GET', '/members')).body.members as unknown[]).length).toBe(3);
+  });
+
   it('records its last use', async () => {
     const p = await project('developer');
     const { token, tokenId } = await createToken(p.member.caller, { role: 'viewer' });
