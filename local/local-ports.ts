@@ -6,6 +6,7 @@ import { CustomDomainRepository } from '../lambda/store/custom-domain-repository
 import { IdempotencyRepository } from '../lambda/store/idempotency-repository';
 import { InvitationRepository } from '../lambda/store/invitation-repository';
 import { MemberRepository } from '../lambda/store/member-repository';
+import { PersonalTokenRepository } from '../lambda/store/personal-token-repository';
 import { PetRepository } from '../lambda/store/pet-repository';
 import { ProjectRepository } from '../lambda/store/project-repository';
 import { SelfServiceSlotStore } from '../lambda/store/self-service-slots';
@@ -24,6 +25,7 @@ export type LocalTablePorts = Pick<
   | 'consoleSessions'
   | 'members'
   | 'invitations'
+  | 'personalTokens'
   | 'clock'
 > & {
   readonly selfServiceSlots: SelfServiceSlotStore;
@@ -46,6 +48,7 @@ export function localTablePorts(client: DynamoDBDocumentClient, clock: () => num
     invitations: new InvitationRepository(client, LOCAL_TABLE_NAMES.invitations),
     // The self-service start's counters live beside the rate limiter's (issue 27).
     selfServiceSlots: new SelfServiceSlotStore(client, LOCAL_TABLE_NAMES.rateLimits),
+    personalTokens: new PersonalTokenRepository(client, LOCAL_TABLE_NAMES.personalTokens),
     clock,
   };
 }

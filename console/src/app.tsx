@@ -5,6 +5,7 @@ import { Domains } from './domains';
 import { Join, type JoinRequest, joinRequestOfLocation } from './join';
 import { Keys } from './keys';
 import { Members } from './members';
+import { Tokens } from './tokens';
 import { Permissions } from './permissions';
 import { Overview, useUsage } from './overview';
 import { SIGN_OUT_PATH } from '../../lambda/api/console-navigation';
@@ -21,6 +22,7 @@ const PAGES = [
   { id: 'keys', label: 'API keys' },
   { id: 'domains', label: 'Domains' },
   { id: 'members', label: 'Members' },
+  { id: 'tokens', label: 'Tokens' },
 ] as const;
 type PageId = (typeof PAGES)[number]['id'];
 
@@ -111,7 +113,11 @@ export function App() {
 
   const session = phase.kind === 'signed-in' ? phase.session : undefined;
   /** Signed in to a project (a person with none yet sees the start page, issue 27). */
-  const signedIn = session?.project === undefined ? undefined : { ...session, project: session.project };
+  // In a project, with a role there (a person with no project yet has neither: issue 27).
+  const signedIn =
+    session?.project === undefined || session.role === undefined
+      ? undefined
+      : { ...session, project: session.project, role: session.role };
 
   const label = PAGES.find((entry) => entry.id === page)?.label ?? '';
   useEffect(() => {
@@ -258,6 +264,8 @@ export function App() {
             <UsagePage key={`usage-${signedIn.project}`} project={signedIn.project} focus={navigated} />
           ) : page === 'keys' ? (
             <Keys key={`keys-${signedIn?.project}`} focus={navigated} />
+          ) : page === 'tokens' ? (
+            <Tokens key={`tokens-${signedIn?.project}`} focus={navigated} session={signedIn} />
           ) : page === 'members' ? (
             <Members key={`members-${signedIn?.project}`} focus={navigated} />
           ) : (

@@ -10,6 +10,7 @@ import { INVITATION_ROUTES } from './console-invitation-routes';
 import { MEMBER_ROUTES, SESSION_PROJECT_ROUTES } from './console-member-routes';
 import { PROJECT_ROUTES } from './console-project-routes';
 import { USAGE_ROUTES } from './console-usage-routes';
+import { TOKEN_ROUTES } from './console-token-routes';
 import type { AnyErrorCode } from './error-catalogue';
 import type { Schema, SchemaValue } from './schema';
 
@@ -296,6 +297,7 @@ const DECLARED_ROUTES = [
   },
   ...MEMBER_ROUTES,
   ...INVITATION_ROUTES,
+  ...TOKEN_ROUTES,
 ] as const satisfies readonly ConsoleRoute<string>[];
 
 /** The console's routes, in the order of the docs' table. */

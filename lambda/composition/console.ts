@@ -1,6 +1,7 @@
 import { ConsoleSessions } from '../core/console-session';
 import { type InvitationMailer, Invitations, type VouchedDomains } from '../core/invitations';
 import { MemberRoles, Members } from '../core/members';
+import { PersonalTokens } from '../core/personal-tokens';
 import type { CustomDomains } from '../core/custom-domains/custom-domains';
 import { ProjectKeys } from '../core/project-keys';
 import { SelfService, type SelfServiceSettings, type SelfServiceSlots } from '../core/self-service';
@@ -23,14 +24,18 @@ export interface ConsoleStackPorts extends Pick<
 > {
   /** The sessions' clock (local mode's tests move it to end sessions). @default the ports' clock */
   readonly sessionClock?: () => number;
+  /** Members' personal access tokens (issue 28): without them a `pat_` bearer is refused. */
+  readonly personalTokens?: ServicePorts['personalTokens'];
 }
 
 /**
- * The console's ports: its stack's, the keys table, the invitations table, and the self-service
+ * The console's ports: its stack's, the keys, invitations and personal tokens tables, and the self-service
  * start's counters (issue 27; without them self-service is off).
  */
 export type ConsolePorts = ConsoleStackPorts &
-  Pick<ServicePorts, 'apiKeys' | 'invitations'> & { readonly selfServiceSlots?: SelfServiceSlots };
+  Pick<ServicePorts, 'apiKeys' | 'invitations' | 'personalTokens'> & {
+    readonly selfServiceSlots?: SelfServiceSlots;
+  };
 
 /** How invitations reach people (issue 27): the mailer, the link's address, the vouched domains. */
 export interface InvitationSettings {
@@ -84,8 +89,11 @@ export function composeConsoleStack(
   roles: MemberRoles = memberRolesOf(ports),
 ): ConsoleStackDependencies {
   const { projects, clock, originSecrets } = ports;
+  const personalTokens =
+    ports.personalTokens && composePersonalTokens({ ...ports, personalTokens: ports.personalTokens }, roles);
   return {
     projects,
+    ...(personalTokens ? { personalTokens } : {}),
     limiter: shared.limiter ?? composeLimiter({ counters: ports.counters, clock }),
     sessions: new ConsoleSessions({
       store: ports.consoleSessions,
@@ -106,10 +114,11 @@ export function memberRolesOf(
   return new MemberRoles(ports.members, ports.sessionClock ?? ports.clock);
 }
 
-/** The member rules over the members table and the projects' owner counts; a change forgets its cached role. */
+/** The member rules over the members table and the projects' owner counts (and tokens, revoked with a removal). */
 export function composeMembers(
   ports: Pick<ServicePorts, 'members' | 'projects' | 'clock'>,
   roles: MemberRoles,
+  tokens?: PersonalTokens,
 ): Members {
   return new Members({
     store: ports.members,
@@ -117,6 +126,22 @@ export function composeMembers(
     projects: ports.projects,
     clock: ports.clock,
     roles,
+    ...(tokens ? { tokens } : {}),
+  });
+}
+
+/** The personal access token rules over their table, the projects and members' roles (issue 28). */
+export function composePersonalTokens(
+  ports: Pick<ConsoleStackPorts, 'projects' | 'clock' | 'sessionClock'> &
+    Pick<ServicePorts, 'personalTokens'>,
+  roles: MemberRoles,
+): PersonalTokens {
+  return new PersonalTokens({
+    store: ports.personalTokens,
+    projects: ports.projects,
+    roles,
+    // The sessions' clock: local mode's tests move it to expire sessions and tokens alike.
+    clock: ports.sessionClock ?? ports.clock,
   });
 }
 
@@ -160,8 +185,9 @@ export function composeConsole(
   parts: ConsoleParts,
 ): ApiLambdaHandler {
   const roles = memberRolesOf(ports);
-  const stack = composeConsoleStack(ports, settings, parts, roles);
-  const members = composeMembers(ports, roles);
+  const tokens = composePersonalTokens(ports, roles);
+  const stack = { ...composeConsoleStack(ports, settings, parts, roles), personalTokens: tokens };
+  const members = composeMembers(ports, roles, tokens);
   const invitations = new Invitations({
     store: ports.invitations,
     members,
@@ -174,6 +200,7 @@ export function composeConsole(
   return consoleApi({
     ...stack,
     members,
+    tokens,
     invitations,
     selfService: composeSelfService(ports, settings.selfService, members, keys),
     ...(settings.signIn

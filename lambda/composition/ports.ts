@@ -6,6 +6,7 @@ import type { EdgeTenants } from '../core/custom-domains/edge-tenants';
 import type { InvitationStore } from '../core/invitations';
 import type { MemberStore, OwnerCountStore } from '../core/members';
 import type { IdempotencyStore, ReservedPetWriter } from '../core/idempotency';
+import type { PersonalTokenStore } from '../core/personal-tokens';
 import type { PetStore } from '../core/pet';
 import type { NewProjectStore } from '../core/project-creation';
 import type { ProjectKeyCountStore, ProjectKeyStore } from '../core/project-keys';
@@ -37,6 +38,8 @@ export interface ServicePorts {
   readonly members: MemberStore;
   /** Invitations to projects (issue 27). */
   readonly invitations: InvitationStore;
+  /** Members' personal access tokens (issue 28). */
+  readonly personalTokens: PersonalTokenStore;
   /** The edge's tenants, one per custom domain (CloudFront SaaS Manager; local mode's HTTPS edge). */
   readonly edgeTenants: EdgeTenants;
   /** DNS as the domains service asks it (the system's resolver; local mode's sandbox). */

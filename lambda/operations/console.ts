@@ -50,6 +50,8 @@ import { invitationOperations } from './console-invitations';
 import type { SelfService } from '../core/self-service';
 import { memberOperations } from './console-members';
 import { projectOperations } from './console-projects';
+import type { PersonalTokens } from '../core/personal-tokens';
+import { tokenOperations } from './console-tokens';
 
 export interface ConsoleDependencies extends ConsoleStackDependencies {
   /** The domains service, over its store, the edge and DNS. */
@@ -60,6 +62,8 @@ export interface ConsoleDependencies extends ConsoleStackDependencies {
   readonly invitations: Invitations;
   /** The key rules the keys tool shares, over the keys and projects tables. */
   readonly keys: ProjectKeys;
+  /** Members' personal access tokens (issue 28). */
+  readonly tokens: PersonalTokens;
   /** The rate limiter's counters, read for the overview's usage and the usage history. */
   readonly counters: Pick<CounterStore, 'read'> & UsageReader;
   /** The address of a project's API (`https://<name>.<platform domain>/v1`). */
@@ -190,6 +194,7 @@ export function consoleApi({
   members,
   invitations,
   keys,
+  tokens,
   counters,
   projectAddress,
   clock,
@@ -235,6 +240,7 @@ export function consoleApi({
     ...memberOperations(members, sessions),
     ...invitationOperations(invitations),
     ...projectOperations(selfService, projectAddress),
+    ...tokenOperations(tokens),
     getUsage: async (event) => ({
       body: await projectOverview(event.project, counters, clock(), projectAddress(project(event))),
     }),

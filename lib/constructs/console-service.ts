@@ -10,6 +10,7 @@ import {
   API_KEYS_TABLE,
   CONSOLE_SESSIONS_TABLE,
   PROJECT_MEMBERS_TABLE,
+  PERSONAL_TOKENS_TABLE,
   CUSTOM_DOMAINS_TABLE,
   INVITATIONS_TABLE,
   PROJECT_ATTRIBUTES_THE_CONSOLE_UPDATES,
@@ -96,6 +97,7 @@ export interface ConsoleServiceProps {
     | 'rateLimits'
     | 'projectMembers'
     | 'invitations'
+    | 'personalTokens'
   >;
   /** Environment name, the `Environment` dimension of the function's metrics. */
   readonly environmentName: string;
@@ -245,6 +247,21 @@ export class ConsoleService extends Construct {
       environmentVariable: RUNTIME_ENV.invitationsTable,
       actions: ['dynamodb:Query'],
       target: { indexes: INVITATIONS_TABLE.globalIndexes.map((index) => index.indexName) },
+    });
+    // Personal access tokens (issue 28): read by id (each request of one), made by a conditional
+    // put (withdrawn past the cap: a delete), revoked and their last use recorded (conditional
+    // updates); a project's or a member's are a Query on the project index.
+    fn.bindTable({
+      table: tables.personalTokens,
+      environmentVariable: RUNTIME_ENV.personalTokensTable,
+      actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+      target: 'table',
+    });
+    fn.bindTable({
+      table: tables.personalTokens,
+      environmentVariable: RUNTIME_ENV.personalTokensTable,
+      actions: ['dynamodb:Query'],
+      target: { indexes: PERSONAL_TOKENS_TABLE.globalIndexes.map((index) => index.indexName) },
     });
     // A project's keys: read one, issue one (a conditional put), revoke one (a conditional
     // update), delete a rotation's new key that lost a race to another rotation.

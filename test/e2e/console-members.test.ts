@@ -77,6 +77,10 @@ const EXERCISES: Record<
     | 'removeMember'
     | 'openInvitation'
     | 'createProject'
+    // A member's own tokens name no action (issue 28: test/e2e/console-tokens.test.ts).
+    | 'listTokens'
+    | 'createToken'
+    | 'revokeToken'
   >,
   Exercise
 > = {

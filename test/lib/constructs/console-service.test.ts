@@ -8,6 +8,7 @@ import {
   CONSOLE_SESSIONS_TABLE,
   INVITATIONS_TABLE,
   CUSTOM_DOMAINS_TABLE,
+  PERSONAL_TOKENS_TABLE,
 } from '../../../lambda/store/table-schema';
 import { addAnimalStoreStacks } from '../../../lib/animal-store-app';
 import { environmentConfigs } from '../../../lib/config/environments';
@@ -54,6 +55,9 @@ const membersTable = Object.keys(resourcesOfType(template, 'AWS::DynamoDB::Table
 ) as string;
 const invitationsTable = Object.keys(resourcesOfType(template, 'AWS::DynamoDB::Table')).find((id) =>
   /^DataInvitations[0-9A-F]{8}$/.test(id),
+) as string;
+const tokensTable = Object.keys(resourcesOfType(template, 'AWS::DynamoDB::Table')).find((id) =>
+  id.startsWith('DataPersonalTokens'),
 ) as string;
 const tableArn = (tableId: string) => ({ 'Fn::GetAtt': [tableId, 'Arn'] });
 
@@ -111,6 +115,7 @@ describe('its environment', () => {
       [RUNTIME_ENV.consoleSessionsTable]: { Ref: sessionsTable },
       [RUNTIME_ENV.projectMembersTable]: { Ref: membersTable },
       [RUNTIME_ENV.invitationsTable]: { Ref: invitationsTable },
+      [RUNTIME_ENV.personalTokensTable]: { Ref: tokensTable },
       [RUNTIME_ENV.apiKeysTable]: { Ref: apiKeysTable },
       [RUNTIME_ENV.domainsTarget]: `domains.${PLATFORM.domain}`,
       [RUNTIME_ENV.edgeDistributionId]: { Ref: ssmParameterId(template, EDGE_PARAMETERS.distributionId) },
@@ -175,6 +180,13 @@ describe('least privilege', () => {
       'dynamodb:PutItem',
       'dynamodb:UpdateItem',
     ]);
+    // Personal access tokens (issue 28): read, made, revoked, touched and withdrawn by key; never a Scan.
+    expect(onTable(tokensTable)).toEqual([
+      'dynamodb:DeleteItem',
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+    ]);
     // BatchGetItem: the usage history's one read of a project's day and hour items (issue 29).
     expect(onTable(rateLimitsTable)).toEqual([
       'dynamodb:BatchGetItem',
@@ -197,6 +209,12 @@ describe('least privilege', () => {
           'Fn::Join': [
             '',
             [tableArn(sessionsTable), `/index/${CONSOLE_SESSIONS_TABLE.globalIndexes[0]?.indexName}`],
+          ],
+        },
+        {
+          'Fn::Join': [
+            '',
+            [tableArn(tokensTable), `/index/${PERSONAL_TOKENS_TABLE.globalIndexes[0]?.indexName}`],
           ],
         },
       ]),
