@@ -4,7 +4,13 @@ import { MemberRoles, Members } from '../core/members';
 import { PersonalTokens } from '../core/personal-tokens';
 import type { CustomDomains } from '../core/custom-domains/custom-domains';
 import { ProjectKeys } from '../core/project-keys';
-import { SelfService, type SelfServiceSettings, type SelfServiceSlots } from '../core/self-service';
+import {
+  SELF_SERVICE_CLOSED,
+  SelfService,
+  type SelfServiceDoor,
+  type SelfServiceSettings,
+  type SelfServiceSlots,
+} from '../core/self-service';
 import { warnNearSelfServiceCap } from '../operations/console-projects';
 import type { ApiLambdaHandler } from '../middleware/api-handler';
 import type { ConsoleStackDependencies } from '../middleware/console-handler';
@@ -75,6 +81,11 @@ export type ConsoleSignInSettings = Pick<
 /** The parts the console uses that are composed apart: the domains service, and a shared limiter. */
 export interface ConsoleParts extends SharedParts {
   readonly domains: CustomDomains;
+  /**
+   * Self-service project creation over the console's members and keys (issue 27): local mode's
+   * ({@link composeSelfService}). @default closed (AWS: its projects' gateway keys are the tool's)
+   */
+  readonly selfService?: (members: Members, keys: ProjectKeys) => SelfServiceDoor;
 }
 
 /**
@@ -202,7 +213,7 @@ export function composeConsole(
     members,
     tokens,
     invitations,
-    selfService: composeSelfService(ports, settings.selfService, members, keys),
+    selfService: parts.selfService?.(members, keys) ?? SELF_SERVICE_CLOSED,
     ...(settings.signIn
       ? {
           signIn: consoleSignIn({

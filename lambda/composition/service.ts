@@ -13,7 +13,13 @@ import {
   type SharedParts,
 } from './api';
 import { type AuthorizerPorts, type AuthorizerSettings, composeAuthorizer } from './authorizer';
-import { composeConsole, composeConsoleStack, type ConsolePorts, type ConsoleSettings } from './console';
+import {
+  composeConsole,
+  composeConsoleStack,
+  composeSelfService,
+  type ConsolePorts,
+  type ConsoleSettings,
+} from './console';
 
 /** Every part of the service one process serves: the operations, the catch-all, the authorizer and the console's API. */
 export interface Service {
@@ -51,7 +57,12 @@ export function composeService(
     operations: composeOperations(ports, settings, parts),
     catchAll: composeCatchAll(ports, parts),
     authorizer: composeAuthorizer(ports, settings),
-    console: (consoleSettings, domains) => composeConsole(ports, consoleSettings, { ...parts, domains }),
+    console: (consoleSettings, domains) =>
+      composeConsole(ports, consoleSettings, {
+        ...parts,
+        domains,
+        selfService: (members, keys) => composeSelfService(ports, consoleSettings.selfService, members, keys),
+      }),
     consoleStack: (consoleSettings) => composeConsoleStack(ports, consoleSettings, parts),
   };
 }

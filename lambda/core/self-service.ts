@@ -80,7 +80,28 @@ export interface SelfServiceProject {
 }
 
 /** A person's self-service start. */
-export class SelfService {
+/** What the console offers a person about creating a project: the page's view and the create. */
+export interface SelfServiceDoor {
+  view(): SelfServiceView;
+  create(
+    person: Pick<Person, 'issuer' | 'subject' | 'email' | 'name'>,
+    name: string,
+  ): Promise<SelfServiceProject>;
+}
+
+/**
+ * Self-service where it is not set up (AWS today: its projects' API Gateway keys are made by the
+ * projects tool only): the page says how to get a project, and a create is refused. The
+ * creation's code is then not reached from the function, which needs no right to write projects.
+ */
+export const SELF_SERVICE_CLOSED: SelfServiceDoor = {
+  view: () => ({ available: false, message: SELF_SERVICE_OFF_MESSAGE, upgrade: UPGRADE_MESSAGE }),
+  create: async () => {
+    throw new SelfServiceRefusal('self_service_off', SELF_SERVICE_OFF_MESSAGE);
+  },
+};
+
+export class SelfService implements SelfServiceDoor {
   constructor(private readonly options: SelfServiceOptions) {}
 
   /** What the page shows a person about creating a project. */

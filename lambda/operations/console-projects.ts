@@ -1,7 +1,7 @@
 import { MetricUnit } from '@aws-lambda-powertools/metrics';
 import { ApiError } from '../api/errors';
 import type { CreatedProjectView } from '../core/console-views';
-import { type SelfService, SelfServiceRefusal } from '../core/self-service';
+import { type SelfServiceDoor, SelfServiceRefusal } from '../core/self-service';
 import type { SessionEvent } from '../middleware/console-handler';
 import { log, serviceMetrics } from '../shared/observability';
 
@@ -42,7 +42,7 @@ const CODE_OF: Record<SelfServiceRefusal['kind'], RefusalCode> = {
 };
 
 /** The self-service operations of the console's route table. */
-export function projectOperations(selfService: SelfService, projectAddress: (project: string) => string) {
+export function projectOperations(selfService: SelfServiceDoor, projectAddress: (project: string) => string) {
   return {
     createProject: async (event: SessionEvent<{ readonly name: string }>) => {
       const person = event.session?.record.person;

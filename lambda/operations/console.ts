@@ -47,7 +47,7 @@ import {
   type SessionEvent,
 } from '../middleware/console-handler';
 import { invitationOperations } from './console-invitations';
-import type { SelfService } from '../core/self-service';
+import type { SelfServiceDoor } from '../core/self-service';
 import { memberOperations } from './console-members';
 import { projectOperations } from './console-projects';
 import type { PersonalTokens } from '../core/personal-tokens';
@@ -79,7 +79,7 @@ export interface ConsoleDependencies extends ConsoleStackDependencies {
   /** Sign-in through the identity provider (issue 26): its handlers by path, when one is set up. */
   readonly signIn?: (path: string) => ApiLambdaHandler | undefined;
   /** A person's own projects (issue 27): on, or off with how to get one. */
-  readonly selfService: SelfService;
+  readonly selfService: SelfServiceDoor;
 }
 
 /** What an operation answers: its route's declared body (none for a 204), and headers of its own. */

@@ -220,7 +220,7 @@ describe('least privilege', () => {
       ]),
     });
     const query = dynamodb.find((grant) => grant.actions.includes('dynamodb:Query'));
-    expect(query?.resource).toHaveLength(5);
+    expect(query?.resource).toHaveLength(6);
     // Members (issue 26): read, added, changed and removed by key, a project's listed by a
     // Query of its partition, a person's projects by a Query on the person index.
     expect(dynamodb).toContainEqual({
