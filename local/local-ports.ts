@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ServicePorts } from '../lambda/composition/ports';
 import { ApiKeyRepository } from '../lambda/store/api-key-repository';
+import { AuditLogRepository } from '../lambda/store/audit-log-repository';
 import { ConsoleSessionRepository } from '../lambda/store/console-session-repository';
 import { CustomDomainRepository } from '../lambda/store/custom-domain-repository';
 import { IdempotencyRepository } from '../lambda/store/idempotency-repository';
@@ -21,6 +22,7 @@ export type LocalTablePorts = Pick<
   | 'customDomains'
   | 'consoleSessions'
   | 'members'
+  | 'auditLog'
   | 'clock'
 > & {
   readonly apiKeys: ApiKeyRepository;
@@ -39,6 +41,7 @@ export function localTablePorts(client: DynamoDBDocumentClient, clock: () => num
     customDomains: new CustomDomainRepository(client, LOCAL_TABLE_NAMES.customDomains),
     consoleSessions: new ConsoleSessionRepository(client, LOCAL_TABLE_NAMES.consoleSessions),
     members: new MemberRepository(client, LOCAL_TABLE_NAMES.projectMembers),
+    auditLog: new AuditLogRepository(client, LOCAL_TABLE_NAMES.auditLog),
     clock,
   };
 }

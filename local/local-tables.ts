@@ -7,6 +7,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import {
   API_KEYS_TABLE,
+  AUDIT_LOG_TABLE,
   CONSOLE_SESSIONS_TABLE,
   CUSTOM_DOMAINS_TABLE,
   IDEMPOTENCY_TABLE,
@@ -31,6 +32,7 @@ export const LOCAL_TABLE_NAMES = {
   customDomains: 'animal-store-custom-domains',
   consoleSessions: 'animal-store-console-sessions',
   projectMembers: 'animal-store-project-members',
+  auditLog: 'animal-store-audit-log',
 } as const;
 
 export const LOCAL_TABLES: readonly [TableDefinition, string][] = [
@@ -42,6 +44,7 @@ export const LOCAL_TABLES: readonly [TableDefinition, string][] = [
   [CUSTOM_DOMAINS_TABLE, LOCAL_TABLE_NAMES.customDomains],
   [CONSOLE_SESSIONS_TABLE, LOCAL_TABLE_NAMES.consoleSessions],
   [PROJECT_MEMBERS_TABLE, LOCAL_TABLE_NAMES.projectMembers],
+  [AUDIT_LOG_TABLE, LOCAL_TABLE_NAMES.auditLog],
 ];
 
 /** How often, and how long at most, to ask whether a new table is ACTIVE. */

@@ -22,8 +22,8 @@ export interface ConsoleStackPorts extends Pick<
   readonly sessionClock?: () => number;
 }
 
-/** The console's ports: its stack's, and the keys table. */
-export type ConsolePorts = ConsoleStackPorts & Pick<ServicePorts, 'apiKeys'>;
+/** The console's ports: its stack's, the keys table and the audit log. */
+export type ConsolePorts = ConsoleStackPorts & Pick<ServicePorts, 'apiKeys' | 'auditLog'>;
 
 export interface ConsoleSettings {
   /**
@@ -125,11 +125,12 @@ export function composeConsole(
             ...settings.signIn,
             limiter: stack.limiter,
             clock: ports.clock,
-            startPersonSession: personSessionStarter(stack.sessions),
+            startPersonSession: personSessionStarter(stack.sessions, ports.auditLog, ports.clock),
           }),
         }
       : {}),
     consoleHosts: settings.consoleHosts,
+    auditLog: ports.auditLog,
     keys: composeProjectKeys(ports),
     counters: ports.counters,
     projectAddress: settings.projectAddress,

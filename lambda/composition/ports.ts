@@ -1,3 +1,4 @@
+import type { AuditLog } from '../core/audit';
 import type { ConsoleSessionStore } from '../core/console-session';
 import type { CustomDomainStore, ProjectTargets } from '../core/custom-domains/custom-domains-ports';
 import type { DnsLookup } from '../core/custom-domains/dns-verdict';
@@ -33,6 +34,8 @@ export interface ServicePorts {
   readonly consoleSessions: ConsoleSessionStore;
   /** Projects' members (issue 26). */
   readonly members: MemberStore;
+  /** The audit log (issue 28): appended to by the console, read by its owners and admins. */
+  readonly auditLog: AuditLog;
   /** The edge's tenants, one per custom domain (CloudFront SaaS Manager; local mode's HTTPS edge). */
   readonly edgeTenants: EdgeTenants;
   /** DNS as the domains service asks it (the system's resolver; local mode's sandbox). */

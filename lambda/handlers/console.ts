@@ -7,6 +7,7 @@ import { cloudFrontEdgeTenantsFromEnv } from '../store/cloudfront-from-environme
 import { resolverLookup } from '../store/dns-resolver';
 import {
   apiKeyRepositoryFromEnv,
+  auditLogRepositoryFromEnv,
   consoleSessionRepositoryFromEnv,
   customDomainRepositoryFromEnv,
   memberRepositoryFromEnv,
@@ -30,6 +31,7 @@ const ports = {
   counters: usageHistoryStoreFromEnv(),
   consoleSessions: consoleSessionRepositoryFromEnv(),
   members: memberRepositoryFromEnv(),
+  auditLog: auditLogRepositoryFromEnv(),
   customDomains: customDomainRepositoryFromEnv(),
   edgeTenants: cloudFrontEdgeTenantsFromEnv(),
   dns: resolverLookup(),

@@ -9,7 +9,9 @@ import {
   signInCookie,
 } from '../api/console-cookies';
 import { RETURN_TO_PARAMETER, SIGN_IN_CALLBACK_PATH, SIGN_IN_START_PATH } from '../api/console-routes';
+import { CONSOLE_ERROR_CATALOGUE } from '../api/error-catalogue';
 import { ApiError } from '../api/errors';
+import type { AuditLog } from '../core/audit';
 import { headerValue, headerValues } from '../api/http';
 import { readQuery } from '../api/query';
 import {
@@ -30,6 +32,7 @@ import { errorResponses } from '../middleware/error-responses';
 import { rateLimit } from '../middleware/rate-limit';
 import { type LoggedOperation, requestLog } from '../middleware/request-log';
 import { log } from '../shared/observability';
+import { recordSignIn, type SignInRequest, signInRequestOf } from './console-audit';
 
 /**
  * The console's sign-in through the identity provider (issue 26): two browser navigations.
@@ -55,8 +58,11 @@ export interface ConsoleSignInDependencies {
    * console has one origin. @default none
    */
   readonly movedHosts?: readonly string[];
-  /** Starts the person's console session: the `Set-Cookie` values of its answer. */
-  readonly startPersonSession: (person: Person) => Promise<readonly string[]>;
+  /**
+   * Starts the person's console session: the `Set-Cookie` values of its answer. The request's
+   * address and user agent go to the audit log's entry of the sign-in.
+   */
+  readonly startPersonSession: (person: Person, request?: SignInRequest) => Promise<readonly string[]>;
   readonly limiter: RateLimiter;
   /** Epoch milliseconds. */
   readonly clock: () => number;
@@ -164,7 +170,7 @@ export function consoleSignIn(
     const returned = new URL(callback.href);
     returned.search = new URLSearchParams(query).toString();
     const person = await identity.finish(returned.href, pending);
-    const sessionCookies = await startPersonSession(person);
+    const sessionCookies = await startPersonSession(person, signInRequestOf(event));
     return redirect(303, pending.returnTo, [...sessionCookies, clearedSignInCookie()]);
   });
   return (path) => {
@@ -177,17 +183,32 @@ export function consoleSignIn(
 
 /**
  * A signed-in person's console session, in their first project (t26-members' sessions), as the
- * `Set-Cookie` of the callback's answer; a person of no project is refused.
+ * `Set-Cookie` of the callback's answer; a person of no project is refused. The sign-in, and a
+ * refusal in a project (too many sessions), are recorded in that project's audit log.
  */
 export function personSessionStarter(
   sessions: Pick<ConsoleSessions, 'startForPerson'>,
+  auditLog: AuditLog,
+  clock: () => number,
 ): ConsoleSignInDependencies['startPersonSession'] {
-  return async (person) => {
+  return async (person, request = {}) => {
     const started = await sessions.startForPerson(person);
-    if (started.signedIn) return [sessionCookie(started.secret, SESSION_MAX_LIFETIME_MS / 1000)];
+    const actor = {
+      kind: 'person',
+      person: { issuer: person.issuer, subject: person.subject, email: person.email },
+    } as const;
+    if (started.signedIn) {
+      await recordSignIn(auditLog, clock, { project: started.session.project, actor, request });
+      return [sessionCookie(started.secret, SESSION_MAX_LIFETIME_MS / 1000)];
+    }
     if (started.failure === 'too_many_sessions') {
+      const code = 'too_many_sessions';
+      if (started.project !== undefined) {
+        const refusal = { code, status: CONSOLE_ERROR_CATALOGUE[code].status };
+        await recordSignIn(auditLog, clock, { project: started.project, actor, refusal, request });
+      }
       throw new ApiError(
-        'too_many_sessions',
+        code,
         `Your project has ${MAX_LIVE_SESSIONS_PER_PROJECT} live console sessions, the most it may have: sign out in another browser, or wait for an idle one to end.`,
       );
     }

@@ -44,6 +44,8 @@ import {
   type ConsoleStackDependencies,
 } from '../middleware/console-handler';
 import { memberOperations } from './console-members';
+import { auditOperations, recordConsoleCall, recordTokenSignIn, signInRequestOf } from './console-audit';
+import type { AuditLog } from '../core/audit';
 
 export interface ConsoleDependencies extends ConsoleStackDependencies {
   /** The domains service, over its store, the edge and DNS. */
@@ -66,6 +68,8 @@ export interface ConsoleDependencies extends ConsoleStackDependencies {
   readonly consoleHosts: readonly string[];
   /** Sign-in through the identity provider (issue 26): its handlers by path, when one is set up. */
   readonly signIn?: (path: string) => ApiLambdaHandler | undefined;
+  /** The audit log (issue 28): every call of a route that names an `audit` action is recorded in it. */
+  readonly auditLog: AuditLog;
 }
 
 /** What an operation answers: its route's declared body (none for a 204), and headers of its own. */
@@ -163,6 +167,10 @@ function result(
   if (route.successStatus === 204) {
     return { statusCode: 204, headers: { ...reply.headers }, body: '' };
   }
+  // A text answer (the audit log's JSON Lines export) carries its own Content-Type.
+  if (typeof reply.body === 'string') {
+    return { statusCode: route.successStatus, headers: { ...reply.headers }, body: reply.body };
+  }
   return jsonResponse(route.successStatus, reply.body, reply.headers);
 }
 
@@ -180,6 +188,7 @@ export function consoleApi({
   clock,
   consoleHosts,
   signIn,
+  auditLog,
   ...stack
 }: ConsoleDependencies): ApiLambdaHandler {
   const { sessions } = stack;
@@ -187,6 +196,7 @@ export function consoleApi({
   const operations: Operations = {
     createSession: async (event) => {
       const signIn = await sessions.signIn(event.jsonBody.token);
+      await recordTokenSignIn(auditLog, clock, signIn, signInRequestOf(event));
       if (!signIn.signedIn && signIn.failure === 'too_many_sessions') {
         throw new ApiError(
           'too_many_sessions',
@@ -216,6 +226,7 @@ export function consoleApi({
       return { headers: { 'Set-Cookie': clearedSessionCookie() } };
     },
     ...memberOperations(members, sessions),
+    ...auditOperations(auditLog),
     getUsage: async (event) => ({
       body: await projectOverview(event.project, counters, clock(), projectAddress(project(event))),
     }),
@@ -291,6 +302,10 @@ export function consoleApi({
     const match = matchConsoleRoute(event.httpMethod, event.path);
     if (match.kind !== 'route') return unmatched(event, context);
     const handler = handlers.get(match.route.operationId) ?? unmatched;
-    return handler({ ...event, pathParameters: { ...match.parameters } }, context);
+    const routed = { ...event, pathParameters: { ...match.parameters } };
+    const answer = await handler(routed, context);
+    // The one place console calls are recorded: the stack has found the caller on `routed`.
+    if (match.route.audit) await recordConsoleCall(auditLog, match.route, routed, answer, clock);
+    return answer;
   };
 }

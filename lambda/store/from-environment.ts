@@ -1,5 +1,6 @@
 import { optionalEnv, RUNTIME_ENV, requireEnv } from '../shared/runtime-env';
 import { ApiKeyRepository } from './api-key-repository';
+import { AuditLogRepository } from './audit-log-repository';
 import { ConsoleSessionRepository } from './console-session-repository';
 import { CustomDomainRepository } from './custom-domain-repository';
 import { documentClient } from './dynamodb-client';
@@ -53,4 +54,8 @@ export function memberRepositoryFromEnv(): MemberRepository {
 
 export function consoleSessionRepositoryFromEnv(): ConsoleSessionRepository {
   return new ConsoleSessionRepository(documentClient(), requireEnv(RUNTIME_ENV.consoleSessionsTable));
+}
+
+export function auditLogRepositoryFromEnv(): AuditLogRepository {
+  return new AuditLogRepository(documentClient(), requireEnv(RUNTIME_ENV.auditLogTable));
 }

@@ -229,6 +229,20 @@ export const PROJECT_MEMBERS_TABLE = {
   ],
 } as const satisfies TableDefinition;
 
+/**
+ * The audit log (issue 28): one item per change, partitioned by project and sorted by
+ * `<ISO time>#<random suffix>`, so a project's log is one Query, newest first. Items are only
+ * ever put (conditionally, never over another); DynamoDB's TTL deletes one a year after it
+ * was made, on `expiresAt`.
+ */
+export const AUDIT_LOG_TABLE = {
+  logicalName: 'AuditLog',
+  partitionKey: { name: 'project', type: 'S' },
+  sortKey: { name: 'entryId', type: 'S' },
+  globalIndexes: [],
+  timeToLiveAttribute: 'expiresAt',
+} as const satisfies TableDefinition;
+
 export const TABLES: readonly TableDefinition[] = [
   PETS_TABLE,
   API_KEYS_TABLE,
@@ -238,6 +252,7 @@ export const TABLES: readonly TableDefinition[] = [
   CUSTOM_DOMAINS_TABLE,
   CONSOLE_SESSIONS_TABLE,
   PROJECT_MEMBERS_TABLE,
+  AUDIT_LOG_TABLE,
 ];
 
 /** Every attribute that is a key of the table or of one of its indexes (for CreateTable). */

@@ -88,7 +88,13 @@ export interface ConsoleServiceProps {
   /** The custom domains, projects, API keys, console sessions and rate-limit tables. */
   readonly tables: Pick<
     DataTables,
-    'customDomains' | 'projects' | 'apiKeys' | 'consoleSessions' | 'rateLimits' | 'projectMembers'
+    | 'customDomains'
+    | 'projects'
+    | 'apiKeys'
+    | 'consoleSessions'
+    | 'rateLimits'
+    | 'projectMembers'
+    | 'auditLog'
   >;
   /** Environment name, the `Environment` dimension of the function's metrics. */
   readonly environmentName: string;
@@ -247,6 +253,14 @@ export class ConsoleService extends Construct {
       table: tables.rateLimits,
       environmentVariable: RUNTIME_ENV.rateLimitsTable,
       actions: ['dynamodb:BatchGetItem'],
+      target: 'table',
+    });
+    // The audit log (issue 28): entries appended by conditional puts and read by a Query of a
+    // project's partition; append-only, so never UpdateItem, DeleteItem or BatchWriteItem.
+    fn.bindTable({
+      table: tables.auditLog,
+      environmentVariable: RUNTIME_ENV.auditLogTable,
+      actions: ['dynamodb:PutItem', 'dynamodb:Query'],
       target: 'table',
     });
     this.grantEdgeTenants();

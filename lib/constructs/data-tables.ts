@@ -10,6 +10,7 @@ import {
 import { Construct } from 'constructs';
 import {
   API_KEYS_TABLE,
+  AUDIT_LOG_TABLE,
   CONSOLE_SESSIONS_TABLE,
   PROJECT_MEMBERS_TABLE,
   CUSTOM_DOMAINS_TABLE,
@@ -74,6 +75,8 @@ export class DataTables extends Construct {
   public readonly consoleSessions: Table;
   /** One item per project and member (issue 26), with an index of each person's projects. */
   public readonly projectMembers: Table;
+  /** The audit log (issue 28): one item per change, by project and time, deleted by TTL after a year. */
+  public readonly auditLog: Table;
   /** Every table the service's functions use, with the definition it was built from. */
   public readonly all: readonly { readonly definition: TableDefinition; readonly table: Table }[];
 
@@ -90,6 +93,7 @@ export class DataTables extends Construct {
     this.customDomains = this.tableFrom(CUSTOM_DOMAINS_TABLE, props);
     this.consoleSessions = this.tableFrom(CONSOLE_SESSIONS_TABLE, props);
     this.projectMembers = this.tableFrom(PROJECT_MEMBERS_TABLE, props);
+    this.auditLog = this.tableFrom(AUDIT_LOG_TABLE, props);
     this.all = [
       { definition: this.petsDefinition, table: this.pets },
       { definition: API_KEYS_TABLE, table: this.apiKeys },
@@ -99,6 +103,7 @@ export class DataTables extends Construct {
       { definition: CUSTOM_DOMAINS_TABLE, table: this.customDomains },
       { definition: CONSOLE_SESSIONS_TABLE, table: this.consoleSessions },
       { definition: PROJECT_MEMBERS_TABLE, table: this.projectMembers },
+      { definition: AUDIT_LOG_TABLE, table: this.auditLog },
     ];
   }
 

@@ -30,6 +30,7 @@ const SERVICE_TABLE_OUTPUTS = [
   'CustomDomainsTableName',
   'ConsoleSessionsTableName',
   'ProjectMembersTableName',
+  'AuditLogTableName',
 ];
 
 describe.each(ENVIRONMENT_NAMES)('the %s stack', (name) => {

@@ -106,6 +106,7 @@ describe('its environment', () => {
       },
       [RUNTIME_ENV.consoleSessionsTable]: { Ref: sessionsTable },
       [RUNTIME_ENV.projectMembersTable]: { Ref: membersTable },
+      [RUNTIME_ENV.auditLogTable]: { Ref: tableIdFromOutput(template, 'AuditLogTableName') },
       [RUNTIME_ENV.apiKeysTable]: { Ref: apiKeysTable },
       [RUNTIME_ENV.domainsTarget]: `domains.${PLATFORM.domain}`,
       [RUNTIME_ENV.edgeDistributionId]: { Ref: ssmParameterId(template, EDGE_PARAMETERS.distributionId) },
@@ -292,7 +293,8 @@ describe('least privilege', () => {
     // (test/lib/edge-origin-trust.test.ts) and the sign-in's client secret
     // (test/lib/console-identity.test.ts).
     const others = granted.filter((grant) => !grant.actions.includes('secretsmanager:GetSecretValue'));
-    expect(others).toHaveLength(10);
+    // ...and the audit log's PutItem and Query (test/lib/audit-log.test.ts).
+    expect(others).toHaveLength(11);
   });
 
   test('no other function may touch the custom domains table or CloudFront (the authorizer and the scheduled stale-tenant sweep only read a domain)', () => {
