@@ -6,6 +6,7 @@ import { ConsoleSessionRepository } from '../lambda/store/console-session-reposi
 import { CustomDomainRepository } from '../lambda/store/custom-domain-repository';
 import { IdempotencyRepository } from '../lambda/store/idempotency-repository';
 import { MemberRepository } from '../lambda/store/member-repository';
+import { PersonalTokenRepository } from '../lambda/store/personal-token-repository';
 import { PetRepository } from '../lambda/store/pet-repository';
 import { ProjectRepository } from '../lambda/store/project-repository';
 import { UsageHistoryStore } from '../lambda/store/usage-history-store';
@@ -23,6 +24,7 @@ export type LocalTablePorts = Pick<
   | 'consoleSessions'
   | 'members'
   | 'auditLog'
+  | 'personalTokens'
   | 'clock'
 > & {
   readonly apiKeys: ApiKeyRepository;
@@ -42,6 +44,7 @@ export function localTablePorts(client: DynamoDBDocumentClient, clock: () => num
     consoleSessions: new ConsoleSessionRepository(client, LOCAL_TABLE_NAMES.consoleSessions),
     members: new MemberRepository(client, LOCAL_TABLE_NAMES.projectMembers),
     auditLog: new AuditLogRepository(client, LOCAL_TABLE_NAMES.auditLog),
+    personalTokens: new PersonalTokenRepository(client, LOCAL_TABLE_NAMES.personalTokens),
     clock,
   };
 }

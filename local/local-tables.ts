@@ -11,6 +11,7 @@ import {
   CONSOLE_SESSIONS_TABLE,
   CUSTOM_DOMAINS_TABLE,
   IDEMPOTENCY_TABLE,
+  PERSONAL_TOKENS_TABLE,
   PETS_TABLE,
   PROJECT_MEMBERS_TABLE,
   PROJECTS_TABLE,
@@ -33,6 +34,7 @@ export const LOCAL_TABLE_NAMES = {
   consoleSessions: 'animal-store-console-sessions',
   projectMembers: 'animal-store-project-members',
   auditLog: 'animal-store-audit-log',
+  personalTokens: 'animal-store-personal-tokens',
 } as const;
 
 export const LOCAL_TABLES: readonly [TableDefinition, string][] = [
@@ -45,6 +47,7 @@ export const LOCAL_TABLES: readonly [TableDefinition, string][] = [
   [CONSOLE_SESSIONS_TABLE, LOCAL_TABLE_NAMES.consoleSessions],
   [PROJECT_MEMBERS_TABLE, LOCAL_TABLE_NAMES.projectMembers],
   [AUDIT_LOG_TABLE, LOCAL_TABLE_NAMES.auditLog],
+  [PERSONAL_TOKENS_TABLE, LOCAL_TABLE_NAMES.personalTokens],
 ];
 
 /** How often, and how long at most, to ask whether a new table is ACTIVE. */

@@ -3,7 +3,12 @@ import { parseResolverAddress } from './domains-dns';
 import { ADD } from './domains/add';
 import { IMPORT_DECLARATION, importCommand } from './domains/import';
 import type { DomainsCommandIo } from './domains/io';
-import { CONSOLE_TOKEN_VARIABLE, DOMAINS_OPTIONS, type DomainsOptions } from './domains/options';
+import {
+  CONSOLE_TOKEN_VARIABLE,
+  DOMAINS_OPTIONS,
+  type DomainsOptions,
+  PERSONAL_TOKEN_VARIABLE,
+} from './domains/options';
 import { connectPlatform } from './domains/platform';
 import { PRIMARY } from './domains/primary';
 import { REDIRECT } from './domains/redirect';
@@ -18,14 +23,15 @@ import { localStoreHelp } from './local-store';
 import { parseStage } from './stage';
 
 export { Refusal } from './failures';
-export { CONSOLE_TOKEN_VARIABLE };
+export { CONSOLE_TOKEN_VARIABLE, PERSONAL_TOKEN_VARIABLE };
 export type { DomainsCommandIo };
 export { formatDuration } from './domains/views';
 
 /**
  * `npm run domains`: a tenant's custom domains, for one project, as a thin client of the
  * domains service (the console's API, through its typed client): local mode's by default, a
- * deployed one with --url. The project is the one whose console token is in
+ * deployed one with --url. The project is the one of the member's personal access token in
+ * ANIMAL_STORE_TOKEN (issue 28), or, until the project has an owner, of its console token in
  * ANIMAL_STORE_CONSOLE_TOKEN. Each tenant command is a file of tools/domains/ (its declaration,
  * then gather, diagnose, render); `import` and `status --all` are the platform engineer's, on
  * the tables and the edge directly (tools/domains/platform.ts). This file only dispatches.
@@ -52,8 +58,11 @@ export const DOMAINS_TOOL: ToolSpec<DomainsOptions> = {
     IMPORT_DECLARATION,
   ],
   epilogue: `Environment:
-  ${CONSOLE_TOKEN_VARIABLE}  The project's console token (pct_…), which says which project the
-      tool acts for. Never an argument: arguments land in shell history and process lists.
+  ${PERSONAL_TOKEN_VARIABLE}  Your personal access token (pat_…, made in the console's Tokens view):
+      the tool acts for its project, with its role. Never an argument: arguments land in shell
+      history and process lists.
+  ${CONSOLE_TOKEN_VARIABLE}  The project's console token (pct_…), used when ${PERSONAL_TOKEN_VARIABLE}
+      is unset; it opens a project only until the project has an owner.
   PORT  Local mode's API port (default 3000), as npm start reads it.
 ${localStoreHelp([])}
 Exit codes: 0 done (verify: verified); 1 refused, failed or not verified; 2 wrong invocation.`,

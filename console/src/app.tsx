@@ -4,6 +4,7 @@ import type { Session } from './contract';
 import { Domains } from './domains';
 import { Keys } from './keys';
 import { Members } from './members';
+import { Tokens } from './tokens';
 import { Permissions } from './permissions';
 import { Overview, useUsage } from './overview';
 import { SignIn } from './sign-in';
@@ -17,6 +18,7 @@ const PAGES = [
   { id: 'keys', label: 'API keys' },
   { id: 'domains', label: 'Domains' },
   { id: 'members', label: 'Members' },
+  { id: 'tokens', label: 'Tokens' },
 ] as const;
 type PageId = (typeof PAGES)[number]['id'];
 
@@ -172,6 +174,8 @@ export function App() {
             <UsagePage key={`usage-${signedIn?.project}`} project={phase.session.project} focus={navigated} />
           ) : page === 'keys' ? (
             <Keys key={`keys-${signedIn?.project}`} focus={navigated} />
+          ) : page === 'tokens' ? (
+            <Tokens key={`tokens-${signedIn?.project}`} focus={navigated} session={phase.session} />
           ) : page === 'members' ? (
             <Members key={`members-${signedIn?.project}`} focus={navigated} />
           ) : (

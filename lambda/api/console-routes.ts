@@ -11,6 +11,7 @@ import { AUDIT_ROUTES } from './console-audit-routes';
 import { KEY_ROUTES } from './console-key-routes';
 import { MEMBER_ROUTES, SESSION_PROJECT_ROUTES } from './console-member-routes';
 import { USAGE_ROUTES } from './console-usage-routes';
+import { TOKEN_ROUTES } from './console-token-routes';
 import type { AnyErrorCode } from './error-catalogue';
 import type { Schema, SchemaValue } from './schema';
 
@@ -250,6 +251,7 @@ const DECLARED_ROUTES = [
   },
   ...MEMBER_ROUTES,
   ...AUDIT_ROUTES,
+  ...TOKEN_ROUTES,
 ] as const satisfies readonly ConsoleRoute<string>[];
 
 /** The console's routes, in the order of the docs' table. */

@@ -1,3 +1,4 @@
+import { MAX_LIVE_TOKENS_PER_MEMBER, MAX_TOKEN_DAYS } from '../core/personal-token-views';
 import {
   MAX_ACTIVE_KEYS_PER_PROJECT,
   MAX_LIVE_SESSIONS_PER_PROJECT,
@@ -121,7 +122,7 @@ export const CONSOLE_ERROR_CATALOGUE = {
   membership_ended: {
     status: 401,
     description:
-      "The session's person is no longer a member of its project (removed, at most 30 s ago): sign in again.",
+      "The session's (or personal access token's) person is no longer a member of its project (removed, at most 30 s ago): sign in again.",
   },
   action_not_permitted: {
     status: 403,
@@ -240,6 +241,39 @@ export const CONSOLE_ERROR_CATALOGUE = {
     status: 503,
     description:
       'The identity provider could not be reached (discovery, its keys or its token endpoint); retry after `Retry-After`.',
+  },
+  // Personal access tokens (issue 28).
+  invalid_personal_token: {
+    status: 401,
+    description:
+      'The personal access token (`Bearer pat_…`) is unknown, malformed or wrong (the message never says which).',
+  },
+  personal_token_expired: {
+    status: 401,
+    description: 'The personal access token is past its expiry: create a new one in the console (Tokens).',
+  },
+  personal_token_revoked: {
+    status: 401,
+    description:
+      "The personal access token was revoked (by its member, an owner, or its member's removal): create a new one.",
+  },
+  person_session_required: {
+    status: 403,
+    description:
+      "Personal access tokens are made, listed and revoked by a person signed in to the console, not with a token or a console token's session.",
+  },
+  token_role_too_high: {
+    status: 403,
+    description: "A token's role may be its member's own or a lower one, never higher.",
+  },
+  token_not_found: {
+    status: 404,
+    description:
+      "You have no personal access token with this id in the project (another member's or project's is not found either, unless you may manage tokens).",
+  },
+  too_many_tokens: {
+    status: 409,
+    description: `You hold ${MAX_LIVE_TOKENS_PER_MEMBER} live personal access tokens in the project, the most a member may (each lives at most ${MAX_TOKEN_DAYS} days): revoke one first.`,
   },
 } as const satisfies Record<string, { status: number; description: string }>;
 

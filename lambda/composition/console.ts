@@ -1,5 +1,6 @@
 import { ConsoleSessions } from '../core/console-session';
 import { MemberRoles, Members } from '../core/members';
+import { PersonalTokens } from '../core/personal-tokens';
 import type { CustomDomains } from '../core/custom-domains/custom-domains';
 import { ProjectKeys } from '../core/project-keys';
 import type { ApiLambdaHandler } from '../middleware/api-handler';
@@ -20,10 +21,12 @@ export interface ConsoleStackPorts extends Pick<
 > {
   /** The sessions' clock (local mode's tests move it to end sessions). @default the ports' clock */
   readonly sessionClock?: () => number;
+  /** Members' personal access tokens (issue 28): without them a `pat_` bearer is refused. */
+  readonly personalTokens?: ServicePorts['personalTokens'];
 }
 
-/** The console's ports: its stack's, the keys table and the audit log. */
-export type ConsolePorts = ConsoleStackPorts & Pick<ServicePorts, 'apiKeys' | 'auditLog'>;
+/** The console's ports: its stack's, the keys table, the personal tokens table and the audit log. */
+export type ConsolePorts = ConsoleStackPorts & Pick<ServicePorts, 'apiKeys' | 'personalTokens' | 'auditLog'>;
 
 export interface ConsoleSettings {
   /**
@@ -63,8 +66,11 @@ export function composeConsoleStack(
   roles: MemberRoles = memberRolesOf(ports),
 ): ConsoleStackDependencies {
   const { projects, clock, originSecrets } = ports;
+  const personalTokens =
+    ports.personalTokens && composePersonalTokens({ ...ports, personalTokens: ports.personalTokens }, roles);
   return {
     projects,
+    ...(personalTokens ? { personalTokens } : {}),
     limiter: shared.limiter ?? composeLimiter({ counters: ports.counters, clock }),
     sessions: new ConsoleSessions({
       store: ports.consoleSessions,
@@ -85,10 +91,11 @@ export function memberRolesOf(
   return new MemberRoles(ports.members, ports.sessionClock ?? ports.clock);
 }
 
-/** The member rules over the members table and the projects' owner counts. */
+/** The member rules over the members table and the projects' owner counts (and tokens, revoked with a removal). */
 export function composeMembers(
   ports: Pick<ServicePorts, 'members' | 'projects' | 'clock'>,
   roles?: MemberRoles,
+  tokens?: PersonalTokens,
 ): Members {
   return new Members({
     store: ports.members,
@@ -96,6 +103,22 @@ export function composeMembers(
     projects: ports.projects,
     clock: ports.clock,
     ...(roles ? { roles } : {}),
+    ...(tokens ? { tokens } : {}),
+  });
+}
+
+/** The personal access token rules over their table, the projects and members' roles (issue 28). */
+export function composePersonalTokens(
+  ports: Pick<ConsoleStackPorts, 'projects' | 'clock' | 'sessionClock'> &
+    Pick<ServicePorts, 'personalTokens'>,
+  roles: MemberRoles,
+): PersonalTokens {
+  return new PersonalTokens({
+    store: ports.personalTokens,
+    projects: ports.projects,
+    roles,
+    // The sessions' clock: local mode's tests move it to expire sessions and tokens alike.
+    clock: ports.sessionClock ?? ports.clock,
   });
 }
 
@@ -115,10 +138,12 @@ export function composeConsole(
   parts: ConsoleParts,
 ): ApiLambdaHandler {
   const roles = memberRolesOf(ports);
-  const stack = composeConsoleStack(ports, settings, parts, roles);
+  const tokens = composePersonalTokens(ports, roles);
+  const stack = { ...composeConsoleStack(ports, settings, parts, roles), personalTokens: tokens };
   return consoleApi({
     ...stack,
-    members: composeMembers(ports, roles),
+    members: composeMembers(ports, roles, tokens),
+    tokens,
     ...(settings.signIn
       ? {
           signIn: consoleSignIn({

@@ -6,6 +6,7 @@ import type { TxtLookup } from '../core/custom-domains/domain-ownership';
 import type { EdgeTenants } from '../core/custom-domains/edge-tenants';
 import type { MemberStore, OwnerCountStore } from '../core/members';
 import type { IdempotencyStore, ReservedPetWriter } from '../core/idempotency';
+import type { PersonalTokenStore } from '../core/personal-tokens';
 import type { PetStore } from '../core/pet';
 import type { ProjectKeyCountStore, ProjectKeyStore } from '../core/project-keys';
 import type { CounterStore } from '../core/rate-limiter';
@@ -36,6 +37,8 @@ export interface ServicePorts {
   readonly members: MemberStore;
   /** The audit log (issue 28): appended to by the console, read by its owners and admins. */
   readonly auditLog: AuditLog;
+  /** Members' personal access tokens (issue 28). */
+  readonly personalTokens: PersonalTokenStore;
   /** The edge's tenants, one per custom domain (CloudFront SaaS Manager; local mode's HTTPS edge). */
   readonly edgeTenants: EdgeTenants;
   /** DNS as the domains service asks it (the system's resolver; local mode's sandbox). */

@@ -1,6 +1,7 @@
 import type { ConsoleSessionRecord, ConsoleSessions } from './console-session';
 import { StoreUnavailableError } from './errors';
 import type { Role } from './permissions';
+import { PERSONAL_TOKEN_PREFIX, type PersonalTokens } from './personal-tokens';
 import {
   consoleTokenMatches,
   hasOwners,
@@ -18,6 +19,10 @@ import {
  * Issue 26: a person's session (an OpenID sign-in) acts with the person's role in its project;
  * a console token, and a session made from one, act as an owner until the project has an owner
  * of its own, and are refused from then on (`console_token_retired`).
+ *
+ * Issue 28: a personal access token (`Bearer pat_…`, a member's, for tools) acts for its member
+ * with the lower of its role and the member's current one; it is refused once expired, revoked,
+ * or its member is gone.
  */
 
 /** `Bearer <token>`, the scheme matched case-insensitively (RFC 9110 §11.1). */
@@ -29,6 +34,9 @@ export type ConsoleAccessFailure =
   | 'console_token_retired'
   | 'session_ended'
   | 'membership_ended'
+  | 'invalid_personal_token'
+  | 'personal_token_expired'
+  | 'personal_token_revoked'
   | 'store_unavailable';
 
 export type ConsoleAccess =
@@ -42,6 +50,15 @@ export type ConsoleAccess =
       readonly role: Role;
       /** The cookie's secret, to check the request's CSRF token against. */
       readonly sessionSecret: string;
+    }
+  | {
+      readonly granted: true;
+      readonly via: 'personal-token';
+      readonly project: ProjectRecord;
+      /** The lower of the token's role and its member's current one (read per request, cached at most 30 s). */
+      readonly role: Role;
+      readonly person: { readonly issuer: string; readonly subject: string; readonly email: string };
+      readonly token: { readonly id: string; readonly name: string };
     }
   | { readonly granted: false; readonly failure: ConsoleAccessFailure };
 
@@ -70,10 +87,28 @@ export async function authenticateConsole(
   { authorization, sessionCookies }: ConsoleCredentials,
   projects: ProjectStore,
   sessions: ConsoleSessions,
+  personalTokens?: Pick<PersonalTokens, 'authenticate'>,
 ): Promise<ConsoleAccess> {
   if (authorization.length > 0) {
     const [header] = authorization;
     const match = authorization.length === 1 && header !== undefined ? BEARER.exec(header.trim()) : null;
+    if (match?.[1]?.startsWith(PERSONAL_TOKEN_PREFIX)) {
+      const text = match[1];
+      if (!personalTokens) return refused('invalid_personal_token');
+      return orUnavailable(async () => {
+        const access = await personalTokens.authenticate(text);
+        if (!access.granted) return refused(access.failure);
+        const { issuer, subject, email, tokenId, name } = access.record;
+        return {
+          granted: true,
+          via: 'personal-token',
+          project: access.project,
+          role: access.role,
+          person: { issuer, subject, email },
+          token: { id: tokenId, name },
+        };
+      });
+    }
     const token = match?.[1] === undefined ? undefined : parseConsoleToken(match[1]);
     if (!token) return refused('invalid_console_token');
     return orUnavailable(async () => {

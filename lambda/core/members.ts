@@ -124,7 +124,10 @@ export const ROLE_CACHE_MS = 30_000;
  * this process forgets its entry at once.
  */
 export class MemberRoles {
-  private readonly entries = new Map<string, { role: Role | undefined; expiresAt: number }>();
+  private readonly entries = new Map<
+    string,
+    { membership: Pick<MemberRecord, 'role' | 'addedAt'> | undefined; expiresAt: number }
+  >();
 
   constructor(
     private readonly store: Pick<MemberStore, 'get'>,
@@ -132,17 +135,26 @@ export class MemberRoles {
   ) {}
 
   async roleOf(project: string, person: PersonRef): Promise<Role | undefined> {
+    return (await this.membershipOf(project, person))?.role;
+  }
+
+  /** The member's role and since when they are one (a token made before a removal and re-adding is not theirs now). */
+  async membershipOf(
+    project: string,
+    person: PersonRef,
+  ): Promise<Pick<MemberRecord, 'role' | 'addedAt'> | undefined> {
     const key = `${project}\n${personKey(person)}`;
     const cached = this.entries.get(key);
-    if (cached && cached.expiresAt > this.clock()) return cached.role;
-    const role = (await this.store.get(project, person))?.role;
+    if (cached && cached.expiresAt > this.clock()) return cached.membership;
+    const member = await this.store.get(project, person);
+    const membership = member && { role: member.role, addedAt: member.addedAt };
     this.entries.delete(key);
     if (this.entries.size >= MAX_CACHED_ROLES) {
       const oldest = this.entries.keys().next().value;
       if (oldest !== undefined) this.entries.delete(oldest);
     }
-    this.entries.set(key, { role, expiresAt: this.clock() + ROLE_CACHE_MS });
-    return role;
+    this.entries.set(key, { membership, expiresAt: this.clock() + ROLE_CACHE_MS });
+    return membership;
   }
 
   forget(project: string, person: PersonRef): void {
@@ -157,6 +169,8 @@ export interface MembersOptions {
   readonly clock: () => number;
   /** The cache to forget a changed member in. */
   readonly roles?: MemberRoles;
+  /** The member's personal access tokens, revoked with their removal (issue 28). */
+  readonly tokens?: { revokeAllOf(project: string, person: PersonRef): Promise<void> };
 }
 
 /** Who asks for a change: a member with a role, or the platform (the members tool) with every right. */
@@ -245,6 +259,7 @@ export class Members {
       throw changed(current);
     }
     this.options.roles?.forget(project, person);
+    await this.options.tokens?.revokeAllOf(project, person);
     return current;
   }
 

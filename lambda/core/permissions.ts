@@ -25,7 +25,7 @@ export const CONSOLE_ACTIONS = {
   manageMembers: 'Invite and remove members',
   changeRoles: "Change members' roles",
   readAuditLog: "Read the project's audit log",
-  manageTokens: 'Manage tokens',
+  manageTokens: "See and revoke every member's personal tokens",
   deleteProject: 'Delete the project',
 } as const;
 export type ConsoleAction = keyof typeof CONSOLE_ACTIONS;

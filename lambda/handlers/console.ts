@@ -11,6 +11,7 @@ import {
   consoleSessionRepositoryFromEnv,
   customDomainRepositoryFromEnv,
   memberRepositoryFromEnv,
+  personalTokenRepositoryFromEnv,
   projectRepositoryFromEnv,
   usageHistoryStoreFromEnv,
 } from '../store/from-environment';
@@ -32,6 +33,7 @@ const ports = {
   consoleSessions: consoleSessionRepositoryFromEnv(),
   members: memberRepositoryFromEnv(),
   auditLog: auditLogRepositoryFromEnv(),
+  personalTokens: personalTokenRepositoryFromEnv(),
   customDomains: customDomainRepositoryFromEnv(),
   edgeTenants: cloudFrontEdgeTenantsFromEnv(),
   dns: resolverLookup(),

@@ -15,6 +15,7 @@ import {
   VIEWER_ADDRESS_HEADER,
 } from '../core/edge-request';
 import { may, type Role } from '../core/permissions';
+import type { PersonalTokens } from '../core/personal-tokens';
 import { type ProjectRecord, type ProjectStore, projectLimits } from '../core/project';
 import type { RateLimiter } from '../core/rate-limiter';
 import { log, logError } from '../shared/observability';
@@ -41,6 +42,8 @@ export interface ConsoleEvent<Body = unknown> extends APIGatewayProxyEvent {
   /** The caller's role in the project (a console token's: `owner`). */
   readonly role: Role;
   readonly session?: RequestSession;
+  /** The personal access token the request came with, and its member (tools' requests, issue 28). */
+  readonly personalToken?: Extract<ConsoleAccess, { via: 'personal-token' }>;
   query: Record<string, string>;
   jsonBody: Body;
 }
@@ -53,6 +56,8 @@ export interface ConsoleStackDependencies {
   readonly limiter: RateLimiter;
   /** Sign-in, sessions of cookies, sign-out. */
   readonly sessions: ConsoleSessions;
+  /** Members' personal access tokens (issue 28); without them a `pat_` bearer is refused. */
+  readonly personalTokens?: Pick<PersonalTokens, 'authenticate'>;
   /**
    * The console page's origins (`https://console.<platform domain>`; local mode's
    * `http://localhost:<port>` and `http://127.0.0.1:<port>`): a sign-in, and every change made
@@ -172,6 +177,22 @@ const REFUSALS: Record<ConsoleAccessFailure, () => ApiError> = {
       'You are no longer a member of this project: sign in again to reach your other projects.',
       SIGN_IN_AGAIN,
     ),
+  invalid_personal_token: () =>
+    new ApiError('invalid_personal_token', 'The personal access token is not valid.', {
+      'WWW-Authenticate': 'Bearer realm="animal-store-console", error="invalid_token"',
+    }),
+  personal_token_expired: () =>
+    new ApiError(
+      'personal_token_expired',
+      'The personal access token has expired: create a new one in the console (Tokens).',
+      { 'WWW-Authenticate': 'Bearer realm="animal-store-console", error="invalid_token"' },
+    ),
+  personal_token_revoked: () =>
+    new ApiError(
+      'personal_token_revoked',
+      'The personal access token was revoked: create a new one in the console (Tokens).',
+      { 'WWW-Authenticate': 'Bearer realm="animal-store-console", error="invalid_token"' },
+    ),
   store_unavailable: () =>
     new ApiError(
       'service_unavailable',
@@ -233,7 +254,7 @@ function noStore(): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayProxyRes
 export function consoleHandler<Body = unknown>(
   route: ConsoleStackRoute | undefined,
   handle: (event: ConsoleEvent<Body>) => Promise<APIGatewayProxyResult>,
-  { projects, limiter, sessions, consoleOrigins, originSecrets }: ConsoleStackDependencies,
+  { projects, limiter, sessions, personalTokens, consoleOrigins, originSecrets }: ConsoleStackDependencies,
 ): ApiLambdaHandler {
   const access = route?.access ?? 'signed-in';
   const name: LoggedOperation = route?.operationId ?? CONSOLE_UNMATCHED;
@@ -256,6 +277,7 @@ export function consoleHandler<Body = unknown>(
                 },
                 projects,
                 sessions,
+                personalTokens,
               );
       },
     })
@@ -276,6 +298,10 @@ export function consoleHandler<Body = unknown>(
             const session = { record: granted.session, secret: granted.sessionSecret };
             (event as { session?: RequestSession }).session = session;
             if (route && STATE_CHANGING.has(route.method)) checkCsrf(event, session, consoleOrigins);
+          }
+          if (granted.via === 'personal-token') {
+            (event as { personalToken?: typeof granted }).personalToken = granted;
+            log().appendKeys({ personalToken: granted.token.id });
           }
         }
         // The permission table, after the cross-site checks: a forged request learns nothing of roles.

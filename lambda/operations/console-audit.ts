@@ -137,7 +137,7 @@ function firstText(...candidates: unknown[]): string | undefined {
 
 /**
  * On what a call acted: its path's parameter (a domain's name, a key's, member's or token's id),
- * else what it made (a key's or a member's id, a token's), else what the body named.
+ * else what it made (a key's, a member's or a personal token's id), else what the body named.
  */
 function targetOf(event: APIGatewayProxyEvent, answer: APIGatewayProxyResult): string | undefined {
   const path = event.pathParameters ?? {};
@@ -155,7 +155,7 @@ function targetOf(event: APIGatewayProxyEvent, answer: APIGatewayProxyResult): s
   return firstText(
     ...Object.values(path),
     nested(made.key, 'keyId'),
-    nested(made.token, 'id'),
+    nested(made.personalToken, 'tokenId'),
     made.memberId,
     made.name,
     body.name,

@@ -35,6 +35,7 @@ export function memberView(record: MemberRecord): MemberView {
 
 /** Who asks: the signed-in person with their role, or a console token's holder (an owner, no person). */
 export function actorOf(event: ConsoleEvent<unknown>): MemberActor {
+  // A personal access token is no person here: it removes a member (its own included) only with the right to.
   const person = event.session?.record.person;
   return person ? { role: event.role, person } : { role: event.role };
 }
@@ -72,7 +73,8 @@ export async function memberCall<T>(call: () => Promise<T>): Promise<T> {
 
 /** The session's person, or the caller's issuer given: a token's holder must name the issuer. */
 function issuerOf(event: ConsoleEvent<{ readonly issuer?: string }>): string {
-  const issuer = event.jsonBody.issuer ?? event.session?.record.person?.issuer;
+  const issuer =
+    event.jsonBody.issuer ?? event.session?.record.person?.issuer ?? event.personalToken?.person.issuer;
   if (issuer === undefined) {
     throw new ApiError(
       'invalid_body',

@@ -46,6 +46,8 @@ import {
 import { memberOperations } from './console-members';
 import { auditOperations, recordConsoleCall, recordTokenSignIn, signInRequestOf } from './console-audit';
 import type { AuditLog } from '../core/audit';
+import type { PersonalTokens } from '../core/personal-tokens';
+import { tokenOperations } from './console-tokens';
 
 export interface ConsoleDependencies extends ConsoleStackDependencies {
   /** The domains service, over its store, the edge and DNS. */
@@ -54,6 +56,8 @@ export interface ConsoleDependencies extends ConsoleStackDependencies {
   readonly members: Members;
   /** The key rules the keys tool shares, over the keys and projects tables. */
   readonly keys: ProjectKeys;
+  /** Members' personal access tokens (issue 28). */
+  readonly tokens: PersonalTokens;
   /** The rate limiter's counters, read for the overview's usage and the usage history. */
   readonly counters: Pick<CounterStore, 'read'> & UsageReader;
   /** The address of a project's API (`https://<name>.<platform domain>/v1`). */
@@ -183,6 +187,7 @@ export function consoleApi({
   domains,
   members,
   keys,
+  tokens,
   counters,
   projectAddress,
   clock,
@@ -227,6 +232,7 @@ export function consoleApi({
     },
     ...memberOperations(members, sessions),
     ...auditOperations(auditLog),
+    ...tokenOperations(tokens),
     getUsage: async (event) => ({
       body: await projectOverview(event.project, counters, clock(), projectAddress(project(event))),
     }),

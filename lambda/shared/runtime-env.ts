@@ -34,6 +34,8 @@ export const RUNTIME_ENV = {
   projectMembersTable: 'PROJECT_MEMBERS_TABLE_NAME',
   /** Name of the audit log table (the console function: appends and reads, never updates). */
   auditLogTable: 'AUDIT_LOG_TABLE_NAME',
+  /** Name of the personal access tokens table (the console function, issue 28). */
+  personalTokensTable: 'PERSONAL_TOKENS_TABLE_NAME',
   /** The console page's origin (`https://console.<platform domain>`): state-changing cookie requests must come from it. */
   consoleOrigin: 'CONSOLE_ORIGIN',
   /** The spec's `{platform_cname_target}`, every custom domain's CNAME (the console function). */

@@ -6,6 +6,7 @@ import { CustomDomainRepository } from './custom-domain-repository';
 import { documentClient } from './dynamodb-client';
 import { IdempotencyRepository } from './idempotency-repository';
 import { MemberRepository } from './member-repository';
+import { PersonalTokenRepository } from './personal-token-repository';
 import { PetRepository } from './pet-repository';
 import { ProjectRepository } from './project-repository';
 import { RateLimitStore } from './rate-limit-store';
@@ -50,6 +51,10 @@ export function customDomainRepositoryFromEnv(): CustomDomainRepository {
 
 export function memberRepositoryFromEnv(): MemberRepository {
   return new MemberRepository(documentClient(), requireEnv(RUNTIME_ENV.projectMembersTable));
+}
+
+export function personalTokenRepositoryFromEnv(): PersonalTokenRepository {
+  return new PersonalTokenRepository(documentClient(), requireEnv(RUNTIME_ENV.personalTokensTable));
 }
 
 export function consoleSessionRepositoryFromEnv(): ConsoleSessionRepository {

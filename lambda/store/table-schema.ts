@@ -243,6 +243,25 @@ export const AUDIT_LOG_TABLE = {
   timeToLiveAttribute: 'expiresAt',
 } as const satisfies TableDefinition;
 
+/**
+ * Personal access tokens (issue 28): one item per token, keyed by its public id; the secret is
+ * stored only as a hash. An index lists a project's tokens by `holder` (`<issuer>#<subject>#<id>`),
+ * so a member's are a `begins_with` on it. DynamoDB's TTL deletes an item after `deleteAt`, 30
+ * days after the token's expiry (it is refused from its expiry on, and listed until then).
+ */
+export const PERSONAL_TOKENS_TABLE = {
+  logicalName: 'PersonalTokens',
+  partitionKey: { name: 'tokenId', type: 'S' },
+  globalIndexes: [
+    {
+      indexName: 'project-holder-index',
+      partitionKey: { name: 'project', type: 'S' },
+      sortKey: { name: 'holder', type: 'S' },
+    },
+  ],
+  timeToLiveAttribute: 'deleteAt',
+} as const satisfies TableDefinition;
+
 export const TABLES: readonly TableDefinition[] = [
   PETS_TABLE,
   API_KEYS_TABLE,
@@ -253,6 +272,7 @@ export const TABLES: readonly TableDefinition[] = [
   CONSOLE_SESSIONS_TABLE,
   PROJECT_MEMBERS_TABLE,
   AUDIT_LOG_TABLE,
+  PERSONAL_TOKENS_TABLE,
 ];
 
 /** Every attribute that is a key of the table or of one of its indexes (for CreateTable). */

@@ -10,6 +10,7 @@ import {
   API_KEYS_TABLE,
   CONSOLE_SESSIONS_TABLE,
   PROJECT_MEMBERS_TABLE,
+  PERSONAL_TOKENS_TABLE,
   CUSTOM_DOMAINS_TABLE,
   PROJECT_ATTRIBUTES_THE_CONSOLE_UPDATES,
 } from '../../lambda/store/table-schema';
@@ -95,6 +96,7 @@ export interface ConsoleServiceProps {
     | 'rateLimits'
     | 'projectMembers'
     | 'auditLog'
+    | 'personalTokens'
   >;
   /** Environment name, the `Environment` dimension of the function's metrics. */
   readonly environmentName: string;
@@ -230,6 +232,21 @@ export class ConsoleService extends Construct {
       environmentVariable: RUNTIME_ENV.projectMembersTable,
       actions: ['dynamodb:Query'],
       target: { indexes: PROJECT_MEMBERS_TABLE.globalIndexes.map((index) => index.indexName) },
+    });
+    // Personal access tokens (issue 28): read by id (each request of one), made by a conditional
+    // put (withdrawn past the cap: a delete), revoked and their last use recorded (conditional
+    // updates); a project's or a member's are a Query on the project index.
+    fn.bindTable({
+      table: tables.personalTokens,
+      environmentVariable: RUNTIME_ENV.personalTokensTable,
+      actions: ['dynamodb:GetItem', 'dynamodb:PutItem', 'dynamodb:UpdateItem', 'dynamodb:DeleteItem'],
+      target: 'table',
+    });
+    fn.bindTable({
+      table: tables.personalTokens,
+      environmentVariable: RUNTIME_ENV.personalTokensTable,
+      actions: ['dynamodb:Query'],
+      target: { indexes: PERSONAL_TOKENS_TABLE.globalIndexes.map((index) => index.indexName) },
     });
     // A project's keys: read one, issue one (a conditional put), revoke one (a conditional
     // update), delete a rotation's new key that lost a race to another rotation.

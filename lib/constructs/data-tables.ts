@@ -13,6 +13,7 @@ import {
   AUDIT_LOG_TABLE,
   CONSOLE_SESSIONS_TABLE,
   PROJECT_MEMBERS_TABLE,
+  PERSONAL_TOKENS_TABLE,
   CUSTOM_DOMAINS_TABLE,
   type KeyAttribute,
   PETS_UPGRADE_STEPS,
@@ -77,6 +78,8 @@ export class DataTables extends Construct {
   public readonly projectMembers: Table;
   /** The audit log (issue 28): one item per change, by project and time, deleted by TTL after a year. */
   public readonly auditLog: Table;
+  /** One item per personal access token (issue 28), keyed by its id, with an index of each project's tokens. */
+  public readonly personalTokens: Table;
   /** Every table the service's functions use, with the definition it was built from. */
   public readonly all: readonly { readonly definition: TableDefinition; readonly table: Table }[];
 
@@ -94,6 +97,7 @@ export class DataTables extends Construct {
     this.consoleSessions = this.tableFrom(CONSOLE_SESSIONS_TABLE, props);
     this.projectMembers = this.tableFrom(PROJECT_MEMBERS_TABLE, props);
     this.auditLog = this.tableFrom(AUDIT_LOG_TABLE, props);
+    this.personalTokens = this.tableFrom(PERSONAL_TOKENS_TABLE, props);
     this.all = [
       { definition: this.petsDefinition, table: this.pets },
       { definition: API_KEYS_TABLE, table: this.apiKeys },
@@ -104,6 +108,7 @@ export class DataTables extends Construct {
       { definition: CONSOLE_SESSIONS_TABLE, table: this.consoleSessions },
       { definition: PROJECT_MEMBERS_TABLE, table: this.projectMembers },
       { definition: AUDIT_LOG_TABLE, table: this.auditLog },
+      { definition: PERSONAL_TOKENS_TABLE, table: this.personalTokens },
     ];
   }
 

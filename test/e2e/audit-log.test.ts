@@ -95,6 +95,7 @@ function exampleBody(schema: Schema | undefined): Record<string, unknown> | unde
     const property = properties[field] ?? {};
     const choices = property.enum as readonly unknown[] | undefined;
     if (choices) body[field] = choices[choices.length - 1];
+    else if (property.type === 'integer') body[field] = property.minimum ?? 1;
     else if (field === 'email') body[field] = `${unique()}@people.test`;
     // A domain name is also a fine name of a key, a token or a person's subject.
     else body[field] = `${unique()}.audit-pets.test`;
@@ -124,6 +125,14 @@ describe('every audited route', () => {
         expect(added.status).toBe(201);
       } else if (parameter === 'keyId') {
         value = (await t.issueKey(project.name)).keyId;
+      } else if (parameter === 'tokenId') {
+        const created = await as(project.team.owner.caller, 'POST', '/tokens', {
+          name: unique(),
+          role: 'viewer',
+          expiresInDays: 1,
+        });
+        expect(created.status).toBe(201);
+        value = (created.body.personalToken as { tokenId: string }).tokenId;
       } else if (parameter === 'memberId') {
         const person = newPerson('target');
         await people.add(project.name, person, 'viewer');
@@ -151,6 +160,8 @@ describe('every audited route', () => {
         addMember: 'member.add',
         setMemberRole: 'member.role',
         removeMember: 'member.remove',
+        createToken: 'token.create',
+        revokeToken: 'token.revoke',
       }),
     );
   });
@@ -196,6 +207,46 @@ describe('every audited route', () => {
         outcome: { result: 'refused', code: 'action_not_permitted', status: 403 },
       }),
     );
+  });
+});
+
+describe("a personal token's calls", () => {
+  it("are the token's with its member; its revocation is the revoker's, and a revoked token writes nothing", async () => {
+    const project = await teamProject();
+    const { developer, owner } = project.team;
+    const created = await as(developer.caller, 'POST', '/tokens', {
+      name: 'deploy',
+      role: 'developer',
+      expiresInDays: 30,
+    });
+    expect(created.status).toBe(201);
+    const text = created.body.token as string;
+    const { tokenId } = created.body.personalToken as { tokenId: string };
+    expect((await t.call('/keys', { method: 'POST', bearer: text, body: { name: 'from-ci' } })).status).toBe(
+      201,
+    );
+    expect((await as(owner.caller, 'DELETE', `/tokens/${tokenId}`)).status).toBe(200);
+    const before = await entriesOf(owner.caller);
+    expect([401, 403]).toContain(
+      (await t.call('/keys', { method: 'POST', bearer: text, body: { name: 'x' } })).status,
+    );
+    expect(await entriesOf(owner.caller)).toEqual(before);
+    expect(before.slice(0, 3).map(({ action, actor, target }) => ({ action, actor, target }))).toEqual([
+      { action: 'token.revoke', actor: personActor(owner.person), target: tokenId },
+      {
+        action: 'key.create',
+        actor: {
+          kind: 'personal-token',
+          token: { id: tokenId, name: 'deploy' },
+          person: (personActor(developer.person) as { person: unknown }).person,
+        },
+        target: expect.any(String),
+      },
+      { action: 'token.create', actor: personActor(developer.person), target: tokenId },
+    ]);
+    // The developer's own email finds their token's calls too.
+    const mine = await entriesOf(owner.caller, `actor=${encodeURIComponent(developer.person.email)}`);
+    expect(mine.map((entry) => entry.action)).toEqual(['key.create', 'token.create']);
   });
 });
 

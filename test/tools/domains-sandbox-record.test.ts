@@ -73,7 +73,7 @@ it.each([
 it("acts as the project of the console token, and never in another project's zone", async () => {
   await expect(runAs(undefined, 'sandbox-record', 'x.example.test', 'A', '127.0.0.1')).rejects.toThrow(
     new UsageError(
-      `Set ${CONSOLE_TOKEN_VARIABLE} to the project's console token (pct_…, printed by npm run projects -- create): the tool acts for that project. It is never an argument, which would land in shell history.`,
+      `Set ANIMAL_STORE_TOKEN to your personal access token (pat_…, made in the console's Tokens view), or, until the project has an owner, ${CONSOLE_TOKEN_VARIABLE} to the project's console token (pct_…, printed by npm run projects -- create): the tool acts for that project. It is never an argument, which would land in shell history.`,
     ),
   );
   expect(await run('sandbox-record', 'shop.owned.test', 'CNAME', 'domains.localhost')).toBe(0);

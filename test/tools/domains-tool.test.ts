@@ -115,11 +115,13 @@ it("refuses with the service's message: Free plan, another project's domain, a b
   await expect(runAs(other.consoleToken, 'verify', 'y.tool-refusals.test')).rejects.toThrow(
     /is not a custom domain of project/,
   );
-  await expect(runAs('pct_not-a-token', 'status')).rejects.toThrow(/Check ANIMAL_STORE_CONSOLE_TOKEN/);
+  await expect(runAs('pct_not-a-token', 'status')).rejects.toThrow(
+    /Check ANIMAL_STORE_TOKEN .* or ANIMAL_STORE_CONSOLE_TOKEN/,
+  );
 });
 
 it.each([
-  [['status'], undefined, /^Set ANIMAL_STORE_CONSOLE_TOKEN to the project's console token/],
+  [['status'], undefined, /^Set ANIMAL_STORE_TOKEN to your personal access token/],
   [['status', '--url', 'not a url'], 'pct_x', /^--url not a url: give the console API's base URL/],
   [['verify', 'x.test', '--resolver', 'nowhere'], 'pct_x', /is not a DNS server address/],
   [['add', 'x.test', '--stage', 'production'], 'pct_x', /^add does not take --stage/],

@@ -6,6 +6,16 @@ import type { CommandSpec, OptionValues } from '../cli';
 /** The variable holding the project's console token (never an argument: it would land in shell history). */
 export const CONSOLE_TOKEN_VARIABLE = 'ANIMAL_STORE_CONSOLE_TOKEN';
 
+/**
+ * The variable holding a member's personal access token (`pat_…`, issue 28), made in the console's
+ * Tokens view: the tool acts for its project with its role. It wins over the console token, which
+ * opens a project only until its first owner.
+ */
+export const PERSONAL_TOKEN_VARIABLE = 'ANIMAL_STORE_TOKEN';
+
+/** Where to look after a 401: the variables the token came from. */
+export const TOKEN_HINT = ` Check ${PERSONAL_TOKEN_VARIABLE} (your personal access token, pat_…) or ${CONSOLE_TOKEN_VARIABLE} (the project's console token, pct_…).`;
+
 /** Every option of `npm run domains`, declared once; each command names the ones it takes. */
 export const DOMAINS_OPTIONS = {
   url: {

@@ -2,7 +2,7 @@ import { SANDBOX_RECORDS_PATH } from '../../local/console-gateway';
 import { SANDBOX_RECORD_TYPES } from '../../local/sandbox-dns';
 import { Refusal, UsageError } from '../failures';
 import type { DomainsCommandIo } from './io';
-import { CONSOLE_TOKEN_VARIABLE, type DomainsCommandSpec, type DomainsValues } from './options';
+import { type DomainsCommandSpec, type DomainsValues, PERSONAL_TOKEN_VARIABLE, TOKEN_HINT } from './options';
 import { consoleTokenOf, localBase } from './service';
 
 export const SANDBOX_RECORD_DECLARATION: DomainsCommandSpec = {
@@ -13,7 +13,7 @@ export const SANDBOX_RECORD_DECLARATION: DomainsCommandSpec = {
     `Local mode: add a record to the sandbox DNS zone of npm start (types ${SANDBOX_RECORD_TYPES.join(', ')}),`,
     "e.g. sandbox-record shop.example.test CNAME domains.localhost; with --remove, remove the name's",
     'records of that type (only the one with that value when given). Its port is PORT, as npm start reads it.',
-    `As the project of ${CONSOLE_TOKEN_VARIABLE}, in zones no other project holds records in.`,
+    `As the project of ${PERSONAL_TOKEN_VARIABLE} (or the console token's), in zones no other project holds records in.`,
   ].join('\n'),
 };
 
@@ -66,10 +66,7 @@ export async function sandboxRecord(
     ttl?: number;
   };
   if (!response.ok) {
-    const hint =
-      response.status === 401
-        ? ` Check ${CONSOLE_TOKEN_VARIABLE}: it holds the project's console token (pct_…).`
-        : '';
+    const hint = response.status === 401 ? TOKEN_HINT : '';
     throw new Refusal(`${body.message ?? `The sandbox DNS at ${base} answered ${response.status}.`}${hint}`);
   }
   io.out(

@@ -2,7 +2,7 @@ import { type ConsoleClient, consoleClient } from '../../lambda/api/console-clie
 import { CONSOLE_API_PREFIX } from '../../lambda/api/console-routes';
 import { portFromEnv } from '../../local/local-tables';
 import { reason, Refusal, UsageError } from '../failures';
-import { CONSOLE_TOKEN_VARIABLE } from './options';
+import { CONSOLE_TOKEN_VARIABLE, PERSONAL_TOKEN_VARIABLE, TOKEN_HINT } from './options';
 import type { DomainsCommandIo } from './io';
 
 /**
@@ -38,12 +38,16 @@ export function consoleBase(io: DomainsCommandIo, url: string | undefined): stri
   return url.replace(/\/+$/, '');
 }
 
-/** The project's console token, from the environment only. */
+/**
+ * The caller's token, from the environment only: a member's personal access token, else the
+ * project's console token (which works until the project's first owner).
+ */
 export function consoleTokenOf(io: DomainsCommandIo): string {
-  const token = (io.env ?? process.env)[CONSOLE_TOKEN_VARIABLE];
+  const env = io.env ?? process.env;
+  const token = env[PERSONAL_TOKEN_VARIABLE] || env[CONSOLE_TOKEN_VARIABLE];
   if (!token) {
     throw new UsageError(
-      `Set ${CONSOLE_TOKEN_VARIABLE} to the project's console token (pct_…, printed by npm run projects -- create): the tool acts for that project. It is never an argument, which would land in shell history.`,
+      `Set ${PERSONAL_TOKEN_VARIABLE} to your personal access token (pat_…, made in the console's Tokens view), or, until the project has an owner, ${CONSOLE_TOKEN_VARIABLE} to the project's console token (pct_…, printed by npm run projects -- create): the tool acts for that project. It is never an argument, which would land in shell history.`,
     );
   }
   return token;
@@ -60,8 +64,7 @@ export function refusalOf(status: number, text: string, fallback: string): Refus
   } catch {
     // Not an Error body: the fallback says what answered.
   }
-  const hint =
-    status === 401 ? ` Check ${CONSOLE_TOKEN_VARIABLE}: it holds the project's console token (pct_…).` : '';
+  const hint = status === 401 ? TOKEN_HINT : '';
   return new Refusal(`${message}${hint}`);
 }
 

@@ -7,6 +7,7 @@ import {
   API_KEYS_TABLE,
   CONSOLE_SESSIONS_TABLE,
   CUSTOM_DOMAINS_TABLE,
+  PERSONAL_TOKENS_TABLE,
 } from '../../../lambda/store/table-schema';
 import { addAnimalStoreStacks } from '../../../lib/animal-store-app';
 import { environmentConfigs } from '../../../lib/config/environments';
@@ -50,6 +51,9 @@ const sessionsTable = Object.keys(resourcesOfType(template, 'AWS::DynamoDB::Tabl
 ) as string;
 const membersTable = Object.keys(resourcesOfType(template, 'AWS::DynamoDB::Table')).find((id) =>
   id.startsWith('DataProjectMembers'),
+) as string;
+const tokensTable = Object.keys(resourcesOfType(template, 'AWS::DynamoDB::Table')).find((id) =>
+  id.startsWith('DataPersonalTokens'),
 ) as string;
 const tableArn = (tableId: string) => ({ 'Fn::GetAtt': [tableId, 'Arn'] });
 
@@ -107,6 +111,7 @@ describe('its environment', () => {
       [RUNTIME_ENV.consoleSessionsTable]: { Ref: sessionsTable },
       [RUNTIME_ENV.projectMembersTable]: { Ref: membersTable },
       [RUNTIME_ENV.auditLogTable]: { Ref: tableIdFromOutput(template, 'AuditLogTableName') },
+      [RUNTIME_ENV.personalTokensTable]: { Ref: tokensTable },
       [RUNTIME_ENV.apiKeysTable]: { Ref: apiKeysTable },
       [RUNTIME_ENV.domainsTarget]: `domains.${PLATFORM.domain}`,
       [RUNTIME_ENV.edgeDistributionId]: { Ref: ssmParameterId(template, EDGE_PARAMETERS.distributionId) },
@@ -171,6 +176,13 @@ describe('least privilege', () => {
       'dynamodb:PutItem',
       'dynamodb:UpdateItem',
     ]);
+    // Personal access tokens (issue 28): read, made, revoked, touched and withdrawn by key; never a Scan.
+    expect(onTable(tokensTable)).toEqual([
+      'dynamodb:DeleteItem',
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+    ]);
     // BatchGetItem: the usage history's one read of a project's day and hour items (issue 29).
     expect(onTable(rateLimitsTable)).toEqual([
       'dynamodb:BatchGetItem',
@@ -195,10 +207,16 @@ describe('least privilege', () => {
             [tableArn(sessionsTable), `/index/${CONSOLE_SESSIONS_TABLE.globalIndexes[0]?.indexName}`],
           ],
         },
+        {
+          'Fn::Join': [
+            '',
+            [tableArn(tokensTable), `/index/${PERSONAL_TOKENS_TABLE.globalIndexes[0]?.indexName}`],
+          ],
+        },
       ]),
     });
     const query = dynamodb.find((grant) => grant.actions.includes('dynamodb:Query'));
-    expect(query?.resource).toHaveLength(4);
+    expect(query?.resource).toHaveLength(5);
     // Members (issue 26): read, added, changed and removed by key, a project's listed by a
     // Query of its partition, a person's projects by a Query on the person index.
     expect(dynamodb).toContainEqual({

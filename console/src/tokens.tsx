@@ -1,0 +1,274 @@
+import { useContext, useEffect, useRef, useState } from 'preact/hooks';
+import type { Role } from '../../lambda/core/permissions';
+import {
+  type IssuedPersonalToken,
+  MAX_TOKEN_DAYS,
+  MAX_TOKEN_NAME,
+  type PersonalTokenView,
+  rolesUpTo,
+} from '../../lambda/core/personal-token-views';
+import { api, messageOf } from './api';
+import type { Session } from './contract';
+import { when } from './format';
+import {
+  Announce,
+  ConfirmDialog,
+  CopyButton,
+  ErrorMessage,
+  focusById,
+  PageHeading,
+  type Refusal,
+  RefusalMessage,
+  refusalOf,
+} from './ui';
+import { useCan } from './permissions';
+
+/**
+ * Personal access tokens (issue 28): a member's tokens for tools (`npm run domains` reads one from
+ * ANIMAL_STORE_TOKEN), made with a name, a role at most theirs and an expiry; the text shown once;
+ * the list with last use; revoke with a confirmation. An owner (manageTokens) sees and revokes
+ * everyone's. Every refusal is shown where the action was, with the focus.
+ */
+
+const EXPIRIES = [7, 30, 90, MAX_TOKEN_DAYS] as const;
+
+const tokenNameId = (tokenId: string) => `token-title-${tokenId}`;
+
+/** A new token's text: shown this once, with a copy button and the warning. */
+function NewToken({ issued, onDone }: { issued: IssuedPersonalToken; onDone: () => void }) {
+  const ref = useRef<HTMLElement>(null);
+  useEffect(() => ref.current?.focus(), [issued.token]);
+  return (
+    <section class="secret" ref={ref} tabIndex={-1} aria-labelledby="token-secret-heading">
+      <h2 id="token-secret-heading">Token {issued.personalToken.name}: copy it now</h2>
+      <p class="warning">
+        <strong>This is the only time the token is shown.</strong> The service keeps only its hash: store it
+        somewhere safe now, then close this box. Tools read it from <code>ANIMAL_STORE_TOKEN</code>.
+      </p>
+      <label for="new-personal-token">Personal access token</label>
+      <div class="copyable">
+        <input id="new-personal-token" type="text" readOnly value={issued.token} spellcheck={false} />
+        <CopyButton text={issued.token} what="the token" />
+      </div>
+      <button type="button" onClick={onDone}>
+        I have stored it
+      </button>
+    </section>
+  );
+}
+
+function TokenCard({
+  token,
+  showMember,
+  onRevoke,
+}: {
+  token: PersonalTokenView;
+  showMember: boolean;
+  onRevoke: (token: PersonalTokenView) => void;
+}) {
+  const expired = Date.parse(token.expiresAt) <= Date.now();
+  const status = token.revokedAt
+    ? `Revoked ${when(token.revokedAt)}`
+    : expired
+      ? `Expired ${when(token.expiresAt)}`
+      : `Active until ${when(token.expiresAt)}`;
+  return (
+    <li class={token.revokedAt || expired ? 'revoked' : ''} data-token-id={token.tokenId}>
+      <h3 id={tokenNameId(token.tokenId)} tabIndex={-1}>
+        {token.name}
+      </h3>
+      <dl class="facts">
+        {showMember ? (
+          <>
+            <dt>Member</dt>
+            <dd>{token.member.email}</dd>
+          </>
+        ) : null}
+        <dt>Role</dt>
+        <dd>{token.role}</dd>
+        <dt>Created</dt>
+        <dd>{when(token.createdAt)}</dd>
+        <dt>Last used</dt>
+        <dd>{token.lastUsedAt ? when(token.lastUsedAt) : 'Never'}</dd>
+        <dt>Status</dt>
+        <dd>{status}</dd>
+      </dl>
+      {token.revokedAt || expired ? null : (
+        <div class="actions">
+          <button
+            type="button"
+            class="danger"
+            aria-label={`Revoke token ${token.name}`}
+            onClick={() => onRevoke(token)}
+          >
+            Revoke
+          </button>
+        </div>
+      )}
+    </li>
+  );
+}
+
+export function Tokens({ focus, session }: { focus: boolean; session: Session }) {
+  const can = useCan();
+  const announce = useContext(Announce);
+  const everyone = can('manageTokens');
+  const [tokens, setTokens] = useState<readonly PersonalTokenView[]>();
+  const [name, setName] = useState('');
+  const [role, setRole] = useState<Role>(session.role);
+  const [days, setDays] = useState<number>(30);
+  const [issued, setIssued] = useState<IssuedPersonalToken>();
+  const [error, setError] = useState<Refusal>();
+  const [formError, setFormError] = useState<string>();
+  const [revoking, setRevoking] = useState<PersonalTokenView>();
+  const headingRef = useRef<HTMLHeadingElement>(null);
+  const nameInput = useRef<HTMLInputElement>(null);
+
+  const load = async () => {
+    try {
+      const query = everyone ? { scope: 'project' } : {};
+      setTokens((await api.call('listTokens', { query })).tokens);
+      setError(undefined);
+    } catch (failure) {
+      setError(refusalOf(failure));
+    }
+  };
+  useEffect(() => void (session.person ? load() : undefined), []);
+
+  if (!session.person) {
+    return (
+      <>
+        <PageHeading focus={focus}>Tokens</PageHeading>
+        <p>
+          Personal access tokens belong to people: sign in as a member of the project to make one. (This
+          session was opened with the project's console token.)
+        </p>
+      </>
+    );
+  }
+
+  const create = async (event: Event) => {
+    event.preventDefault();
+    setFormError(undefined);
+    try {
+      const created = await api.call('createToken', {
+        body: { name: name.trim(), role, expiresInDays: days },
+      });
+      setName('');
+      await load();
+      setIssued(created);
+    } catch (failure) {
+      setFormError(messageOf(failure));
+      nameInput.current?.focus();
+    }
+  };
+  /** The Revoke dialog's action: a refusal stays in the dialog. */
+  const revoke = async (token: PersonalTokenView): Promise<Refusal | undefined> => {
+    try {
+      await api.call('revokeToken', { path: { tokenId: token.tokenId } });
+    } catch (failure) {
+      void load();
+      return refusalOf(failure);
+    }
+    setRevoking(undefined);
+    announce(`Token ${token.name} revoked: tools using it are refused at once.`);
+    await load();
+    headingRef.current?.focus();
+    return undefined;
+  };
+  const stored = (tokenId: string) => {
+    if (!focusById(tokenNameId(tokenId))) headingRef.current?.focus();
+    setIssued(undefined);
+  };
+
+  return (
+    <>
+      <PageHeading focus={focus}>Tokens</PageHeading>
+      <section aria-labelledby="create-token-heading">
+        <h2 id="create-token-heading">Create a personal access token</h2>
+        <p class="help">
+          For tools such as <code>npm run domains</code>: the token acts for you in project {session.project},
+          with the role you choose or your own, whichever is lower at the time.
+        </p>
+        <form onSubmit={(event) => void create(event)} novalidate>
+          <label for="token-name">Name</label>
+          <input
+            id="token-name"
+            ref={nameInput}
+            name="name"
+            type="text"
+            autocomplete="off"
+            required
+            maxLength={MAX_TOKEN_NAME}
+            value={name}
+            aria-describedby={formError ? 'token-name-help token-error' : 'token-name-help'}
+            aria-invalid={formError ? true : undefined}
+            onInput={(event) => setName(event.currentTarget.value)}
+          />
+          <p id="token-name-help" class="help">
+            What uses it, e.g. <code>laptop</code> or <code>deploy script</code>.
+          </p>
+          <label for="token-role">Role</label>
+          <select
+            id="token-role"
+            class="field"
+            value={role}
+            onChange={(event) => setRole(event.currentTarget.value as Role)}
+          >
+            {rolesUpTo(session.role).map((each) => (
+              <option key={each} value={each}>
+                {each}
+              </option>
+            ))}
+          </select>
+          <label for="token-expiry">Expires after</label>
+          <select
+            id="token-expiry"
+            class="field"
+            value={String(days)}
+            onChange={(event) => setDays(Number(event.currentTarget.value))}
+          >
+            {EXPIRIES.map((each) => (
+              <option key={each} value={String(each)}>
+                {each === MAX_TOKEN_DAYS ? '1 year' : `${each} days`}
+              </option>
+            ))}
+          </select>
+          <ErrorMessage message={formError} id="token-error" />
+          <button type="submit" class="primary">
+            Create token
+          </button>
+        </form>
+      </section>
+      {issued ? <NewToken issued={issued} onDone={() => stored(issued.personalToken.tokenId)} /> : null}
+      <section aria-labelledby="tokens-heading">
+        <h2 id="tokens-heading" ref={headingRef} tabIndex={-1}>
+          {everyone ? "The project's tokens" : 'Your tokens'}
+        </h2>
+        <RefusalMessage refusal={error} id="tokens-refusal" />
+        {tokens === undefined ? (
+          error ? null : (
+            <p>Loading…</p>
+          )
+        ) : tokens.length === 0 ? (
+          <p>No tokens yet.</p>
+        ) : (
+          <ul class="cards">
+            {tokens.map((token) => (
+              <TokenCard key={token.tokenId} token={token} showMember={everyone} onRevoke={setRevoking} />
+            ))}
+          </ul>
+        )}
+      </section>
+      {revoking ? (
+        <ConfirmDialog
+          title={`Revoke token ${revoking.name}?`}
+          onCancel={() => setRevoking(undefined)}
+          actions={[{ label: 'Revoke token', danger: true, run: () => revoke(revoking) }]}
+        >
+          <p>Tools using this token are refused (401) from now on. This cannot be undone.</p>
+        </ConfirmDialog>
+      ) : null}
+    </>
+  );
+}
