@@ -7,7 +7,7 @@ import { AuditLogRepository } from '../lambda/store/audit-log-repository';
 import { STACK_OUTPUTS } from '../lib/animal-store-stack';
 import type { EnvironmentName } from '../lib/config/environments';
 import { LOCAL_TABLE_NAMES } from '../local/local-tables';
-import { Refusal, UsageError } from './failures';
+import { reason, Refusal, UsageError } from './failures';
 import { openLocalTable, toolStoreEndpoint } from './local-store';
 import { connectStageTable, type StageClients } from './stage';
 
@@ -27,8 +27,10 @@ export interface AuditTrailIo {
   readonly endpoint?: string;
   readonly env?: NodeJS.ProcessEnv;
   readonly stageClients?: StageClients & { readonly sts?: STSClient };
-  /** Epoch milliseconds. @default the wall clock */
+  /** Epoch milliseconds. @default the service clock */
   readonly clock?: () => number;
+  /** Where a failure to record is told (stderr): the command's own outcome stands. */
+  readonly note?: (line: string) => void;
 }
 
 /** The audit table: the local store's, or a stage's from its stack outputs. */
@@ -94,21 +96,40 @@ export async function withAuditTrail<T>(
       .then(subject)
       .catch(() => undefined);
     if (about?.project) {
-      const table = await connectAuditLog(io);
       try {
-        await new AuditLogRepository(table.documents, table.tableName).append({
+        await record(io, {
           project: about.project,
-          atMs: (io.clock ?? now)(),
-          actor: { kind: 'platform-engineer', identity: await platformIdentity(io) },
           action,
           outcome: outcomeOf(failure),
-          ...(about.target === undefined ? {} : { target: about.target }),
+          target: about.target,
         });
-      } finally {
-        table.close();
+      } catch (error) {
+        // Done is done: a trail that cannot be written is told, and the command's outcome stands.
+        (io.note ?? ((line) => process.stderr.write(`${line}\n`)))(
+          `The audit entry of ${action} on project ${about.project} could not be recorded: ${reason(error)}`,
+        );
       }
     }
   }
   if (failure !== undefined) throw failure;
   return result as T;
+}
+
+async function record(
+  io: AuditTrailIo,
+  entry: { project: string; action: AuditAction; outcome: AuditOutcome; target?: string | undefined },
+): Promise<void> {
+  const table = await connectAuditLog(io);
+  try {
+    await new AuditLogRepository(table.documents, table.tableName).append({
+      project: entry.project,
+      atMs: (io.clock ?? now)(),
+      actor: { kind: 'platform-engineer', identity: await platformIdentity(io) },
+      action: entry.action,
+      outcome: entry.outcome,
+      ...(entry.target === undefined ? {} : { target: entry.target }),
+    });
+  } finally {
+    table.close();
+  }
 }
