@@ -42,6 +42,7 @@ export const STACK_OUTPUTS = {
   consoleSessionsTable: 'ConsoleSessionsTableName',
   projectMembersTable: 'ProjectMembersTableName',
   invitationsTable: 'InvitationsTableName',
+  auditLogTable: 'AuditLogTableName',
   platformDomain: 'PlatformDomain',
 } as const;
 
@@ -260,6 +261,10 @@ export class AnimalStoreStack extends Stack {
       description:
         "Projects' members and roles, read and written by the console function and `npm run members`",
       value: this.tables.projectMembers.tableName,
+    });
+    new CfnOutput(this, STACK_OUTPUTS.auditLogTable, {
+      description: "Projects' audit log (append-only), written by the console and the platform tools",
+      value: this.tables.auditLog.tableName,
     });
     if (config.platformAddress) {
       new CfnOutput(this, STACK_OUTPUTS.platformDomain, {

@@ -1,6 +1,7 @@
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import type { ServicePorts } from '../lambda/composition/ports';
 import { ApiKeyRepository } from '../lambda/store/api-key-repository';
+import { AuditLogRepository } from '../lambda/store/audit-log-repository';
 import { ConsoleSessionRepository } from '../lambda/store/console-session-repository';
 import { CustomDomainRepository } from '../lambda/store/custom-domain-repository';
 import { IdempotencyRepository } from '../lambda/store/idempotency-repository';
@@ -25,6 +26,7 @@ export type LocalTablePorts = Pick<
   | 'consoleSessions'
   | 'members'
   | 'invitations'
+  | 'auditLog'
   | 'personalTokens'
   | 'clock'
 > & {
@@ -48,6 +50,7 @@ export function localTablePorts(client: DynamoDBDocumentClient, clock: () => num
     invitations: new InvitationRepository(client, LOCAL_TABLE_NAMES.invitations),
     // The self-service start's counters live beside the rate limiter's (issue 27).
     selfServiceSlots: new SelfServiceSlotStore(client, LOCAL_TABLE_NAMES.rateLimits),
+    auditLog: new AuditLogRepository(client, LOCAL_TABLE_NAMES.auditLog),
     personalTokens: new PersonalTokenRepository(client, LOCAL_TABLE_NAMES.personalTokens),
     clock,
   };

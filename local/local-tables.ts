@@ -7,6 +7,7 @@ import {
 } from '@aws-sdk/client-dynamodb';
 import {
   API_KEYS_TABLE,
+  AUDIT_LOG_TABLE,
   CONSOLE_SESSIONS_TABLE,
   CUSTOM_DOMAINS_TABLE,
   IDEMPOTENCY_TABLE,
@@ -34,6 +35,7 @@ export const LOCAL_TABLE_NAMES = {
   consoleSessions: 'animal-store-console-sessions',
   projectMembers: 'animal-store-project-members',
   invitations: 'animal-store-invitations',
+  auditLog: 'animal-store-audit-log',
   personalTokens: 'animal-store-personal-tokens',
 } as const;
 
@@ -47,6 +49,7 @@ export const LOCAL_TABLES: readonly [TableDefinition, string][] = [
   [CONSOLE_SESSIONS_TABLE, LOCAL_TABLE_NAMES.consoleSessions],
   [PROJECT_MEMBERS_TABLE, LOCAL_TABLE_NAMES.projectMembers],
   [INVITATIONS_TABLE, LOCAL_TABLE_NAMES.invitations],
+  [AUDIT_LOG_TABLE, LOCAL_TABLE_NAMES.auditLog],
   [PERSONAL_TOKENS_TABLE, LOCAL_TABLE_NAMES.personalTokens],
 ];
 

@@ -1,3 +1,4 @@
+import type { AuditAction } from '../lambda/core/audit';
 import { parseArgs } from 'node:util';
 import { reason, Refusal, UsageError } from './failures';
 
@@ -50,6 +51,8 @@ export interface CommandSpec<O extends OptionSpecs> {
   readonly required?: readonly (keyof O & string)[];
   /** What it does; further lines are indented under it. */
   readonly summary: string;
+  /** What it changes, in the audit log's words: each run is recorded (tools/audit-trail.ts). */
+  readonly audit?: AuditAction;
 }
 
 export interface ToolSpec<O extends OptionSpecs> {

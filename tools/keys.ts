@@ -1,5 +1,6 @@
 import type { ApiKeyRecord } from '../lambda/core/api-key';
 import { ENVIRONMENT_NAMES } from '../lib/config/environments';
+import { withAuditTrail } from './audit-trail';
 import { parseCommandLine, runToolMain, type ToolSpec } from './cli';
 import type { ToolConnection } from './connection';
 import { UsageError } from './failures';
@@ -41,6 +42,7 @@ export const KEYS_TOOL: ToolSpec<typeof OPTIONS> = {
       name: 'create',
       options: ['project', 'name', 'json'],
       required: ['project'],
+      audit: 'key.create',
       summary: 'Issue a key of a project. The key is printed once and stored only as a hash.',
     },
     {
@@ -51,12 +53,14 @@ export const KEYS_TOOL: ToolSpec<typeof OPTIONS> = {
     {
       name: 'revoke',
       operands: ['id'],
+      audit: 'key.revoke',
       summary: "Revoke a key; it stops working within the authorizer's cache time (30 s).",
     },
     {
       name: 'rotate',
       operands: ['id'],
       options: ['json'],
+      audit: 'key.rotate',
       summary: [
         'Replace a key by a new one of the same project and name (printed once); the old',
         'key is revoked and stops working within 30 s.',
@@ -182,8 +186,15 @@ export async function runKeysCommand(argv: readonly string[], io: KeysCommandIo)
   const connection: ToolConnection = stage
     ? await connectStage(stage, io.stageClients)
     : await connectLocal(io.endpoint, { ...toolTableNames(), ...io.tables });
+  // A key's project is read after the run: revoke and rotate name only the key.
+  const subject = async () =>
+    command === 'create'
+      ? { project: values.project ?? '', ...(values.name ? { target: values.name } : {}) }
+      : { project: (await connection.keys.get(keyId))?.project ?? '', target: keyId };
   try {
-    await run(new KeyAdmin({ keys: connection.keys, projects: connection.projects }));
+    await withAuditTrail(KEYS_TOOL, command, { ...(stage ? { stage } : {}), ...io }, subject, () =>
+      run(new KeyAdmin({ keys: connection.keys, projects: connection.projects })),
+    );
   } finally {
     connection.close();
   }

@@ -1,10 +1,11 @@
-import { type MemberRecord, MemberRefusal, Members } from '../lambda/core/members';
+import { type MemberRecord, MemberRefusal, Members, memberId } from '../lambda/core/members';
 import { isRole, ROLES, type Role } from '../lambda/core/permissions';
 import { MemberRepository } from '../lambda/store/member-repository';
 import { ProjectRepository } from '../lambda/store/project-repository';
 import { STACK_OUTPUTS } from '../lib/animal-store-stack';
 import { ENVIRONMENT_NAMES } from '../lib/config/environments';
 import { LOCAL_TABLE_NAMES } from '../local/local-tables';
+import { withAuditTrail } from './audit-trail';
 import { parseCommandLine, runToolMain, type ToolSpec } from './cli';
 import { Refusal, UsageError } from './failures';
 import { localStoreHelp, openLocalTables, toolStoreEndpoint } from './local-store';
@@ -63,6 +64,7 @@ export const MEMBERS_TOOL: ToolSpec<typeof OPTIONS> = {
       name: 'add',
       options: ['subject', 'issuer', 'email', 'name', 'role', 'json'],
       required: ['project', 'subject', 'issuer', 'email', 'role'],
+      audit: 'member.add',
       summary: [
         "Add a person as a member. The first owner retires the project's console token",
         '(doc/console.md#members-and-roles).',
@@ -72,12 +74,14 @@ export const MEMBERS_TOOL: ToolSpec<typeof OPTIONS> = {
       name: 'set-role',
       options: ['subject', 'issuer', 'role', 'json'],
       required: ['project', 'subject', 'issuer', 'role'],
+      audit: 'member.role',
       summary: "Change a member's role; the last owner stays one.",
     },
     {
       name: 'remove',
       options: ['subject', 'issuer', 'json'],
       required: ['project', 'subject', 'issuer'],
+      audit: 'member.remove',
       summary: 'Remove a member (their sessions end within 30 s); the last owner stays.',
     },
   ],
@@ -176,7 +180,26 @@ export async function runMembersCommand(argv: readonly string[], io: MembersComm
     projects: connection.projects,
     clock: io.clock ?? Date.now,
   });
+  const subject = () => ({ project, target: memberId(person) });
   try {
+    await withAuditTrail(
+      MEMBERS_TOOL,
+      command,
+      { ...(values.stage ? { stage: parseStage(values.stage) } : {}), ...io },
+      subject,
+      // The member rules' refusals in the tool's words, before the trail records the outcome.
+      () =>
+        perform().catch((error: unknown) => {
+          if (!(error instanceof MemberRefusal)) throw error;
+          if (error.kind === 'invalid_member') throw new UsageError(error.message);
+          throw new Refusal(error.message);
+        }),
+    );
+  } finally {
+    connection.close();
+  }
+
+  async function perform(): Promise<void> {
     switch (command) {
       case 'list': {
         if (!(await connection.projects.get(project))) throw new Refusal(`There is no project ${project}.`);
@@ -208,14 +231,6 @@ export async function runMembersCommand(argv: readonly string[], io: MembersComm
       default:
         throw new Error(`Command ${command} is declared but not implemented.`);
     }
-  } catch (error) {
-    if (error instanceof MemberRefusal) {
-      if (error.kind === 'invalid_member') throw new UsageError(error.message);
-      throw new Refusal(error.message);
-    }
-    throw error;
-  } finally {
-    connection.close();
   }
 }
 

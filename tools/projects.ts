@@ -9,6 +9,7 @@ import {
 import { MAX_ALLOWED_ORIGINS, type ProjectRecord, projectLimits } from '../lambda/core/project';
 import { ENVIRONMENT_NAMES } from '../lib/config/environments';
 import { GATEWAY_KEY_QUOTA } from './api-gateway-keys';
+import { withAuditTrail } from './audit-trail';
 import { parseCommandLine, runToolMain, type ToolSpec } from './cli';
 import type { ToolConnection } from './connection';
 import { UsageError } from './failures';
@@ -23,6 +24,7 @@ import {
 } from './local-store';
 import { checkOrigins, ProjectAdmin } from './project-admin';
 import { migrateToProjects, migrationReport } from './project-migration';
+import { AUDIT_COMMAND, AUDIT_OPTIONS, auditCommand, projectsAuditSubject } from './project-audit';
 import { USAGE_COMMAND, USAGE_OPTIONS, usageCommand } from './project-usage';
 import { connectStage, parseStage, type StageClients, type StageOptions } from './stage';
 
@@ -70,15 +72,16 @@ const OPTIONS = {
 const TABLES: readonly ToolTable[] = ['projects', 'apiKeys', 'pets', 'customDomains', 'projectMembers'];
 
 /** The projects tool, declared once: usage, parsing and checks come from it. */
-export const PROJECTS_TOOL: ToolSpec<typeof OPTIONS & typeof USAGE_OPTIONS> = {
+export const PROJECTS_TOOL: ToolSpec<typeof OPTIONS & typeof USAGE_OPTIONS & typeof AUDIT_OPTIONS> = {
   name: 'projects',
-  options: { ...OPTIONS, ...USAGE_OPTIONS },
+  options: { ...OPTIONS, ...USAGE_OPTIONS, ...AUDIT_OPTIONS },
   global: ['stage'],
   commands: [
     {
       name: 'create',
       operands: ['name'],
       options: ['plan', 'per-minute', 'per-day', 'json'],
+      audit: 'project.create',
       summary: [
         'Create a project: its name is its subdomain (3 to 63 lower-case letters, digits and',
         'hyphens). Prints its address and console token (shown once, stored only as a hash).',
@@ -95,6 +98,7 @@ export const PROJECTS_TOOL: ToolSpec<typeof OPTIONS & typeof USAGE_OPTIONS> = {
       name: 'set-plan',
       operands: ['name', 'plan'],
       options: ['per-minute', 'per-day', 'json'],
+      audit: 'plan.change',
       summary: [
         "Move a project to another plan; every key of it follows within the authorizer's",
         'cache time (30 s). With --stage, waits that long before deleting the old gateway key.',
@@ -104,6 +108,7 @@ export const PROJECTS_TOOL: ToolSpec<typeof OPTIONS & typeof USAGE_OPTIONS> = {
       name: 'set-origins',
       operands: ['name', 'origin...'],
       options: ['json'],
+      audit: 'origins.change',
       summary: [
         "Set the browser origins whose pages may call the project's address (CORS), e.g.",
         `https://app.example.com or http://localhost:5173; at most ${MAX_ALLOWED_ORIGINS}. None clears the list.`,
@@ -115,6 +120,7 @@ export const PROJECTS_TOOL: ToolSpec<typeof OPTIONS & typeof USAGE_OPTIONS> = {
       operands: ['name'],
       options: ['yes'],
       required: ['yes'],
+      audit: 'project.delete',
       summary: 'Delete a project that has no active keys and no custom domains, and its members.',
     },
     {
@@ -132,6 +138,7 @@ export const PROJECTS_TOOL: ToolSpec<typeof OPTIONS & typeof USAGE_OPTIONS> = {
       ].join('\n'),
     },
     USAGE_COMMAND,
+    AUDIT_COMMAND,
   ],
   epilogue: `Plans: ${STANDARD_PLANS.join(', ')}; ${AGREED_PLANS.map(agreedPlanText).join(', ')},
   whose numbers are agreed per project: --plan ${AGREED_PLANS[0] ?? 'enterprise'} --per-minute N --per-day N.
@@ -350,6 +357,9 @@ export async function runProjectsCommand(argv: readonly string[], io: ProjectsCo
     case 'usage':
       run = usageCommand(operands[0], values, stage, io);
       break;
+    case 'audit':
+      run = auditCommand(name, values, stage, io);
+      break;
     default:
       throw new Error(`Command ${command} is declared but not implemented.`);
   }
@@ -358,18 +368,19 @@ export async function runProjectsCommand(argv: readonly string[], io: ProjectsCo
     ? await connectStage(stage, io.stageClients, io.stageOptions)
     : await connectLocal(io.endpoint, { ...toolTableNames(), ...io.tables }, io.env);
   const { waitForKeyCaches } = connection;
+  const admin = new ProjectAdmin({
+    ...connection,
+    ...(waitForKeyCaches && {
+      waitForKeyCaches: async () => {
+        io.note?.("Waiting for the authorizers' key caches before deleting the replaced gateway key...");
+        await waitForKeyCaches();
+      },
+    }),
+  });
+  const subject = () => projectsAuditSubject(command, operands);
   try {
-    await run(
-      new ProjectAdmin({
-        ...connection,
-        ...(waitForKeyCaches && {
-          waitForKeyCaches: async () => {
-            io.note?.("Waiting for the authorizers' key caches before deleting the replaced gateway key...");
-            await waitForKeyCaches();
-          },
-        }),
-      }),
-      connection,
+    await withAuditTrail(PROJECTS_TOOL, command, { ...io, ...(stage && { stage }) }, subject, () =>
+      run(admin, connection),
     );
   } finally {
     connection.close();

@@ -29,6 +29,7 @@ export const PROJECT_ROUTES = [
       'Creates a project of your own on the Free plan (`{"name": "acme"}`), with you as its owner, and its first API key (in the answer once). A person\'s session only, with or without a project; then switch to it (`POST /session/project`).',
     successStatus: 201,
     access: 'session',
+    audit: 'project.create',
     queryParameters: [],
     requestBody: CREATE_PROJECT_BODY,
     errors: [

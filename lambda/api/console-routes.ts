@@ -1,12 +1,15 @@
-import type { ApiKeyView, ConsoleSessionView, IssuedKey } from '../core/console-views';
+import type { ConsoleSessionView } from '../core/console-views';
 import {
   type DomainView,
   type Removal,
   REMOVE_CONFIRMATION,
   type Verification,
 } from '../core/custom-domains/custom-domain-record';
+import type { AuditAction } from '../core/audit';
 import type { ConsoleAction } from '../core/permissions';
 import { INVITATION_ROUTES } from './console-invitation-routes';
+import { AUDIT_ROUTES } from './console-audit-routes';
+import { KEY_ROUTES } from './console-key-routes';
 import { MEMBER_ROUTES, SESSION_PROJECT_ROUTES } from './console-member-routes';
 import { PROJECT_ROUTES } from './console-project-routes';
 import { USAGE_ROUTES } from './console-usage-routes';
@@ -86,6 +89,8 @@ export interface ConsoleRoute<Id extends string = ConsoleOperationId> {
    * role may not is refused 403 `action_not_permitted`. None: any signed-in caller (the session's own).
    */
   readonly action?: ConsoleAction;
+  /** What it changes, in the audit log's words (lambda/core/audit.ts): each call is recorded. */
+  readonly audit?: AuditAction;
   /** Its own error codes (besides authentication, rate limits and the store's). */
   readonly errors: readonly AnyErrorCode[];
   /** The type of its answer's body ({@link answers}); `void` for a 204. */
@@ -116,14 +121,6 @@ export const CREATE_SESSION_BODY = {
   type: 'object',
   required: ['token'],
   properties: { token: { type: 'string', minLength: 1, maxLength: 200 } },
-  additionalProperties: false,
-} as const satisfies Schema;
-
-/** `POST /keys`: the new key's name, to tell keys apart. */
-export const CREATE_KEY_BODY = {
-  type: 'object',
-  required: ['name'],
-  properties: { name: { type: 'string', minLength: 1, maxLength: 100 } },
   additionalProperties: false,
 } as const satisfies Schema;
 
@@ -166,6 +163,7 @@ const DECLARED_ROUTES = [
     successStatus: 204,
     access: 'session',
     queryParameters: [],
+    audit: 'sign-out',
     errors: [],
     answer: answers<void>(),
   },
@@ -173,52 +171,7 @@ const DECLARED_ROUTES = [
   // The self-service start (issue 27).
   ...PROJECT_ROUTES,
   ...USAGE_ROUTES,
-  {
-    operationId: 'listKeys',
-    method: 'GET',
-    path: '/keys',
-    summary: "The project's API keys, oldest first: id, name, created and revoked times (never a secret).",
-    successStatus: 200,
-    action: 'listKeys',
-    queryParameters: [],
-    errors: [],
-    answer: answers<{ readonly keys: readonly ApiKeyView[] }>(),
-  },
-  {
-    operationId: 'createKey',
-    method: 'POST',
-    path: '/keys',
-    summary: 'Issues a key of the project (`{"name": "ci"}`); the key is in the answer once and never again.',
-    successStatus: 201,
-    action: 'manageKeys',
-    queryParameters: [],
-    requestBody: CREATE_KEY_BODY,
-    errors: ['too_many_keys'],
-    answer: answers<IssuedKey>(),
-  },
-  {
-    operationId: 'rotateKey',
-    method: 'POST',
-    path: '/keys/{keyId}/rotate',
-    summary:
-      'Replaces an active key by a new one of the same name (in the answer once); the old one is revoked and stops working within 30 s.',
-    successStatus: 201,
-    action: 'manageKeys',
-    queryParameters: [],
-    errors: ['key_not_found', 'key_revoked'],
-    answer: answers<IssuedKey>(),
-  },
-  {
-    operationId: 'revokeKey',
-    method: 'DELETE',
-    path: '/keys/{keyId}',
-    summary: 'Revokes a key; it stops working within 30 s (again is fine: the first time is kept).',
-    successStatus: 200,
-    action: 'manageKeys',
-    queryParameters: [],
-    errors: ['key_not_found'],
-    answer: answers<{ readonly key: ApiKeyView }>(),
-  },
+  ...KEY_ROUTES,
   {
     operationId: 'listDomains',
     method: 'GET',
@@ -241,6 +194,7 @@ const DECLARED_ROUTES = [
     action: 'manageDomains',
     queryParameters: [],
     requestBody: ADD_DOMAIN_BODY,
+    audit: 'domain.add',
     errors: [
       'invalid_domain',
       'plan_without_custom_domains',
@@ -259,6 +213,7 @@ const DECLARED_ROUTES = [
     successStatus: 200,
     action: 'manageDomains',
     queryParameters: [],
+    audit: 'domain.verify',
     errors: ['domain_not_found', 'domain_taken', 'domain_busy', 'dns_unavailable'],
     answer: answers<Verification>(),
   },
@@ -270,6 +225,7 @@ const DECLARED_ROUTES = [
     successStatus: 200,
     action: 'setDomainRoles',
     queryParameters: [],
+    audit: 'domain.primary',
     errors: ['domain_not_found', 'domain_role_conflict', 'domain_busy'],
     answer: answers<{ readonly domains: readonly DomainView[] }>(),
   },
@@ -281,6 +237,7 @@ const DECLARED_ROUTES = [
     successStatus: 200,
     action: 'setDomainRoles',
     queryParameters: [],
+    audit: 'domain.redirect',
     errors: ['domain_not_found', 'domain_role_conflict', 'domain_busy'],
     answer: answers<DomainView>(),
   },
@@ -292,11 +249,13 @@ const DECLARED_ROUTES = [
     successStatus: 200,
     action: 'manageDomains',
     queryParameters: [CONFIRM_PARAMETER],
+    audit: 'domain.remove',
     errors: ['domain_not_found', 'confirmation_required', 'domain_role_conflict'],
     answer: answers<Removal>(),
   },
   ...MEMBER_ROUTES,
   ...INVITATION_ROUTES,
+  ...AUDIT_ROUTES,
   ...TOKEN_ROUTES,
 ] as const satisfies readonly ConsoleRoute<string>[];
 

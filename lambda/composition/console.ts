@@ -35,11 +35,11 @@ export interface ConsoleStackPorts extends Pick<
 }
 
 /**
- * The console's ports: its stack's, the keys, invitations and personal tokens tables, and the self-service
+ * The console's ports: its stack's, the keys, invitations and personal tokens tables, the audit log, and the self-service
  * start's counters (issue 27; without them self-service is off).
  */
 export type ConsolePorts = ConsoleStackPorts &
-  Pick<ServicePorts, 'apiKeys' | 'invitations' | 'personalTokens'> & {
+  Pick<ServicePorts, 'apiKeys' | 'invitations' | 'personalTokens' | 'auditLog'> & {
     readonly selfServiceSlots?: SelfServiceSlots;
   };
 
@@ -221,12 +221,13 @@ export function composeConsole(
             limiter: stack.limiter,
             ...(stack.originSecrets ? { originSecrets: stack.originSecrets } : {}),
             clock: ports.clock,
-            startPersonSession: personSessionStarter(stack.sessions),
+            startPersonSession: personSessionStarter(stack.sessions, ports.auditLog, ports.clock),
             acceptInvitation: async (token, person) => (await invitations.accept(token, person)).project,
           }),
         }
       : {}),
     consoleHosts: settings.consoleHosts,
+    auditLog: ports.auditLog,
     keys,
     counters: ports.counters,
     projectAddress: settings.projectAddress,

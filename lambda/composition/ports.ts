@@ -1,3 +1,4 @@
+import type { AuditLog } from '../core/audit';
 import type { ConsoleSessionStore } from '../core/console-session';
 import type { CustomDomainStore, ProjectTargets } from '../core/custom-domains/custom-domains-ports';
 import type { DnsLookup } from '../core/custom-domains/dns-verdict';
@@ -38,6 +39,8 @@ export interface ServicePorts {
   readonly members: MemberStore;
   /** Invitations to projects (issue 27). */
   readonly invitations: InvitationStore;
+  /** The audit log (issue 28): appended to by the console, read by its owners and admins. */
+  readonly auditLog: AuditLog;
   /** Members' personal access tokens (issue 28). */
   readonly personalTokens: PersonalTokenStore;
   /** The edge's tenants, one per custom domain (CloudFront SaaS Manager; local mode's HTTPS edge). */

@@ -163,6 +163,8 @@ export type SignIn =
       /** `not_a_member`: a person who is no member of the project asked for (or of any). */
       readonly failure:
         'invalid_console_token' | 'console_token_retired' | 'too_many_sessions' | 'not_a_member';
+      /** The project refused, where the caller proved one (the audit log records it there). */
+      readonly project?: string;
     };
 
 export type Resumed =
@@ -209,7 +211,9 @@ export class ConsoleSessions {
     if (!parsed) return refused;
     const project = await this.options.projects.get(parsed.project);
     if (!project || !consoleTokenMatches(project, parsed.secret)) return refused;
-    if (hasOwners(project)) return { signedIn: false, failure: 'console_token_retired' };
+    if (hasOwners(project)) {
+      return { signedIn: false, failure: 'console_token_retired', project: project.name };
+    }
     return this.start(project, { tokenFingerprint: tokenFingerprint(project) }, 'owner');
   }
 
@@ -267,7 +271,7 @@ export class ConsoleSessions {
     const live = unexpired.filter((session) => sessionEnd(session, project, nowMs) === undefined);
     if (live.length > MAX_LIVE_SESSIONS_PER_PROJECT) {
       await store.delete(record.sessionHash);
-      return { signedIn: false, failure: 'too_many_sessions' };
+      return { signedIn: false, failure: 'too_many_sessions', project: project.name };
     }
     const views = memberships?.map(({ project: name, role: each }) => ({ project: name, role: each }));
     return { signedIn: true, secret, session: sessionView(record, secret, role, views) };

@@ -7,6 +7,7 @@ import { cloudFrontEdgeTenantsFromEnv } from '../store/cloudfront-from-environme
 import { resolverLookup } from '../store/dns-resolver';
 import {
   apiKeyRepositoryFromEnv,
+  auditLogRepositoryFromEnv,
   consoleSessionRepositoryFromEnv,
   customDomainRepositoryFromEnv,
   invitationRepositoryFromEnv,
@@ -35,6 +36,7 @@ const ports = {
   consoleSessions: consoleSessionRepositoryFromEnv(),
   members: memberRepositoryFromEnv(),
   invitations: invitationRepositoryFromEnv(),
+  auditLog: auditLogRepositoryFromEnv(),
   personalTokens: personalTokenRepositoryFromEnv(),
   customDomains: customDomainRepositoryFromEnv(),
   edgeTenants: cloudFrontEdgeTenantsFromEnv(),

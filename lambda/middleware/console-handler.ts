@@ -103,6 +103,19 @@ const VIEWER = Symbol('viewer address');
 
 type Accessed = APIGatewayProxyEvent & { [ACCESS]?: ConsoleAccess; [VIEWER]?: string };
 
+/**
+ * Who a request was found to be, once the console's stack has run on it (the audit log's actor,
+ * lambda/operations/console-audit.ts); undefined before, or for a route nobody signs in to.
+ */
+export function consoleAccessOf(event: APIGatewayProxyEvent): ConsoleAccess | undefined {
+  return (event as Accessed)[ACCESS];
+}
+
+/** The client's address: the viewer's through the edge, else the request's source. */
+export function clientAddressOf(event: APIGatewayProxyEvent): string | undefined {
+  return (event as Accessed)[VIEWER] ?? event.requestContext?.identity?.sourceIp ?? undefined;
+}
+
 /** The viewer's address, when the request proves it came through the edge; else undefined. */
 export async function edgeViewerOf(
   event: APIGatewayProxyEvent,

@@ -15,9 +15,11 @@ import {
   SIGN_OUT_PATH,
 } from '../api/console-navigation';
 import { RETURN_TO_PARAMETER, SIGN_IN_CALLBACK_PATH, SIGN_IN_START_PATH } from '../api/console-routes';
+import { CONSOLE_ERROR_CATALOGUE } from '../api/console-error-catalogue';
 import { ApiError } from '../api/errors';
 import { INVITATION_REFUSED_FRAGMENT } from '../api/console-invitation-routes';
 import { clearedInvitationCookie, invitationCookieValue } from '../api/invitation-cookie';
+import type { AuditLog } from '../core/audit';
 import { headerValue, headerValues, jsonResponse } from '../api/http';
 import { readQuery } from '../api/query';
 import {
@@ -41,6 +43,7 @@ import { errorResponses } from '../middleware/error-responses';
 import { anonymousCallerAt, callerOf, rateLimit } from '../middleware/rate-limit';
 import { type LoggedOperation, requestLog } from '../middleware/request-log';
 import { log } from '../shared/observability';
+import { recordSignIn, type SignInRequest, signInRequestOf } from './console-audit';
 
 /**
  * The console's sign-in through the identity provider (issue 26): two browser navigations.
@@ -66,8 +69,15 @@ export interface ConsoleSignInDependencies {
    * console has one origin. @default none
    */
   readonly movedHosts?: readonly string[];
-  /** Starts the person's console session (in `project`, else their first): the `Set-Cookie` values of its answer. */
-  readonly startPersonSession: (person: Person, project?: string) => Promise<readonly string[]>;
+  /**
+   * Starts the person's console session (in `project`, else their first): the `Set-Cookie` values
+   * of its answer. The request's address and user agent go to the audit log's entry of the sign-in.
+   */
+  readonly startPersonSession: (
+    person: Person,
+    request?: SignInRequest,
+    project?: string,
+  ) => Promise<readonly string[]>;
   /**
    * Accepts the invitation an opened link left in this browser (issue 27) for the person the
    * provider just vouched for: the project they joined. Throws {@link InvitationRefusal}.
@@ -255,9 +265,12 @@ export function consoleSignIn(
         log().info('invitation refused', { refusal: error.kind });
         return redirect(303, `${DEFAULT_RETURN_TO}#${INVITATION_REFUSED_FRAGMENT}=${error.kind}`, cleared);
       }
-      return redirect(303, DEFAULT_RETURN_TO, [...(await startPersonSession(person, joined)), ...cleared]);
+      return redirect(303, DEFAULT_RETURN_TO, [
+        ...(await startPersonSession(person, signInRequestOf(event), joined)),
+        ...cleared,
+      ]);
     }
-    const sessionCookies = await startPersonSession(person);
+    const sessionCookies = await startPersonSession(person, signInRequestOf(event));
     return redirect(303, pending.returnTo, [...sessionCookies, clearedSignInCookie()]);
   });
   // The page asks before it offers the provider: this path exists only where one is set up.
@@ -288,17 +301,38 @@ export function consoleSignIn(
 
 /**
  * A signed-in person's console session, in their first project (t26-members' sessions), as the
- * `Set-Cookie` of the callback's answer; a person of no project is refused.
+ * `Set-Cookie` of the callback's answer; a person of no project is refused. The sign-in, and a
+ * refusal in a project (too many sessions), are recorded in that project's audit log.
  */
 export function personSessionStarter(
   sessions: Pick<ConsoleSessions, 'startForPerson'>,
+  auditLog: AuditLog,
+  clock: () => number,
 ): ConsoleSignInDependencies['startPersonSession'] {
-  return async (person, project) => {
+  return async (person, request = {}, project) => {
     const started = await sessions.startForPerson(person, project);
-    if (started.signedIn) return [sessionCookie(started.secret, SESSION_MAX_LIFETIME_MS / 1000)];
+    const actor = {
+      kind: 'person',
+      person: { issuer: person.issuer, subject: person.subject, email: person.email },
+    } as const;
+    if (started.signedIn) {
+      // A person with no project yet signs in to none: there is no project's log to write to.
+      if (started.session.project !== undefined) {
+        // A session started in a named project is an invitation's, just accepted (issue 27).
+        if (project !== undefined)
+          await recordSignIn(auditLog, clock, { project, actor, request, action: 'invitation.accept' });
+        await recordSignIn(auditLog, clock, { project: started.session.project, actor, request });
+      }
+      return [sessionCookie(started.secret, SESSION_MAX_LIFETIME_MS / 1000)];
+    }
     if (started.failure === 'too_many_sessions') {
+      const code = 'too_many_sessions';
+      if (started.project !== undefined) {
+        const refusal = { code, status: CONSOLE_ERROR_CATALOGUE[code].status };
+        await recordSignIn(auditLog, clock, { project: started.project, actor, refusal, request });
+      }
       throw new ApiError(
-        'too_many_sessions',
+        code,
         `Your project has ${MAX_LIVE_SESSIONS_PER_PROJECT} live console sessions, the most it may have: sign out in another browser, or wait for an idle one to end.`,
       );
     }

@@ -50,6 +50,8 @@ import { invitationOperations } from './console-invitations';
 import type { SelfServiceDoor } from '../core/self-service';
 import { memberOperations } from './console-members';
 import { projectOperations } from './console-projects';
+import { auditOperations, recordConsoleCall, recordTokenSignIn, signInRequestOf } from './console-audit';
+import type { AuditLog } from '../core/audit';
 import type { PersonalTokens } from '../core/personal-tokens';
 import { tokenOperations } from './console-tokens';
 
@@ -80,6 +82,8 @@ export interface ConsoleDependencies extends ConsoleStackDependencies {
   readonly signIn?: (path: string) => ApiLambdaHandler | undefined;
   /** A person's own projects (issue 27): on, or off with how to get one. */
   readonly selfService: SelfServiceDoor;
+  /** The audit log (issue 28): every call of a route that names an `audit` action is recorded in it. */
+  readonly auditLog: AuditLog;
 }
 
 /** What an operation answers: its route's declared body (none for a 204), and headers of its own. */
@@ -181,6 +185,10 @@ function result(
   if (route.successStatus === 204) {
     return { statusCode: 204, headers: { ...reply.headers }, body: '' };
   }
+  // A text answer (the audit log's JSON Lines export) carries its own Content-Type.
+  if (typeof reply.body === 'string') {
+    return { statusCode: route.successStatus, headers: { ...reply.headers }, body: reply.body };
+  }
   return jsonResponse(route.successStatus, reply.body, reply.headers);
 }
 
@@ -201,6 +209,7 @@ export function consoleApi({
   consoleHosts,
   signIn,
   selfService,
+  auditLog,
   ...stack
 }: ConsoleDependencies): ApiLambdaHandler {
   const { sessions } = stack;
@@ -208,6 +217,7 @@ export function consoleApi({
   const operations: Operations = {
     createSession: async (event) => {
       const signIn = await sessions.signIn(event.jsonBody.token);
+      await recordTokenSignIn(auditLog, clock, signIn, signInRequestOf(event));
       if (!signIn.signedIn && signIn.failure === 'too_many_sessions') {
         throw new ApiError(
           'too_many_sessions',
@@ -240,6 +250,7 @@ export function consoleApi({
     ...memberOperations(members, sessions),
     ...invitationOperations(invitations),
     ...projectOperations(selfService, projectAddress),
+    ...auditOperations(auditLog),
     ...tokenOperations(tokens),
     getUsage: async (event) => ({
       body: await projectOverview(event.project, counters, clock(), projectAddress(project(event))),
@@ -317,6 +328,10 @@ export function consoleApi({
     const match = matchConsoleRoute(event.httpMethod, event.path);
     if (match.kind !== 'route') return unmatched(event, context);
     const handler = handlers.get(match.route.operationId) ?? unmatched;
-    return handler({ ...event, pathParameters: { ...match.parameters } }, context);
+    const routed = { ...event, pathParameters: { ...match.parameters } };
+    const answer = await handler(routed, context);
+    // The one place console calls are recorded: the stack has found the caller on `routed`.
+    if (match.route.audit) await recordConsoleCall(auditLog, match.route, routed, answer, clock);
+    return answer;
   };
 }

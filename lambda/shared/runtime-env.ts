@@ -39,6 +39,8 @@ export const RUNTIME_ENV = {
   invitationSender: 'INVITATION_SENDER',
   /** JSON `{"<provider name>": ["<email domain>", …]}`: the domains each enterprise identity provider may vouch for. */
   enterpriseEmailDomains: 'ENTERPRISE_EMAIL_DOMAINS',
+  /** Name of the audit log table (the console function: appends and reads, never updates). */
+  auditLogTable: 'AUDIT_LOG_TABLE_NAME',
   /** Name of the personal access tokens table (the console function, issue 28). */
   personalTokensTable: 'PERSONAL_TOKENS_TABLE_NAME',
   /** The console page's origin (`https://console.<platform domain>`): state-changing cookie requests must come from it. */

@@ -1,5 +1,6 @@
 import { optionalEnv, RUNTIME_ENV, requireEnv } from '../shared/runtime-env';
 import { ApiKeyRepository } from './api-key-repository';
+import { AuditLogRepository } from './audit-log-repository';
 import { ConsoleSessionRepository } from './console-session-repository';
 import { CustomDomainRepository } from './custom-domain-repository';
 import { documentClient } from './dynamodb-client';
@@ -73,4 +74,8 @@ export function vouchedDomainsFromEnv(): (identityProvider: string) => readonly 
   const text = optionalEnv(RUNTIME_ENV.enterpriseEmailDomains);
   const parsed = text ? (JSON.parse(text) as Record<string, readonly string[]>) : {};
   return (name) => (Object.hasOwn(parsed, name) ? (parsed[name] ?? []) : []);
+}
+
+export function auditLogRepositoryFromEnv(): AuditLogRepository {
+  return new AuditLogRepository(documentClient(), requireEnv(RUNTIME_ENV.auditLogTable));
 }

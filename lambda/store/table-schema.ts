@@ -248,6 +248,20 @@ export const INVITATIONS_TABLE = {
 } as const satisfies TableDefinition;
 
 /**
+ * The audit log (issue 28): one item per change, partitioned by project and sorted by
+ * `<ISO time>#<random suffix>`, so a project's log is one Query, newest first. Items are only
+ * ever put (conditionally, never over another); DynamoDB's TTL deletes one a year after it
+ * was made, on `expiresAt`.
+ */
+export const AUDIT_LOG_TABLE = {
+  logicalName: 'AuditLog',
+  partitionKey: { name: 'project', type: 'S' },
+  sortKey: { name: 'entryId', type: 'S' },
+  globalIndexes: [],
+  timeToLiveAttribute: 'expiresAt',
+} as const satisfies TableDefinition;
+
+/**
  * Personal access tokens (issue 28): one item per token, keyed by its public id; the secret is
  * stored only as a hash. An index lists a project's tokens by `holder` (`<issuer>#<subject>#<id>`),
  * so a member's are a `begins_with` on it. DynamoDB's TTL deletes an item after `deleteAt`, 30
@@ -276,6 +290,7 @@ export const TABLES: readonly TableDefinition[] = [
   CONSOLE_SESSIONS_TABLE,
   PROJECT_MEMBERS_TABLE,
   INVITATIONS_TABLE,
+  AUDIT_LOG_TABLE,
   PERSONAL_TOKENS_TABLE,
 ];
 

@@ -97,6 +97,7 @@ export interface ConsoleServiceProps {
     | 'rateLimits'
     | 'projectMembers'
     | 'invitations'
+    | 'auditLog'
     | 'personalTokens'
   >;
   /** Environment name, the `Environment` dimension of the function's metrics. */
@@ -285,6 +286,14 @@ export class ConsoleService extends Construct {
       table: tables.rateLimits,
       environmentVariable: RUNTIME_ENV.rateLimitsTable,
       actions: ['dynamodb:BatchGetItem'],
+      target: 'table',
+    });
+    // The audit log (issue 28): entries appended by conditional puts and read by a Query of a
+    // project's partition; append-only, so never UpdateItem, DeleteItem or BatchWriteItem.
+    fn.bindTable({
+      table: tables.auditLog,
+      environmentVariable: RUNTIME_ENV.auditLogTable,
+      actions: ['dynamodb:PutItem', 'dynamodb:Query'],
       target: 'table',
     });
     this.grantEdgeTenants();

@@ -10,6 +10,7 @@ import {
 import { Construct } from 'constructs';
 import {
   API_KEYS_TABLE,
+  AUDIT_LOG_TABLE,
   CONSOLE_SESSIONS_TABLE,
   PROJECT_MEMBERS_TABLE,
   INVITATIONS_TABLE,
@@ -78,6 +79,8 @@ export class DataTables extends Construct {
   public readonly projectMembers: Table;
   /** One item per invitation (issue 27), keyed by its id, with an index of each project's; deleted by TTL on `purgeAt`. */
   public readonly invitations: Table;
+  /** The audit log (issue 28): one item per change, by project and time, deleted by TTL after a year. */
+  public readonly auditLog: Table;
   /** One item per personal access token (issue 28), keyed by its id, with an index of each project's tokens. */
   public readonly personalTokens: Table;
   /** Every table the service's functions use, with the definition it was built from. */
@@ -97,6 +100,7 @@ export class DataTables extends Construct {
     this.consoleSessions = this.tableFrom(CONSOLE_SESSIONS_TABLE, props);
     this.projectMembers = this.tableFrom(PROJECT_MEMBERS_TABLE, props);
     this.invitations = this.tableFrom(INVITATIONS_TABLE, props);
+    this.auditLog = this.tableFrom(AUDIT_LOG_TABLE, props);
     this.personalTokens = this.tableFrom(PERSONAL_TOKENS_TABLE, props);
     this.all = [
       { definition: this.petsDefinition, table: this.pets },
@@ -108,6 +112,7 @@ export class DataTables extends Construct {
       { definition: CONSOLE_SESSIONS_TABLE, table: this.consoleSessions },
       { definition: PROJECT_MEMBERS_TABLE, table: this.projectMembers },
       { definition: INVITATIONS_TABLE, table: this.invitations },
+      { definition: AUDIT_LOG_TABLE, table: this.auditLog },
       { definition: PERSONAL_TOKENS_TABLE, table: this.personalTokens },
     ];
   }

@@ -119,6 +119,8 @@ const EXERCISES: Record<
     return { answer: await as(c, 'DELETE', `/domains/${name}`), allowed: 200 };
   },
   listMembers: async (_, c) => ({ answer: await as(c, 'GET', '/members'), allowed: 200 }),
+  listAuditLog: async (_, c) => ({ answer: await as(c, 'GET', '/audit'), allowed: 200 }),
+  exportAuditLog: async (_, c) => ({ answer: await as(c, 'GET', '/audit/export'), allowed: 200 }),
   addMember: async (_, c) => {
     const { subject, email } = newPerson('added');
     return { answer: await as(c, 'POST', '/members', { subject, email, role: 'viewer' }), allowed: 201 };

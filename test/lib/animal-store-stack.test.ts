@@ -31,6 +31,7 @@ const SERVICE_TABLE_OUTPUTS = [
   'ConsoleSessionsTableName',
   'ProjectMembersTableName',
   'InvitationsTableName',
+  'AuditLogTableName',
 ];
 
 describe.each(ENVIRONMENT_NAMES)('the %s stack', (name) => {

@@ -98,6 +98,8 @@ function resourcesOf(
       const indexes = (template.Resources[table]?.Properties?.GlobalSecondaryIndexes ?? []) as {
         IndexName: string;
       }[];
+      // A table without indexes is queried on itself (the audit log's partition, issue 28).
+      if (indexes.length === 0) return [arn];
       return indexes.map(({ IndexName }) => `${arn}/index/${IndexName}`);
     }
     case 'cloudfront:distribution': {

@@ -101,10 +101,21 @@ export async function startConsoleTestApi(
       ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
     });
     const text = await response.text();
+    // A JSON Lines export (the audit log's) is text: its lines are under `lines`.
+    const jsonLines = response.headers.get('content-type')?.startsWith('application/jsonl');
     return {
       status: response.status,
       headers: response.headers,
-      body: (text ? JSON.parse(text) : {}) as Record<string, unknown>,
+      body: (jsonLines
+        ? {
+            lines: text
+              .split('\n')
+              .filter(Boolean)
+              .map((line) => JSON.parse(line) as unknown),
+          }
+        : text
+          ? JSON.parse(text)
+          : {}) as Record<string, unknown>,
     };
   };
   return {

@@ -115,6 +115,7 @@ describe('its environment', () => {
       [RUNTIME_ENV.consoleSessionsTable]: { Ref: sessionsTable },
       [RUNTIME_ENV.projectMembersTable]: { Ref: membersTable },
       [RUNTIME_ENV.invitationsTable]: { Ref: invitationsTable },
+      [RUNTIME_ENV.auditLogTable]: { Ref: tableIdFromOutput(template, 'AuditLogTableName') },
       [RUNTIME_ENV.personalTokensTable]: { Ref: tokensTable },
       [RUNTIME_ENV.apiKeysTable]: { Ref: apiKeysTable },
       [RUNTIME_ENV.domainsTarget]: `domains.${PLATFORM.domain}`,
@@ -327,6 +328,7 @@ describe('least privilege', () => {
     // (test/lib/edge-origin-trust.test.ts) and the sign-in's client secret
     // (test/lib/console-identity.test.ts).
     const others = granted.filter((grant) => !grant.actions.includes('secretsmanager:GetSecretValue'));
+    // ...and the audit log's PutItem and Query (test/lib/audit-log.test.ts).
     expect(others).toHaveLength(11);
   });
 

@@ -1,0 +1,120 @@
+import { userInfo } from 'node:os';
+import type { AuditEntry } from '../../lambda/core/audit';
+import { memberId } from '../../lambda/core/members';
+import { runKeysCommand } from '../../tools/keys';
+import { runMembersCommand } from '../../tools/members';
+import { runProjectsCommand } from '../../tools/projects';
+import { startTestStore, type TestStore } from '../support/embedded-store';
+import { fakeClock } from '../support/fake-clock';
+
+/**
+ * The platform tools' audit trail (issue 28): each command that changes a project leaves one
+ * entry in its log as the platform engineer's (locally the OS user), refusals included, and
+ * `projects audit` reads the log back, newest first, from a time on.
+ */
+let t: TestStore;
+beforeAll(async () => {
+  t = await startTestStore();
+});
+afterAll(() => t.close());
+
+async function tool(
+  run: typeof runProjectsCommand | typeof runKeysCommand | typeof runMembersCommand,
+  ...argv: string[]
+): Promise<string[]> {
+  const lines: string[] = [];
+  await run(argv, { out: (line) => lines.push(line), endpoint: t.store.endpoint, env: {} });
+  return lines;
+}
+
+async function auditOf(project: string, ...options: string[]): Promise<AuditEntry[]> {
+  const lines = await tool(runProjectsCommand, 'audit', project, '--json', ...options);
+  return lines.map((line) => JSON.parse(line) as AuditEntry);
+}
+
+test('records projects, keys and members commands as the platform engineer, refusals too, and reads them back', async () => {
+  const clock = fakeClock(Date.UTC(2026, 10, 26, 8, 0, 0));
+  try {
+    const project = `trail-${Date.now().toString(36)}`;
+    await tool(runProjectsCommand, 'create', project);
+    clock.advance(1000);
+    const sinceSecond = new Date(clock.now()).toISOString();
+    await tool(runProjectsCommand, 'set-plan', project, 'pro');
+    await tool(runProjectsCommand, 'set-origins', project, 'https://app.example.com');
+    const [created = '{}'] = await tool(
+      runKeysCommand,
+      'create',
+      '--project',
+      project,
+      '--name',
+      'ci',
+      '--json',
+    );
+    const { id: keyId } = JSON.parse(created) as { id: string };
+    await tool(runKeysCommand, 'revoke', keyId);
+    const person = { issuer: 'https://idp.example', subject: 'ana' };
+    await tool(
+      runMembersCommand,
+      'add',
+      '--project',
+      project,
+      '--issuer',
+      person.issuer,
+      '--subject',
+      'ana',
+      '--email',
+      'ana@example.com',
+      '--role',
+      'owner',
+    );
+    // The last owner stays one: a refusal, recorded as such.
+    await expect(
+      tool(runMembersCommand, 'remove', '--project', project, '--issuer', person.issuer, '--subject', 'ana'),
+    ).rejects.toThrow();
+    // Reads record nothing.
+    await tool(runProjectsCommand, 'show', project);
+
+    const entries = await auditOf(project);
+    const engineer = { kind: 'platform-engineer', identity: `local:${userInfo().username}` };
+    expect(entries.map(({ action, target, outcome, actor }) => ({ action, target, outcome, actor }))).toEqual(
+      [
+        {
+          action: 'member.remove',
+          target: memberId(person),
+          outcome: { result: 'refused', code: 'tool_refused', status: 1 },
+          actor: engineer,
+        },
+        { action: 'member.add', target: memberId(person), outcome: { result: 'success' }, actor: engineer },
+        { action: 'key.revoke', target: keyId, outcome: { result: 'success' }, actor: engineer },
+        { action: 'key.create', target: 'ci', outcome: { result: 'success' }, actor: engineer },
+        {
+          action: 'origins.change',
+          target: 'https://app.example.com',
+          outcome: { result: 'success' },
+          actor: engineer,
+        },
+        { action: 'plan.change', target: 'pro', outcome: { result: 'success' }, actor: engineer },
+        { action: 'project.create', target: project, outcome: { result: 'success' }, actor: engineer },
+      ],
+    );
+    expect((await auditOf(project, '--since', sinceSecond)).map((entry) => entry.action)).not.toContain(
+      'project.create',
+    );
+    const text = await tool(runProjectsCommand, 'audit', project);
+    expect(text[0]).toMatch(
+      /^2026-11-26T08:00:01\.000Z {2}member\.remove +\S+ {2}refused tool_refused {2}by platform engineer local:/,
+    );
+    // Another project's log holds none of these.
+    const other = `trail-other-${Date.now().toString(36)}`;
+    await tool(runProjectsCommand, 'create', other);
+    expect((await auditOf(other)).map((entry) => entry.action)).toEqual(['project.create']);
+  } finally {
+    clock.restore();
+  }
+});
+
+test('refuses a --since that is no time before any connection', async () => {
+  await expect(tool(runProjectsCommand, 'audit', 'any', '--since', 'yesterday')).rejects.toThrow(
+    /--since "yesterday"/,
+  );
+});
