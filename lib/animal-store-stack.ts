@@ -167,6 +167,7 @@ export class AnimalStoreStack extends Stack {
       this.invitationEmail = new InvitationEmail(this, 'InvitationEmail', {
         platform: config.platformAddress,
       });
+      this.invitationEmail.sendFrom(this.console.consoleFunction);
       this.staleTenantCleanup = new StaleTenantCleanup(this, 'StaleTenantCleanup', {
         tables: this.tables,
         environmentName: config.name,
