@@ -32,6 +32,7 @@ const CONSOLE_ENV = {
   [RUNTIME_ENV.consoleSessionsTable]: LOCAL_TABLE_NAMES.consoleSessions,
   [RUNTIME_ENV.projectMembersTable]: LOCAL_TABLE_NAMES.projectMembers,
   [RUNTIME_ENV.invitationsTable]: LOCAL_TABLE_NAMES.invitations,
+  [RUNTIME_ENV.personalTokensTable]: LOCAL_TABLE_NAMES.personalTokens,
   [RUNTIME_ENV.consoleOrigin]: `https://console.${TEST_PLATFORM_DOMAIN}`,
   [RUNTIME_ENV.domainsTarget]: `domains.${TEST_PLATFORM_DOMAIN}`,
   [RUNTIME_ENV.edgeDistributionId]: DISTRIBUTION_ID,
