@@ -43,6 +43,7 @@ export const STACK_OUTPUTS = {
   projectMembersTable: 'ProjectMembersTableName',
   invitationsTable: 'InvitationsTableName',
   auditLogTable: 'AuditLogTableName',
+  personalTokensTable: 'PersonalTokensTableName',
   platformDomain: 'PlatformDomain',
 } as const;
 
@@ -168,6 +169,7 @@ export class AnimalStoreStack extends Stack {
       this.invitationEmail = new InvitationEmail(this, 'InvitationEmail', {
         platform: config.platformAddress,
       });
+      this.invitationEmail.sendFrom(this.console.consoleFunction);
       this.staleTenantCleanup = new StaleTenantCleanup(this, 'StaleTenantCleanup', {
         tables: this.tables,
         environmentName: config.name,
@@ -265,6 +267,10 @@ export class AnimalStoreStack extends Stack {
     new CfnOutput(this, STACK_OUTPUTS.auditLogTable, {
       description: "Projects' audit log (append-only), written by the console and the platform tools",
       value: this.tables.auditLog.tableName,
+    });
+    new CfnOutput(this, STACK_OUTPUTS.personalTokensTable, {
+      description: "Members' personal access tokens (hashes only), read and written by the console function",
+      value: this.tables.personalTokens.tableName,
     });
     if (config.platformAddress) {
       new CfnOutput(this, STACK_OUTPUTS.platformDomain, {

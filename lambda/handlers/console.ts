@@ -17,7 +17,7 @@ import {
   usageHistoryStoreFromEnv,
   vouchedDomainsFromEnv,
 } from '../store/from-environment';
-import { linkOnlyMailer } from '../store/link-only-mailer';
+import { invitationMailerFromEnv } from '../store/invitation-mailer-from-environment';
 import { openIdSignInFromEnv } from '../store/oidc-from-environment';
 import { originSecretsFromEnv } from '../store/origin-secret-source';
 
@@ -58,9 +58,9 @@ export const handler = composeConsole(
     // The console distribution sends its API here; a project's address or custom domain is 404.
     consoleHosts: [consoleApiHost(platformDomain)],
     projectAddress: (name) => `https://${name}.${platformDomain}/v1`,
-    // The inviter copies the link from the console; SES sending awaits its client (doc/console.md).
+    // SES emails the link where the stack names a sender; the inviter may copy it in any case.
     invitations: {
-      mailer: linkOnlyMailer(),
+      mailer: invitationMailerFromEnv(),
       linkOf: (token) => `${consoleOrigin}/console/#invitation=${token}`,
       vouched: vouchedDomainsFromEnv(),
     },

@@ -178,8 +178,12 @@ export async function recordConsoleCall(
 ): Promise<void> {
   const access = consoleAccessOf(event);
   if (!route.audit || !access?.granted || answer.statusCode === 429) return;
-  // A person with no project yet acts on none, except the project they create (issue 27).
-  const project = 'project' in access ? access.project.name : createdProjectOf(answer);
+  // A project's creation is its new project's first entry (issue 27); a person with no project
+  // yet acts on none besides.
+  const project =
+    route.audit === 'project.create' || !('project' in access)
+      ? createdProjectOf(answer)
+      : access.project.name;
   if (project === undefined) return;
   const userAgent = headerValue(event.headers ?? {}, 'user-agent')?.slice(0, MAX_USER_AGENT);
   const clientAddress = clientAddressOf(event);

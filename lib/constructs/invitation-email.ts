@@ -1,8 +1,10 @@
 import { Stack } from 'aws-cdk-lib';
 import { type IGrantable, PolicyStatement } from 'aws-cdk-lib/aws-iam';
+import type { Function as LambdaFunction } from 'aws-cdk-lib/aws-lambda';
 import { PublicHostedZone } from 'aws-cdk-lib/aws-route53';
 import { EmailIdentity, Identity } from 'aws-cdk-lib/aws-ses';
 import { Construct } from 'constructs';
+import { RUNTIME_ENV } from '../../lambda/shared/runtime-env';
 import type { PlatformAddressConfig } from '../config/platform';
 
 /** The local part of the invitations' sender: `invitations@<platform domain>`. */
@@ -61,5 +63,14 @@ export class InvitationEmail extends Construct {
         conditions: { StringEquals: { 'ses:FromAddress': this.sender } },
       }),
     );
+  }
+
+  /**
+   * Makes `fn` email invitations: the send grant, and INVITATION_SENDER, which turns its SES
+   * mailer on (lambda/store/invitation-mailer-from-environment.ts).
+   */
+  sendFrom(fn: LambdaFunction): void {
+    this.grantSend(fn);
+    fn.addEnvironment(RUNTIME_ENV.invitationSender, this.sender);
   }
 }

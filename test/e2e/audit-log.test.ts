@@ -104,9 +104,10 @@ function exampleBody(schema: Schema | undefined): Record<string, unknown> | unde
 }
 
 describe('every audited route', () => {
+  // A project's creation is its new project's first entry (below), not the caller's project's.
   const audited = CONSOLE_ROUTES.filter(
     (route): route is ConsoleRoute & { audit: NonNullable<ConsoleRoute['audit']> } =>
-      route.audit !== undefined,
+      route.audit !== undefined && route.audit !== 'project.create',
   );
   let project: Awaited<ReturnType<typeof teamProject>>;
 
@@ -133,6 +134,13 @@ describe('every audited route', () => {
         });
         expect(created.status).toBe(201);
         value = (created.body.personalToken as { tokenId: string }).tokenId;
+      } else if (parameter === 'invitationId') {
+        const invited = await as(project.team.owner.caller, 'POST', '/invitations', {
+          email: `${unique()}@people.test`,
+          role: 'viewer',
+        });
+        expect(invited.status).toBe(201);
+        value = (invited.body.invitation as { invitationId: string }).invitationId;
       } else if (parameter === 'memberId') {
         const person = newPerson('target');
         await people.add(project.name, person, 'viewer');
@@ -195,6 +203,29 @@ describe('every audited route', () => {
       if (route.path.includes('{')) expect(path).toContain(encodeURIComponent(added[0]?.target ?? '-'));
     },
   );
+
+  it("records a project's creation as its new project's first entry, with its creator", async () => {
+    const owner = project.team.owner;
+    const caller = await people.signIn(owner.person, project.name);
+    const name = `audit-${unique()}`
+      .slice(0, 40)
+      .toLowerCase()
+      .replace(/[^a-z0-9-]/g, '-');
+    const before = await entriesOf(owner.caller);
+    const created = await as(caller, 'POST', '/projects', { name });
+    expect(created.status).toBe(201);
+    // Nothing in the project the creator was in.
+    expect(await entriesOf(owner.caller)).toEqual(before);
+    const inNew = await people.signIn(owner.person, name);
+    expect(await entriesOf(inNew)).toEqual([
+      expect.objectContaining({
+        project: name,
+        action: 'project.create',
+        actor: personActor(owner.person),
+        outcome: { result: 'success' },
+      }),
+    ]);
+  });
 
   it("records a refusal of the permission table as the refused caller's, with its code", async () => {
     const viewer = project.team.viewer;

@@ -32,6 +32,7 @@ const SERVICE_TABLE_OUTPUTS = [
   'ProjectMembersTableName',
   'InvitationsTableName',
   'AuditLogTableName',
+  'PersonalTokensTableName',
 ];
 
 describe.each(ENVIRONMENT_NAMES)('the %s stack', (name) => {

@@ -23,6 +23,7 @@ export const SDK_SERVICE_PREFIX: Readonly<Record<string, string>> = {
   '@aws-sdk/client-cloudfront': 'cloudfront',
   '@aws-sdk/client-acm': 'acm',
   '@aws-sdk/client-secrets-manager': 'secretsmanager',
+  '@aws-sdk/client-sesv2': 'ses',
 };
 
 /** Samples of the resources CloudFront and ACM name at run time (a tenant's id, a certificate's ARN). */
@@ -113,6 +114,13 @@ function resourcesOf(
       const names = [RUNTIME_ENV.edgeOriginSecretArn, RUNTIME_ENV.oidcClientSecretArn] as const;
       const arns = names.flatMap((name) => fn.environment[name] ?? []);
       return arns.length > 0 ? arns : new Unconfigured(RUNTIME_ENV.edgeOriginSecretArn);
+    }
+    case 'ses:identity': {
+      // Invitations' email (issue 27): the domain identity of INVITATION_SENDER's domain.
+      const sender = fn.environment[RUNTIME_ENV.invitationSender];
+      return sender
+        ? [`arn:aws:ses:${region}:${SAMPLE_ACCOUNT}:identity/${sender.slice(sender.lastIndexOf('@') + 1)}`]
+        : new Unconfigured(RUNTIME_ENV.invitationSender);
     }
     default:
       return RUN_TIME_SAMPLES[type] ? [RUN_TIME_SAMPLES[type]] : `no way to find its ${type}: add one`;

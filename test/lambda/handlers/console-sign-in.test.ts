@@ -22,6 +22,7 @@ import { startTestStore, type TestStore } from '../../support/embedded-store';
 import { lambdaContext, proxyEvent } from '../../support/events';
 import { loadHandlers, TEST_PLATFORM_DOMAIN } from '../../support/handlers';
 import { signInAtProvider } from '../../support/local-oidc';
+import { CONSOLE_TABLES_ENV } from '../../support/console-function-env';
 
 /**
  * The console function as the stack composes it with OIDC_ISSUER set (issue 26): the sign-in
@@ -54,9 +55,7 @@ let sdk: typeof SecretsManagerSdk;
 let project: string;
 
 const CONSOLE_ENV = {
-  [RUNTIME_ENV.customDomainsTable]: LOCAL_TABLE_NAMES.customDomains,
-  [RUNTIME_ENV.consoleSessionsTable]: LOCAL_TABLE_NAMES.consoleSessions,
-  [RUNTIME_ENV.projectMembersTable]: LOCAL_TABLE_NAMES.projectMembers,
+  ...CONSOLE_TABLES_ENV,
   [RUNTIME_ENV.consoleOrigin]: CONSOLE_ORIGIN,
   [RUNTIME_ENV.domainsTarget]: `domains.${TEST_PLATFORM_DOMAIN}`,
   [RUNTIME_ENV.edgeDistributionId]: 'E1M2U3L4T5I6T7',
@@ -201,14 +200,12 @@ test("signs a member in through the provider, with the client's secret from Secr
   expect(secrets.commandCalls(sdk.GetSecretValueCommand)).toHaveLength(1);
 });
 
-test('refuses a person of no project, and a tampered state, clearing the sign-in cookie', async () => {
+test('signs a person of no project in to a session in none, and refuses a tampered state, clearing the sign-in cookie', async () => {
+  // A person of no project may start one or accept an invitation (issue 27): a session, in no project.
   const viewer = await returnedFrom(DEV_VIEWER);
-  const refused = await navigate(`${viewer.callback.pathname}${viewer.callback.search}`, viewer.cookie);
-  expect({ status: refused.statusCode, code: JSON.parse(refused.body).code }).toEqual({
-    status: 403,
-    code: 'no_project_membership',
-  });
-  expect(cookieNamed(refused, SESSION_COOKIE_NAME)).toBeUndefined();
+  const projectless = await navigate(`${viewer.callback.pathname}${viewer.callback.search}`, viewer.cookie);
+  expect(projectless.statusCode).toBe(303);
+  expect(cookieNamed(projectless, SESSION_COOKIE_NAME)).toBeDefined();
   const { cookie, callback } = await returnedFrom();
   callback.searchParams.set('state', 'tampered');
   const tampered = await navigate(`${callback.pathname}${callback.search}`, cookie);

@@ -15,6 +15,7 @@ import type { APIGatewayProxyEvent } from 'aws-lambda';
 import { lambdaContext, proxyEvent } from '../../support/events';
 import { loadHandlers, TEST_PLATFORM_DOMAIN } from '../../support/handlers';
 import type { ApiLambdaHandler as ProxyHandler } from '../../../lambda/middleware/api-handler';
+import { CONSOLE_TABLES_ENV } from '../../support/console-function-env';
 
 // CloudFront cannot run here: mocked at the SDK boundary (the copy of the SDK the handler loads
 // afresh, in its own module registry); the tables are the embedded store's.
@@ -28,11 +29,7 @@ const DISTRIBUTION_ID = 'E1M2U3L4T5I6T7';
 
 /** What the stack gives the console function besides the API's variables (lib/constructs/console-service.ts). */
 const CONSOLE_ENV = {
-  [RUNTIME_ENV.customDomainsTable]: LOCAL_TABLE_NAMES.customDomains,
-  [RUNTIME_ENV.consoleSessionsTable]: LOCAL_TABLE_NAMES.consoleSessions,
-  [RUNTIME_ENV.projectMembersTable]: LOCAL_TABLE_NAMES.projectMembers,
-  [RUNTIME_ENV.invitationsTable]: LOCAL_TABLE_NAMES.invitations,
-  [RUNTIME_ENV.personalTokensTable]: LOCAL_TABLE_NAMES.personalTokens,
+  ...CONSOLE_TABLES_ENV,
   [RUNTIME_ENV.consoleOrigin]: `https://console.${TEST_PLATFORM_DOMAIN}`,
   [RUNTIME_ENV.domainsTarget]: `domains.${TEST_PLATFORM_DOMAIN}`,
   [RUNTIME_ENV.edgeDistributionId]: DISTRIBUTION_ID,

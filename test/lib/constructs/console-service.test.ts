@@ -116,6 +116,8 @@ describe('its environment', () => {
       [RUNTIME_ENV.projectMembersTable]: { Ref: membersTable },
       [RUNTIME_ENV.invitationsTable]: { Ref: invitationsTable },
       [RUNTIME_ENV.auditLogTable]: { Ref: tableIdFromOutput(template, 'AuditLogTableName') },
+      // The invitations' sender: the console emails invitations through SES (issue 27).
+      [RUNTIME_ENV.invitationSender]: `invitations@${PLATFORM.domain}`,
       [RUNTIME_ENV.personalTokensTable]: { Ref: tokensTable },
       [RUNTIME_ENV.apiKeysTable]: { Ref: apiKeysTable },
       [RUNTIME_ENV.domainsTarget]: `domains.${PLATFORM.domain}`,
@@ -324,12 +326,16 @@ describe('least privilege', () => {
     expect(granted.flatMap((grant) => grant.actions).filter((action) => action.includes('*'))).toEqual([]);
     expect(granted.flatMap((grant) => grant.actions)).not.toContain('dynamodb:Scan');
     // The DynamoDB and CloudFront grants above (merged where their actions are the same), the two
-    // of ACM, the members table's (issue 26), and GetSecretValue on the origin secret
+    // of ACM, the members table's (issue 26), SendEmail of invitations (issue 27,
+    // test/lib/constructs/invitation-email.test.ts), and GetSecretValue on the origin secret
     // (test/lib/edge-origin-trust.test.ts) and the sign-in's client secret
     // (test/lib/console-identity.test.ts).
     const others = granted.filter((grant) => !grant.actions.includes('secretsmanager:GetSecretValue'));
-    // ...and the audit log's PutItem and Query (test/lib/audit-log.test.ts).
-    expect(others).toHaveLength(11);
+    // ...the audit log's PutItem and Query (test/lib/audit-log.test.ts), and SES for invitations.
+    expect(others).toHaveLength(13);
+    expect(others.filter((grant) => grant.actions.some((action) => action.startsWith('ses:')))).toEqual([
+      expect.objectContaining({ actions: ['ses:SendEmail'] }),
+    ]);
   });
 
   test('no other function may touch the custom domains table or CloudFront (the authorizer and the scheduled stale-tenant sweep only read a domain)', () => {

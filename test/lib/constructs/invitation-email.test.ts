@@ -3,6 +3,7 @@ import { Match, Template } from 'aws-cdk-lib/assertions';
 import { Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
 import { InvitationEmail, invitationSender } from '../../../lib/constructs/invitation-email';
 import { productionWithEdge, synthEnvironment, TEST_PLATFORM } from '../../support/synth';
+import { RUNTIME_ENV } from '../../../lambda/shared/runtime-env';
 import { resourcesOfType } from '../template-queries';
 
 /**
@@ -65,4 +66,61 @@ test('production with the console has the identity; staging, without a console, 
     EmailIdentity: TEST_PLATFORM.domain,
   });
   synthEnvironment('staging').resourceCountIs('AWS::SES::EmailIdentity', 0);
+});
+
+/** The functions of a template whose environment names INVITATION_SENDER, and the policies of their roles. */
+function sendersOf(template: Template) {
+  const functions = Object.entries(resourcesOfType(template, 'AWS::Lambda::Function')).filter(
+    ([, fn]) =>
+      (fn.Properties?.Environment as { Variables?: Record<string, unknown> } | undefined)?.Variables?.[
+        RUNTIME_ENV.invitationSender
+      ] !== undefined,
+  );
+  const sesStatements = Object.values(resourcesOfType(template, 'AWS::IAM::Policy')).flatMap((policy) =>
+    (policy.Properties?.PolicyDocument as { Statement: { Action: unknown }[] }).Statement.filter(
+      (statement) => JSON.stringify(statement.Action).includes('ses:'),
+    ).map((statement) => ({ roles: policy.Properties?.Roles, statement })),
+  );
+  return { functions, sesStatements };
+}
+
+test('production: the console function alone has INVITATION_SENDER and may send as it, through the identity', () => {
+  const { functions, sesStatements } = sendersOf(productionWithEdge());
+  expect(functions.map(([id]) => id)).toEqual([expect.stringMatching(/^ConsoleFunction/)]);
+  const [, consoleFunction] = functions[0]!;
+  expect(
+    (consoleFunction.Properties?.Environment as { Variables: Record<string, unknown> }).Variables[
+      RUNTIME_ENV.invitationSender
+    ],
+  ).toBe(invitationSender(TEST_PLATFORM.domain));
+  expect(sesStatements).toEqual([
+    {
+      roles: [{ Ref: (consoleFunction.Properties?.Role as { 'Fn::GetAtt': string[] })['Fn::GetAtt'][0] }],
+      statement: {
+        Action: 'ses:SendEmail',
+        Effect: 'Allow',
+        Resource: {
+          'Fn::Join': [
+            '',
+            [
+              'arn:',
+              { Ref: 'AWS::Partition' },
+              ':ses:',
+              { Ref: 'AWS::Region' },
+              ':',
+              { Ref: 'AWS::AccountId' },
+              `:identity/${TEST_PLATFORM.domain}`,
+            ],
+          ],
+        },
+        Condition: { StringEquals: { 'ses:FromAddress': invitationSender(TEST_PLATFORM.domain) } },
+      },
+    },
+  ]);
+});
+
+test('staging, without the identity, has neither the variable nor the permission: its invitations are link-only', () => {
+  const { functions, sesStatements } = sendersOf(synthEnvironment('staging'));
+  expect(functions).toEqual([]);
+  expect(sesStatements).toEqual([]);
 });
