@@ -5,7 +5,7 @@ import { when } from './format';
 import {
   Announce,
   ConfirmDialog,
-  CopyButton,
+  ShownOnce,
   ErrorMessage,
   focusById,
   PageHeading,
@@ -20,27 +20,28 @@ const keyNameId = (keyId: string) => `key-title-${keyId}`;
 
 /** A new key's secret: shown this once, with a copy button and the warning. */
 function NewSecret({ issued, onDone }: { issued: IssuedKey; onDone: () => void }) {
-  const ref = useRef<HTMLElement>(null);
-  useEffect(() => ref.current?.focus(), [issued.apiKey]);
   return (
-    <section class="secret" ref={ref} tabIndex={-1} aria-labelledby="secret-heading">
-      <h2 id="secret-heading">Key {issued.key.name}: copy it now</h2>
-      <p class="warning">
-        <strong>This is the only time the key is shown.</strong> The service keeps only its hash: store it
-        somewhere safe now (a secret manager), then close this box.
-        {issued.replaces
-          ? ` It replaces key ${issued.replaces}, now revoked: calls with the old key are refused within a minute.`
-          : ''}
-      </p>
-      <label for="new-api-key">API key</label>
-      <div class="copyable">
-        <input id="new-api-key" type="text" readOnly value={issued.apiKey} spellcheck={false} />
-        <CopyButton text={issued.apiKey} what="the API key" />
-      </div>
+    <ShownOnce
+      headingId="secret-heading"
+      heading={`Key ${issued.key.name}: copy it now`}
+      warning={
+        <>
+          <strong>This is the only time the key is shown.</strong> The service keeps only its hash: store it
+          somewhere safe now (a secret manager), then close this box.
+          {issued.replaces
+            ? ` It replaces key ${issued.replaces}, now revoked: calls with the old key are refused within a minute.`
+            : ''}
+        </>
+      }
+      inputId="new-api-key"
+      label="API key"
+      value={issued.apiKey}
+      what="the API key"
+    >
       <button type="button" onClick={onDone}>
         I have stored it
       </button>
-    </section>
+    </ShownOnce>
   );
 }
 

@@ -1,7 +1,7 @@
 import { useRef, useState } from 'preact/hooks';
 import { api, messageOf } from './api';
 import type { CreatedProject, Session } from './contract';
-import { CopyButton, ErrorMessage, PageHeading } from './ui';
+import { ErrorMessage, PageHeading, ShownOnce } from './ui';
 
 /**
  * The page of a signed-in person who has no project yet (issue 27): create one on the Free plan
@@ -21,7 +21,6 @@ export function StartProject({
   const [busy, setBusy] = useState(false);
   const [created, setCreated] = useState<CreatedProject>();
   const nameInput = useRef<HTMLInputElement>(null);
-  const createdRef = useRef<HTMLElement>(null);
   const selfService = session.selfService;
 
   const create = async (event: Event) => {
@@ -30,9 +29,8 @@ export function StartProject({
     setBusy(true);
     try {
       const answer = await api.call('createProject', { body: { name: name.trim() } });
+      // The shown-once key takes the focus when it appears (ShownOnce).
       setCreated(answer);
-      // After the render: the shown-once key takes the focus.
-      window.setTimeout(() => createdRef.current?.focus(), 0);
     } catch (failure) {
       setFormError(messageOf(failure));
       nameInput.current?.focus();
@@ -46,24 +44,27 @@ export function StartProject({
     return (
       <>
         <PageHeading focus={false}>Project {project.name} is ready</PageHeading>
-        <section class="secret" ref={createdRef} tabIndex={-1} aria-labelledby="first-key-heading">
-          <h2 id="first-key-heading">Its first API key: copy it now</h2>
-          <p class="warning">
-            <strong>This is the only time the key is shown.</strong> The service keeps only its hash: store it
-            somewhere safe now (a secret manager). You can create more keys on the API keys page.
-          </p>
-          <label for="first-api-key">API key</label>
-          <div class="copyable">
-            <input id="first-api-key" type="text" readOnly value={firstKey.apiKey} spellcheck={false} />
-            <CopyButton text={firstKey.apiKey} what="the API key" />
-          </div>
+        <ShownOnce
+          headingId="first-key-heading"
+          heading="Its first API key: copy it now"
+          warning={
+            <>
+              <strong>This is the only time the key is shown.</strong> The service keeps only its hash: store
+              it somewhere safe now (a secret manager). You can create more keys on the API keys page.
+            </>
+          }
+          inputId="first-api-key"
+          label="API key"
+          value={firstKey.apiKey}
+          what="the API key"
+        >
           <p>
             The project&apos;s address: <code id="project-address">{project.address}</code> (Free plan).
           </p>
           <button type="button" class="primary" onClick={() => void onOpen(project.name)}>
             I have stored it: open {project.name}
           </button>
-        </section>
+        </ShownOnce>
       </>
     );
   }

@@ -13,7 +13,7 @@ import { when } from './format';
 import {
   Announce,
   ConfirmDialog,
-  CopyButton,
+  ShownOnce,
   ErrorMessage,
   focusById,
   PageHeading,
@@ -36,24 +36,25 @@ const tokenNameId = (tokenId: string) => `token-title-${tokenId}`;
 
 /** A new token's text: shown this once, with a copy button and the warning. */
 function NewToken({ issued, onDone }: { issued: IssuedPersonalToken; onDone: () => void }) {
-  const ref = useRef<HTMLElement>(null);
-  useEffect(() => ref.current?.focus(), [issued.token]);
   return (
-    <section class="secret" ref={ref} tabIndex={-1} aria-labelledby="token-secret-heading">
-      <h2 id="token-secret-heading">Token {issued.personalToken.name}: copy it now</h2>
-      <p class="warning">
-        <strong>This is the only time the token is shown.</strong> The service keeps only its hash: store it
-        somewhere safe now, then close this box. Tools read it from <code>ANIMAL_STORE_TOKEN</code>.
-      </p>
-      <label for="new-personal-token">Personal access token</label>
-      <div class="copyable">
-        <input id="new-personal-token" type="text" readOnly value={issued.token} spellcheck={false} />
-        <CopyButton text={issued.token} what="the token" />
-      </div>
+    <ShownOnce
+      headingId="token-secret-heading"
+      heading={`Token ${issued.personalToken.name}: copy it now`}
+      warning={
+        <>
+          <strong>This is the only time the token is shown.</strong> The service keeps only its hash: store it
+          somewhere safe now, then close this box. Tools read it from <code>ANIMAL_STORE_TOKEN</code>.
+        </>
+      }
+      inputId="new-personal-token"
+      label="Personal access token"
+      value={issued.token}
+      what="the token"
+    >
       <button type="button" onClick={onDone}>
         I have stored it
       </button>
-    </section>
+    </ShownOnce>
   );
 }
 

@@ -42,6 +42,46 @@ export function CopyButton({ text, what }: { text: string; what: string }) {
   );
 }
 
+/**
+ * A secret shown this once (an API key, a personal token): focused when it appears, with the
+ * warning, a copy button, and what follows (at least the button that closes it).
+ */
+export function ShownOnce({
+  headingId,
+  heading,
+  warning,
+  inputId,
+  label,
+  value,
+  what,
+  children,
+}: {
+  readonly headingId: string;
+  readonly heading: string;
+  readonly warning: ComponentChildren;
+  readonly inputId: string;
+  readonly label: string;
+  readonly value: string;
+  /** What the copy button copies, in words ("the API key"). */
+  readonly what: string;
+  readonly children: ComponentChildren;
+}) {
+  const ref = useRef<HTMLElement>(null);
+  useEffect(() => ref.current?.focus(), [value]);
+  return (
+    <section class="secret" ref={ref} tabIndex={-1} aria-labelledby={headingId}>
+      <h2 id={headingId}>{heading}</h2>
+      <p class="warning">{warning}</p>
+      <label for={inputId}>{label}</label>
+      <div class="copyable">
+        <input id={inputId} type="text" readOnly value={value} spellcheck={false} />
+        <CopyButton text={value} what={what} />
+      </div>
+      {children}
+    </section>
+  );
+}
+
 /** A readable error next to what caused it; `role=alert` so it is read at once. */
 export function ErrorMessage({ message, id }: { message: string | undefined; id?: string }) {
   if (!message) return null;
