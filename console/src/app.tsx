@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
+import { Audit } from './audit';
 import { api, ConsoleError, messageOf, whenSignedOut } from './api';
 import type { Session } from './contract';
 import { Domains } from './domains';
@@ -23,6 +24,8 @@ const PAGES = [
   { id: 'domains', label: 'Domains' },
   { id: 'members', label: 'Members' },
   { id: 'tokens', label: 'Tokens' },
+  // Owners' and admins' (readAuditLog): the link is hidden from others, the page refuses them.
+  { id: 'audit', label: 'Audit', needs: 'readAuditLog' },
 ] as const;
 type PageId = (typeof PAGES)[number]['id'];
 
@@ -181,7 +184,9 @@ export function App() {
             <>
               <nav aria-label="Console">
                 <ul>
-                  {PAGES.map((entry) => (
+                  {PAGES.filter(
+                    (entry) => !('needs' in entry) || signedIn.permissions?.includes(entry.needs),
+                  ).map((entry) => (
                     <li key={entry.id}>
                       <a href={`#${entry.id}`} aria-current={entry.id === page ? 'page' : undefined}>
                         {entry.label}
@@ -266,6 +271,8 @@ export function App() {
             <Keys key={`keys-${signedIn?.project}`} focus={navigated} />
           ) : page === 'tokens' ? (
             <Tokens key={`tokens-${signedIn?.project}`} focus={navigated} session={signedIn} />
+          ) : page === 'audit' ? (
+            <Audit key={`audit-${signedIn.project}`} focus={navigated} />
           ) : page === 'members' ? (
             <Members key={`members-${signedIn?.project}`} focus={navigated} />
           ) : (
