@@ -9,7 +9,11 @@
  * 28 came in with branches untested: composition branches 94→89 (console.ts 28/34: the
  * self-service and invitation settings' absent cases), operations 98/93→97/91 (console-audit.ts
  * 105/120, console-sign-in.ts 78/89, console-tokens.ts 28/33, console.ts 87/94: the audit log's
- * failed writes and refusals of projectless callers). Their tests bring the floors back.
+ * failed writes and refusals of projectless callers). Their tests bring the floors back: composition
+ * branches 89→92 the same sitting (console.ts 39/41 with the self-service start composed without
+ * its counters or settings; the composition folder 64/69 from the console tests alone, every line).
+ * Operations stays 97/91: its files' tests (console-audit.ts 110/122, console-tokens.ts 30/33)
+ * show no folder figure past it without the whole suite.
  */
 // prettier-ignore
 const COVERAGE_FLOORS = [
@@ -17,7 +21,7 @@ const COVERAGE_FLOORS = [
   ['./console/',               100,    90],
   ['./client/src/',             96,    95],
   ['./lambda/api/',             99,    92],
-  ['./lambda/composition/',     99,    89],
+  ['./lambda/composition/',     99,    92],
   ['./lambda/core/',            98,    93],
   ['./lambda/handlers/',       100,    87],
   ['./lambda/middleware/',      98,    91],

@@ -418,6 +418,9 @@ describe('reading the log', () => {
     expectError(await as(owner.caller, 'GET', '/audit?action=key.eat'), 400, 'invalid_parameter');
     expectError(await as(owner.caller, 'GET', '/audit?since=yesterday'), 400, 'invalid_parameter');
     expectError(await as(owner.caller, 'GET', '/audit?limit=101'), 400, 'invalid_parameter');
+    // An actor filter of nothing, or longer than any actor's name, is the caller's mistake.
+    expectError(await as(owner.caller, 'GET', '/audit?actor='), 400, 'invalid_parameter');
+    expectError(await as(owner.caller, 'GET', `/audit?actor=${'a'.repeat(401)}`), 400, 'invalid_parameter');
 
     const exported = await as(owner.caller, 'GET', '/audit/export');
     expect(exported.headers.get('content-type')).toMatch(/^application\/jsonl/);

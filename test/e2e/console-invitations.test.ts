@@ -352,6 +352,38 @@ describe('an invitation', () => {
   });
 });
 
+describe("an invitation's acceptance in the audit log (issue 28)", () => {
+  interface Entry {
+    readonly action: string;
+    readonly actor: { readonly kind: string; readonly person?: { readonly email: string } };
+    readonly outcome: { readonly result: string };
+  }
+  const entries = async (caller: Caller, action: string) => {
+    const page = await as(caller, 'GET', `/audit?action=${action}`);
+    expect(page.status).toBe(200);
+    return page.body.entries as Entry[];
+  };
+
+  test('is recorded in the project as the invited person, with their sign-in; a refused one records neither', async () => {
+    const project = await team();
+    const { token } = await invite(project.owner, DEV_COLLEAGUE.email);
+    const refused = await accept(token, DEV_VIEWER);
+    expect(refused.location).toBe(refusedWith('invitation_wrong_email'));
+    expect(await entries(project.owner, 'invitation.accept')).toEqual([]);
+
+    expect((await accept(token, DEV_COLLEAGUE)).location).toBe('/console/');
+    const person = { kind: 'person', person: expect.objectContaining({ email: DEV_COLLEAGUE.email }) };
+    expect(await entries(project.owner, 'invitation.accept')).toEqual([
+      expect.objectContaining({ action: 'invitation.accept', actor: person, outcome: { result: 'success' } }),
+    ]);
+    const signIns = (await entries(project.owner, 'sign-in')).filter(
+      (entry) => entry.actor.person?.email !== undefined,
+    );
+    expect(signIns.map((entry) => entry.actor.person?.email)).toContain(DEV_COLLEAGUE.email);
+    expect(signIns.map((entry) => entry.actor.person?.email)).not.toContain(DEV_VIEWER.email);
+  });
+});
+
 /** A fresh owner of the project (the earlier sessions ended on the moved clock). */
 async function addOwner(project: string) {
   const person = newPerson('owner');
