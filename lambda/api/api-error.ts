@@ -104,5 +104,9 @@ const FROM_DOMAIN: { readonly [K in DomainErrorKind]: (error: DomainError) => Ap
 export function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   if (error instanceof DomainError) return FROM_DOMAIN[error.kind](error);
+  // The function's own deadline (middy's early timeout, before Lambda's): the answer API
+  // Gateway gives when an integration runs out of time. A store call's timeout is the store's.
+  if (error instanceof Error && error.name === 'TimeoutError')
+    return new ApiError('gateway_timeout', 'The service did not answer in time.');
   return new ApiError('internal_error', 'An unexpected error occurred.');
 }

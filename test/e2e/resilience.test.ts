@@ -172,7 +172,15 @@ describe('concurrency', () => {
       responses.map(async (response) => ((await response.json()) as { id: number }).id),
     );
     expect(new Set(ids).size).toBe(500);
-    const reads = await Promise.all(ids.map((id) => fetch(`${api.baseUrl}/pets/${id}`, { headers: auth() })));
-    expect(reads.every((read) => read.status === 200)).toBe(true);
+    // Read back 50 at a time: the creates are what runs at once; 500 reads at once on one busy
+    // process outlast a request's deadline (504), which says nothing of what was stored.
+    const readStatuses: number[] = [];
+    for (let start = 0; start < ids.length; start += 50) {
+      const reads = await Promise.all(
+        ids.slice(start, start + 50).map((id) => fetch(`${api.baseUrl}/pets/${id}`, { headers: auth() })),
+      );
+      readStatuses.push(...reads.map((read) => read.status));
+    }
+    expect(readStatuses.filter((status) => status !== 200)).toEqual([]);
   }, 180_000);
 });

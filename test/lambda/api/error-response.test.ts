@@ -22,6 +22,20 @@ describe('toApiError', () => {
   });
 });
 
+describe("the function's own deadline", () => {
+  it("answers as API Gateway does an integration's timeout: 504 gateway_timeout, naming no exception", () => {
+    // What middy's early timeout throws when the function runs out of time.
+    const timeout = Object.assign(new Error('[AbortError]: The operation was aborted.'), {
+      name: 'TimeoutError',
+    });
+    expect(toApiError(timeout).toBody()).toEqual({
+      code: 'gateway_timeout',
+      message: 'The service did not answer in time.',
+      status: 504,
+    });
+  });
+});
+
 describe('toErrorResponse', () => {
   let errors: jest.SpyInstance;
   beforeEach(() => {
