@@ -73,6 +73,21 @@ async function domainsTool(token: string, ...argv: string[]) {
 }
 
 /** The entries the page shows: action, actor, target, outcome, and the UTC time it states. */
+/**
+ * Waits until the page shows exactly these actions, in this order: a filter's answer replaces the
+ * list as it arrives, so the entries before it may still be there, or the list half drawn.
+ */
+async function actionsShown(expected: readonly string[]): Promise<void> {
+  const wanted = JSON.stringify(expected);
+  await page
+    .waitForFunction(
+      `JSON.stringify([...document.querySelectorAll('li[data-entry-id] h3')].map((h) => h.textContent)) === ${JSON.stringify(wanted)}`,
+      undefined,
+      { timeout: 15_000 },
+    )
+    .catch(() => undefined);
+}
+
 async function shownEntries() {
   return page.locator('li[data-entry-id]').evaluateAll((items) =>
     items.map((item) => {
@@ -186,17 +201,20 @@ describeInBrowser('the console audit browser test')('the Audit page, in Chromium
     await page.getByLabel('Action').selectOption('domain.add');
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await page.locator('li[data-entry-id]', { hasText: 'token.revoke' }).waitFor({ state: 'detached' });
+    await actionsShown(['domain.add']);
     expect((await shownEntries()).map((entry) => entry.action)).toEqual(['domain.add']);
     await page.getByLabel('Action').selectOption('');
     await page.getByLabel('Actor').fill(admin.email);
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await entries.filter({ hasText: 'token.revoke' }).waitFor({ state: 'detached' });
+    await actionsShown(['domain.add', 'token.create']);
     expect((await shownEntries()).map((entry) => entry.action)).toEqual(['domain.add', 'token.create']);
     await page.getByLabel('Actor').fill('');
     await page.getByLabel('From').fill(viewerLocal(createdAt + MINUTE / 2));
     await page.getByLabel('Until').fill(viewerLocal(addedAt + MINUTE / 2));
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await entries.filter({ hasText: 'token.create' }).waitFor({ state: 'detached' });
+    await actionsShown(['domain.add']);
     expect((await shownEntries()).map((entry) => entry.action)).toEqual(['domain.add']);
 
     // The export: the same filters, as JSON Lines, with the browser's session.
@@ -233,11 +251,13 @@ describeInBrowser('the console audit browser test')('the Audit page, in Chromium
     await page.getByRole('button', { name: 'Apply filters' }).click();
     await page.locator('#audit-refusal').waitFor({ state: 'detached' });
     await entries.nth(1).waitFor({ state: 'detached' });
+    await actionsShown(['token.revoke']);
     expect((await shownEntries()).map((entry) => entry.action)).toEqual(['token.revoke']);
     await page.getByRole('button', { name: 'Load more' }).click();
     await entries.nth(1).waitFor();
     await page.getByRole('button', { name: 'Load more' }).click();
     await entries.nth(2).waitFor();
+    await actionsShown(['token.revoke', 'domain.add', 'token.create']);
     expect((await shownEntries()).map((entry) => entry.action)).toEqual([
       'token.revoke',
       'domain.add',
