@@ -225,9 +225,7 @@ export class ConsoleSessions {
   async startForPerson(person: Person, project?: string): Promise<SignIn> {
     const refused = { signedIn: false, failure: 'not_a_member' } as const;
     const ref = { issuer: person.issuer, subject: person.subject };
-    const memberships = await this.options.members.projectsOf(ref);
-    const membership =
-      project === undefined ? memberships[0] : memberships.find((each) => each.project === project);
+    const listed = await this.options.members.projectsOf(ref);
     const sessionPerson: SessionPerson = {
       issuer: person.issuer,
       subject: person.subject,
@@ -235,14 +233,18 @@ export class ConsoleSessions {
       ...(person.name === undefined ? {} : { name: person.name }),
     };
     // A person of no project gets a session in none (issue 27): to create one, or to accept an invitation.
-    if (project === undefined && memberships.length === 0)
-      return this.start(undefined, { person: sessionPerson });
-    // Read again by its key: the person's index may lag a removal.
-    const member = membership && (await this.options.members.get(membership.project, ref));
+    if (project === undefined && listed.length === 0) return this.start(undefined, { person: sessionPerson });
+    // Read by its key: the person's index is eventually consistent, so it may still list a
+    // membership just removed, or not yet list one just added (an invitation accepted a moment ago).
+    const wanted = project ?? listed[0]?.project;
+    const member = wanted === undefined ? undefined : await this.options.members.get(wanted, ref);
     if (!member) return refused;
     const record = await this.options.projects.get(member.project);
     if (!record) return refused;
     this.options.roles.forget(member.project, ref);
+    const memberships = listed.some((each) => each.project === member.project)
+      ? listed
+      : [...listed, member].sort((a, b) => a.project.localeCompare(b.project));
     return this.start(record, { person: sessionPerson }, member.role, memberships);
   }
 

@@ -10,12 +10,18 @@ import {
   sessionEnd,
   tokenFingerprint,
 } from '../../../lambda/core/console-session';
-import { MemberRoles } from '../../../lambda/core/members';
+import { type MemberRecord, MemberRoles, type MemberStore } from '../../../lambda/core/members';
 import { hashSecret } from '../../../lambda/core/secret';
 import { issueConsoleToken, type ProjectRecord } from '../../../lambda/core/project';
 
 /** The session rules with an in-memory store and a clock the test moves. */
-function setup() {
+function setup(
+  // Token sessions unless a test gives people: test/e2e/console-members.test.ts has more of them.
+  members: Pick<MemberStore, 'get' | 'projectsOf'> = {
+    get: async () => undefined,
+    projectsOf: async () => [],
+  },
+) {
   let nowMs = Date.parse('2031-01-01T00:00:00Z');
   const issued = issueConsoleToken('acme');
   let project: ProjectRecord = {
@@ -50,8 +56,6 @@ function setup() {
       if (item) items.set(hash, { ...item, project: name });
     },
   };
-  // Token sessions only here: nobody is a member (test/e2e/console-members.test.ts has people).
-  const members = { get: async () => undefined, projectsOf: async () => [] };
   const sessions = new ConsoleSessions({
     store,
     projects: { get: async (name) => (name === project.name ? project : undefined) },
@@ -169,5 +173,42 @@ describe('console sessions', () => {
     expect(
       sessionEnd({ ...record, lastSeenAt: SESSION_MAX_LIFETIME_MS - 1 }, project, SESSION_MAX_LIFETIME_MS),
     ).toBe('lifetime');
+  });
+
+  describe("a person's membership read at sign-in", () => {
+    const person = {
+      issuer: 'https://id.example',
+      subject: 'ana',
+      email: 'ana@example.com',
+      emailVerified: true,
+    };
+    const joined: MemberRecord = {
+      ...person,
+      project: 'acme',
+      role: 'developer',
+      addedAt: '2031-01-01T00:00:00Z',
+    };
+
+    it("is read by its key: a membership the person's index does not list yet still starts the session", async () => {
+      // The index is eventually consistent: an invitation accepted a moment ago is not in it yet.
+      const t = setup({
+        get: async (project, ref) => (project === 'acme' && ref.subject === 'ana' ? joined : undefined),
+        projectsOf: async () => [],
+      });
+      const started = await t.sessions.startForPerson(person, 'acme');
+      if (!started.signedIn) throw new Error(`refused: ${started.failure}`);
+      expect(started.session).toMatchObject({ project: 'acme', role: 'developer' });
+      expect(started.session.projects).toEqual([{ project: 'acme', role: 'developer' }]);
+    });
+
+    it('is refused when the index still lists a membership that its key no longer holds', async () => {
+      const t = setup({ get: async () => undefined, projectsOf: async () => [joined] });
+      expect(await t.sessions.startForPerson(person, 'acme')).toEqual({
+        signedIn: false,
+        failure: 'not_a_member',
+      });
+      expect(await t.sessions.startForPerson(person)).toEqual({ signedIn: false, failure: 'not_a_member' });
+      expect(t.writes).toEqual([]);
+    });
   });
 });
