@@ -11,7 +11,7 @@ import { Permissions } from './permissions';
 import { Overview, useUsage } from './overview';
 import { SIGN_OUT_PATH } from '../../lambda/api/console-navigation';
 import { SignIn } from './sign-in';
-import { forgetSignInFailure, signInFailureOf } from './sign-in-failure';
+import { signInFailureOf, withoutSignInFailure } from './sign-in-failure';
 import { StartProject } from './start-project';
 import { Announce } from './ui';
 import { UsagePage } from './usage';
@@ -54,7 +54,7 @@ const SIGNED_OUT_FLAG = 'animal-store-console-signed-out';
 /** Why the page was opened signed out: a refused sign-in, or a sign-out that went to the provider. */
 function arrival(): { failure?: string; notice?: string } {
   const failure = signInFailureOf(location.search);
-  if (failure) forgetSignInFailure();
+  if (failure) history.replaceState(history.state, '', withoutSignInFailure(location.href));
   let signedOut = false;
   try {
     signedOut = sessionStorage.getItem(SIGNED_OUT_FLAG) !== null;

@@ -33,6 +33,11 @@ const FAILURES: Partial<Record<AnyErrorCode, string>> = {
   temporarily_banned: 'Too many sign-ins from this network in a short time. Wait a minute, then try again.',
 };
 
+/** The table's own text for a code: never an inherited property (`?code=constructor`). */
+function ownText(table: Readonly<Record<string, string>>, code: string): string | undefined {
+  return Object.hasOwn(table, code) ? table[code] : undefined;
+}
+
 /** What the page says of a refused sign-in, if its address says one was refused. */
 export function signInFailureOf(search: string): string | undefined {
   const query = new URLSearchParams(search);
@@ -40,15 +45,15 @@ export function signInFailureOf(search: string): string | undefined {
   if (code === null) return undefined;
   const refusal = query.get(SIGN_IN_REFUSAL_PARAMETER);
   if (code === 'sign_in_refused') {
-    return (refusal !== null && (REFUSALS as Record<string, string>)[refusal]) || REFUSALS.token_invalid;
+    return (refusal !== null && ownText(REFUSALS, refusal)) || REFUSALS.token_invalid;
   }
-  return (FAILURES as Record<string, string>)[code] ?? 'The sign-in did not finish.';
+  return ownText(FAILURES, code) ?? 'The sign-in did not finish.';
 }
 
-/** Takes the failure out of the address, so a reload or a bookmark does not show it again. */
-export function forgetSignInFailure(): void {
-  const url = new URL(location.href);
+/** The page's address without the failure, so a reload or a bookmark does not show it again. */
+export function withoutSignInFailure(href: string): string {
+  const url = new URL(href);
   url.searchParams.delete(SIGN_IN_FAILED_PARAMETER);
   url.searchParams.delete(SIGN_IN_REFUSAL_PARAMETER);
-  history.replaceState(history.state, '', url.pathname + url.search + url.hash);
+  return url.pathname + url.search + url.hash;
 }

@@ -206,7 +206,7 @@ export class PersonalTokens {
     };
     const { store } = this.options;
     await store.create(record);
-    const live = (await store.listOf(project, holder)).filter((each) => this.isLive(each, nowMs));
+    const live = (await this.listOf(project, holder)).filter((each) => this.isLive(each, nowMs));
     if (live.length > MAX_LIVE_TOKENS_PER_MEMBER) {
       await store.delete(record.tokenId);
       throw new PersonalTokenRefusal(

@@ -99,6 +99,20 @@ it(`never leaves a member more than ${MAX_LIVE_TOKENS_PER_MEMBER} live tokens, h
   );
 });
 
+it("counts only the member's own tokens against the cap, not those of a subject that starts alike", async () => {
+  const project = await projectWith('z', 'z#y');
+  for (let made = 0; made < MAX_LIVE_TOKENS_PER_MEMBER; made += 1) {
+    await tokens.create(project, holder('z#y'), request);
+  }
+  await expect(tokens.create(project, holder('z#y'), request)).rejects.toMatchObject({
+    kind: 'too_many_tokens',
+  });
+  const mine = await tokens.create(project, holder('z'), request);
+  expect((await tokens.listOf(project, holder('z'))).map((record) => record.tokenId)).toEqual([
+    mine.record.tokenId,
+  ]);
+});
+
 it("tells a member's tokens from another's whose subject starts alike, and revokes them with the removal", async () => {
   const project = await projectWith('x', 'x#y');
   const mine = await tokens.create(project, holder('x'), request);
