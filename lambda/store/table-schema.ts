@@ -163,6 +163,12 @@ export const RATE_LIMITS_TABLE = {
 } as const satisfies TableDefinition;
 
 /**
+ * The prefix of the daily ranking's items in {@link RATE_LIMITS_TABLE} (`top#<YYYY-MM-DD>`): the
+ * only items the ranking's job writes there (its IAM says so).
+ */
+export const USAGE_TOP_ID_PREFIX = 'top#';
+
+/**
  * Idempotency keys of `POST /pets`: one item per key per project (`<project>#<key>`), holding
  * the create it reserved and, once completed, the pet to replay. DynamoDB's TTL deletes an
  * item after `expiresAt` (24 h after completion, 7 days after the last attempt while in flight);

@@ -3,6 +3,7 @@ import type { UsageTop, UsageTopPorts } from '../core/usage-top';
 import type { UsageCounts } from '../core/usage-history';
 import { RUNTIME_ENV, requireEnv } from '../shared/runtime-env';
 import { allPages, documentClient, storeCall } from './dynamodb-client';
+import { USAGE_TOP_ID_PREFIX } from './table-schema';
 import { batchGetCounters, dayCountsOf, projectDayId } from './usage-items';
 
 /**
@@ -15,7 +16,7 @@ import { batchGetCounters, dayCountsOf, projectDayId } from './usage-items';
 
 /** The `top` item of a day. */
 export function topItemId(day: string): string {
-  return `top#${day}`;
+  return `${USAGE_TOP_ID_PREFIX}${day}`;
 }
 
 /** Every project's name: a Scan of the projects table that reads the names only. */

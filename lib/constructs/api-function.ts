@@ -123,6 +123,12 @@ export interface TableBinding {
    * global secondary indexes, each granted by its own ARN (no `index/*` wildcard).
    */
   readonly target: 'table' | { readonly indexes: readonly string[] };
+  /**
+   * The partition keys the actions may touch, as IAM `StringLike` patterns (`dynamodb:LeadingKeys`),
+   * where the function owns only some of a shared table's items.
+   * @default every item of the target
+   */
+  readonly leadingKeys?: readonly [string, ...string[]];
 }
 
 /** Properties of {@link ApiFunction}. */
@@ -245,7 +251,7 @@ export class ApiFunction extends LambdaFunction {
 
   /** Tells the function a table's name and grants it exactly the listed actions on it, nothing wider. */
   bindTable(binding: TableBinding): void {
-    const { table, environmentVariable, actions, target } = binding;
+    const { table, environmentVariable, actions, target, leadingKeys } = binding;
     if (new Set(actions).size !== actions.length) {
       throw new Error(
         `bindTable for ${environmentVariable} lists an action twice (${actions.join(', ')}): list each action once.`,
@@ -264,6 +270,9 @@ export class ApiFunction extends LambdaFunction {
           target === 'table'
             ? [table.tableArn]
             : target.indexes.map((indexName) => `${table.tableArn}/index/${indexName}`),
+        ...(leadingKeys
+          ? { conditions: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [...leadingKeys] } } }
+          : {}),
       }),
     );
   }

@@ -5,6 +5,7 @@ import type { RetentionDays } from 'aws-cdk-lib/aws-logs';
 import { Construct } from 'constructs';
 import { ENVIRONMENT_VARIABLE } from '../../lambda/shared/observability';
 import { RUNTIME_ENV } from '../../lambda/shared/runtime-env';
+import { USAGE_TOP_ID_PREFIX } from '../../lambda/store/table-schema';
 import { ApiFunction } from './api-function';
 import type { DataTables } from './data-tables';
 
@@ -88,12 +89,20 @@ export class UsageTopJob extends Construct {
       actions: ['dynamodb:Scan'],
       target: 'table',
     });
-    // The day counters by key, and the day's `top` item.
+    // The day counters, read by key; and the day's `top` item, the only one it writes (the table
+    // also holds the limiter's counters and self-service's places).
     this.jobFunction.bindTable({
       table: props.tables.rateLimits,
       environmentVariable: RUNTIME_ENV.rateLimitsTable,
-      actions: ['dynamodb:BatchGetItem', 'dynamodb:PutItem'],
+      actions: ['dynamodb:BatchGetItem'],
       target: 'table',
+    });
+    this.jobFunction.bindTable({
+      table: props.tables.rateLimits,
+      environmentVariable: RUNTIME_ENV.rateLimitsTable,
+      actions: ['dynamodb:PutItem'],
+      target: 'table',
+      leadingKeys: [`${USAGE_TOP_ID_PREFIX}*`],
     });
     this.rule = new Rule(this, 'Schedule', {
       description: 'Runs the daily ranking of the busiest projects',

@@ -13,6 +13,7 @@ export interface Statement {
   readonly Effect: string;
   readonly Action: string | string[];
   readonly Resource: unknown;
+  readonly Condition?: Record<string, unknown>;
 }
 
 interface TemplateJson {

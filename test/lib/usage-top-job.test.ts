@@ -3,6 +3,7 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { AttributeType, Table } from 'aws-cdk-lib/aws-dynamodb';
 import { RUNTIME_ENV } from '../../lambda/shared/runtime-env';
 import { USAGE_TOP_TIMEOUT, UsageTopJob } from '../../lib/constructs/usage-top-job';
+import { topItemId } from '../../lambda/store/usage-top-store';
 import { productionWithEdge, synthEnvironment, testApp } from '../support/synth';
 import {
   actionsOf,
@@ -72,15 +73,22 @@ describe.each([
     });
   });
 
-  test('least privilege: Scan of the projects table; BatchGetItem and PutItem on the rate-limit table', () => {
+  test('least privilege: Scan of the projects table; BatchGetItem on the rate-limit table, and PutItem of its `top` items only', () => {
     const granted = statementsOfFunction(template, functionId)
-      .map((statement) => ({ actions: actionsOf(statement).sort(), resource: statement.Resource }))
+      .map((statement) => ({
+        actions: actionsOf(statement).sort(),
+        resource: statement.Resource,
+        ...(statement.Condition ? { condition: statement.Condition } : {}),
+      }))
       .filter((grant) => !grant.actions.some((action) => /^(logs|xray):/.test(action)));
     expect(granted).toEqual([
       { actions: ['dynamodb:Scan'], resource: { 'Fn::GetAtt': [projectsTable, 'Arn'] } },
+      { actions: ['dynamodb:BatchGetItem'], resource: { 'Fn::GetAtt': [rateLimitsTable, 'Arn'] } },
       {
-        actions: ['dynamodb:BatchGetItem', 'dynamodb:PutItem'],
+        actions: ['dynamodb:PutItem'],
         resource: { 'Fn::GetAtt': [rateLimitsTable, 'Arn'] },
+        // The limiter's counters and self-service's places share the table: the job writes none.
+        condition: { 'ForAllValues:StringLike': { 'dynamodb:LeadingKeys': [`${topItemId('')}*`] } },
       },
     ]);
     // Never a scan of the counters, an index, or a write of a project.
