@@ -122,7 +122,7 @@ function domainOf(email: string): string {
 
 /**
  * Whether the signed-in person's email may accept an invitation to `invited`: the same address
- * (case-insensitive), verified by the user pool, and, when an enterprise provider asserted it,
+ * (case-insensitive), verified by the user pool, or, when an enterprise provider asserted it,
  * within that provider's own email domains (a tenant's IdP cannot accept invitations for others).
  */
 export function checkAcceptor(
@@ -136,12 +136,9 @@ export function checkAcceptor(
       `This invitation is for ${invited}, and you signed in as ${person.email}: sign in with the invited address.`,
     );
   }
-  if (!person.emailVerified) {
-    throw new InvitationRefusal(
-      'invitation_email_unverified',
-      `Your address ${person.email} is not verified at the identity provider: verify it, then open the invitation again.`,
-    );
-  }
+  // An enterprise provider's address is vouched for by its own domains, not by the pool's
+  // `email_verified`: Cognito marks a federated address unverified unless the provider sends a
+  // verification claim and it is mapped, which a SAML assertion rarely carries.
   if (person.identityProvider !== undefined) {
     const domains = vouched(person.identityProvider).map((domain) => domain.toLowerCase());
     if (!domains.includes(domainOf(person.email))) {
@@ -150,6 +147,11 @@ export function checkAcceptor(
         `Your address was asserted by ${person.identityProvider}, which may vouch only for its own domains (${domains.join(', ') || 'none'}): sign in with an account of the user pool instead.`,
       );
     }
+  } else if (!person.emailVerified) {
+    throw new InvitationRefusal(
+      'invitation_email_unverified',
+      `Your address ${person.email} is not verified at the identity provider: verify it, then open the invitation again.`,
+    );
   }
 }
 

@@ -40,6 +40,17 @@ test("an enterprise provider's assertion counts only within its own email domain
   expect(
     refusalOf(() => checkAcceptor({ ...acme, email: 'ceo@globex.example' }, 'ceo@globex.example', vouched)),
   ).toBe('invitation_email_not_vouched');
+  // Cognito marks a federated address unverified unless a verification claim is mapped: the
+  // provider's own domains vouch for it instead, and only they.
+  const unverified = { emailVerified: false, identityProvider: 'AcmeCorp' };
+  expect(
+    refusalOf(() => checkAcceptor({ ...unverified, email: 'ana@acme.example' }, 'ana@acme.example', vouched)),
+  ).toBeUndefined();
+  expect(
+    refusalOf(() =>
+      checkAcceptor({ ...unverified, email: 'ceo@globex.example' }, 'ceo@globex.example', vouched),
+    ),
+  ).toBe('invitation_email_not_vouched');
   const unknown = { email: 'ana@acme.example', emailVerified: true, identityProvider: 'Unknown' };
   expect(refusalOf(() => checkAcceptor(unknown, 'ana@acme.example', vouched))).toBe(
     'invitation_email_not_vouched',
