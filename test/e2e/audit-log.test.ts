@@ -281,6 +281,39 @@ describe("a personal token's calls", () => {
   });
 });
 
+describe("a developer's token and the domains", () => {
+  it("adds a domain, and is refused its removal (403 action_not_permitted), each recorded as the token's", async () => {
+    const project = await teamProject();
+    const { developer, owner } = project.team;
+    const created = await as(developer.caller, 'POST', '/tokens', {
+      name: 'domains',
+      role: 'developer',
+      expiresInDays: 30,
+    });
+    expect(created.status).toBe(201);
+    const text = created.body.token as string;
+    const { tokenId } = created.body.personalToken as { tokenId: string };
+    const name = `${unique()}.audit-pets.test`;
+    const added = await t.call('/domains', { method: 'POST', bearer: text, body: { name } });
+    expect(added.status).toBe(201);
+    expectError(
+      await t.call(`/domains/${name}`, { method: 'DELETE', bearer: text }),
+      403,
+      'action_not_permitted',
+    );
+    const listed = await as(owner.caller, 'GET', '/domains');
+    expect(listed.body.domains).toEqual([expect.objectContaining({ name })]);
+    expect(await entriesOf(owner.caller, `actor=token:${tokenId}`)).toEqual([
+      expect.objectContaining({
+        action: 'domain.remove',
+        target: name,
+        outcome: { result: 'refused', code: 'action_not_permitted', status: 403 },
+      }),
+      expect.objectContaining({ action: 'domain.add', target: name, outcome: { result: 'success' } }),
+    ]);
+  });
+});
+
 describe('who may read the log', () => {
   it('answers owners and admins, and refuses developers and viewers 403', async () => {
     const project = await teamProject();
