@@ -59,7 +59,7 @@ export interface LocalDomains {
 
 export interface StartLocalDomainsInput {
   /** Local mode's tables: the custom domains and the projects (their targets). */
-  readonly ports: Pick<LocalTablePorts, 'customDomains' | 'projects'>;
+  readonly ports: Pick<LocalTablePorts, 'customDomains' | 'projects' | 'auditLog'>;
   /** The local API every project's origin is on, e.g. `http://127.0.0.1:3000`. */
   readonly upstream: string;
   readonly platformDomain: string;
@@ -150,6 +150,7 @@ export async function startLocalDomains({
       {
         customDomains: ports.customDomains,
         projects: ports.projects,
+        auditLog: ports.auditLog,
         edgeTenants: tenants,
         dns: lookup,
         clock,

@@ -124,7 +124,7 @@ export function Audit({ focus }: { focus: boolean }) {
         <input {...field('actor')} type="text" autocomplete="off" aria-describedby="audit-actor-help" />
         <p id="audit-actor-help" class="help">
           An email, or <code>token:&lt;id&gt;</code>, <code>console-token</code>,{' '}
-          <code>platform:&lt;user&gt;</code>.
+          <code>platform:&lt;user&gt;</code>, <code>rule:claim-window</code>.
         </p>
         <label for="audit-action">Action</label>
         <select {...field('action')} class="field" onChange={field('action').onInput}>

@@ -88,7 +88,7 @@ export function DomainMenu({
             </button>
           </li>
         ) : null}
-        {can('manageDomains') ? (
+        {can('removeDomains') ? (
           <li>
             <button type="button" class="danger" onClick={choose(onRemove)}>
               Remove…

@@ -117,7 +117,7 @@ function DomainCard({
             {shown(domain)}
           </h3>
           <span class={`badge role-${domain.role}`}>{ROLE_LABELS[domain.role]}</span>
-          {can('manageDomains') || can('setDomainRoles') ? (
+          {can('removeDomains') || can('setDomainRoles') ? (
             <DomainMenu domain={domain} onPrimary={onPrimary} onRedirect={onRedirect} onRemove={onRemove} />
           ) : null}
         </div>

@@ -247,7 +247,7 @@ const DECLARED_ROUTES = [
     path: '/domains/{name}',
     summary: `Removes the domain: the host is refused at once. One that has served traffic and is not a redirect needs \`?${CONFIRM_PARAMETER}=${REMOVE_CONFIRMATION}\`.`,
     successStatus: 200,
-    action: 'manageDomains',
+    action: 'removeDomains',
     queryParameters: [CONFIRM_PARAMETER],
     audit: 'domain.remove',
     errors: ['domain_not_found', 'confirmation_required', 'domain_role_conflict'],

@@ -1,4 +1,5 @@
 import { CustomDomains } from '../core/custom-domains/custom-domains';
+import { domainRuleAudit } from '../operations/domain-rule-audit';
 import type { ServicePorts } from './ports';
 
 export interface CustomDomainsSettings {
@@ -8,9 +9,13 @@ export interface CustomDomainsSettings {
   readonly platformDomain: string;
 }
 
-/** The domains service over the custom domains table, the edge's tenants, DNS and the projects (their targets). */
+/**
+ * The domains service over the custom domains table, the edge's tenants, DNS and the projects
+ * (their targets); what its own rules do to a project's domain (a contest, a release) goes to
+ * that project's audit log, as the platform's.
+ */
 export function composeCustomDomains(
-  ports: Pick<ServicePorts, 'customDomains' | 'edgeTenants' | 'dns' | 'projects' | 'clock'>,
+  ports: Pick<ServicePorts, 'customDomains' | 'edgeTenants' | 'dns' | 'projects' | 'clock' | 'auditLog'>,
   settings: CustomDomainsSettings,
 ): CustomDomains {
   return new CustomDomains({
@@ -21,5 +26,6 @@ export function composeCustomDomains(
     clock: ports.clock,
     target: settings.target,
     platformDomain: settings.platformDomain,
+    ruleEvents: domainRuleAudit(ports.auditLog, ports.clock),
   });
 }

@@ -47,6 +47,14 @@ export interface AuditPerson {
   readonly email: string;
 }
 
+/**
+ * The rules by which the platform itself changes a project's domain: another project proved
+ * control of the name's DNS and took it (`dns-proof`), or a claim stayed unverified past its
+ * window (`claim-window`).
+ */
+export const PLATFORM_RULES = ['dns-proof', 'claim-window'] as const;
+export type PlatformRule = (typeof PLATFORM_RULES)[number];
+
 /** Who acted. */
 export type AuditActor =
   | { readonly kind: 'person'; readonly person: AuditPerson }
@@ -59,7 +67,9 @@ export type AuditActor =
       readonly person: AuditPerson;
     }
   /** The platform tools: the AWS caller identity with `--stage`, the OS user locally. */
-  | { readonly kind: 'platform-engineer'; readonly identity: string };
+  | { readonly kind: 'platform-engineer'; readonly identity: string }
+  /** The platform itself, by one of its rules (a domain's contest or release): no person acted. */
+  | { readonly kind: 'platform'; readonly rule: PlatformRule };
 
 /** How the call ended: done, or refused with the Error body's code. */
 export type AuditOutcome =
@@ -122,7 +132,7 @@ export const ENTRY_ID_PATTERN = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z#[0
 
 /**
  * A short stable name of an actor, the filter's value: `person:<email>`, `console-token`,
- * `token:<id>`, `platform:<identity>`.
+ * `token:<id>`, `platform:<identity>`, `rule:<rule>`.
  */
 export function actorKey(actor: AuditActor): string {
   switch (actor.kind) {
@@ -134,8 +144,15 @@ export function actorKey(actor: AuditActor): string {
       return `token:${actor.token.id}`;
     case 'platform-engineer':
       return `platform:${actor.identity}`;
+    case 'platform':
+      return `rule:${actor.rule}`;
   }
 }
+
+const PLATFORM_RULE_TEXT: { readonly [Rule in PlatformRule]: string } = {
+  'dns-proof': "the platform: another project proved control of the name's DNS",
+  'claim-window': 'the platform: the claim stayed unverified past its window',
+};
 
 /** An actor in words, for the page and the tool's text. */
 export function actorText(actor: AuditActor): string {
@@ -148,6 +165,8 @@ export function actorText(actor: AuditActor): string {
       return `token ${actor.token.name} (${actor.token.id}) of ${actor.person.email}`;
     case 'platform-engineer':
       return `platform engineer ${actor.identity}`;
+    case 'platform':
+      return PLATFORM_RULE_TEXT[actor.rule];
   }
 }
 

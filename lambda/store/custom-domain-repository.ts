@@ -272,10 +272,16 @@ export class CustomDomainRepository implements CustomDomainStore {
     );
   }
 
-  async deleteClaim(name: string, project: string): Promise<void> {
-    await storeCall(() =>
+  /** Deletes the project's claim on the name, if it has one (a conditional delete: false when not). */
+  deleteClaim(name: string, project: string): Promise<boolean> {
+    return conditionalWrite(() =>
       this.client.send(
-        new DeleteCommand({ TableName: this.tableName, Key: { name: nameClaimKey(name, project) } }),
+        new DeleteCommand({
+          TableName: this.tableName,
+          Key: { name: nameClaimKey(name, project) },
+          ConditionExpression: 'attribute_exists(#name)',
+          ExpressionAttributeNames: { '#name': 'name' },
+        }),
       ),
     );
   }

@@ -1,5 +1,6 @@
 import { CONSOLE_ROUTES, type ConsoleRoute } from '../../lambda/api/console-routes';
 import type { AuditActor, AuditEntry } from '../../lambda/core/audit';
+import { CLAIM_WINDOW_MS } from '../../lambda/core/custom-domains/domain-claims';
 import type { Person } from '../../lambda/core/identity';
 import { memberId } from '../../lambda/core/members';
 import { ROLES, type Role } from '../../lambda/core/permissions';
@@ -16,15 +17,16 @@ import {
  * The audit log over HTTP against local mode's console (issue 28): every audited route leaves
  * exactly one entry with its actor and outcome (driven by the route table's `audit` fields, so
  * a new route is covered with no edit here), sign-ins of console tokens, the reading API's
- * roles, filters and pages, one project's entries out of another's reach, and keyless callers
- * who write nothing.
+ * roles, filters and pages, one project's entries out of another's reach, keyless callers who
+ * write nothing, and what the domains' own rules do (a contest, a release) as the platform's.
  */
 
 let t: ConsoleTestApi;
 let people: ReturnType<typeof consolePeople>;
 
 beforeAll(async () => {
-  t = await startConsoleTestApi();
+  // The domains' rules on the test's clock too: a claim's window passes when the test says.
+  t = await startConsoleTestApi({ domainsOnTestClock: true });
   people = consolePeople(t);
 });
 
@@ -281,6 +283,39 @@ describe("a personal token's calls", () => {
   });
 });
 
+describe("a developer's token and the domains", () => {
+  it("adds a domain, and is refused its removal (403 action_not_permitted), each recorded as the token's", async () => {
+    const project = await teamProject();
+    const { developer, owner } = project.team;
+    const created = await as(developer.caller, 'POST', '/tokens', {
+      name: 'domains',
+      role: 'developer',
+      expiresInDays: 30,
+    });
+    expect(created.status).toBe(201);
+    const text = created.body.token as string;
+    const { tokenId } = created.body.personalToken as { tokenId: string };
+    const name = `${unique()}.audit-pets.test`;
+    const added = await t.call('/domains', { method: 'POST', bearer: text, body: { name } });
+    expect(added.status).toBe(201);
+    expectError(
+      await t.call(`/domains/${name}`, { method: 'DELETE', bearer: text }),
+      403,
+      'action_not_permitted',
+    );
+    const listed = await as(owner.caller, 'GET', '/domains');
+    expect(listed.body.domains).toEqual([expect.objectContaining({ name })]);
+    expect(await entriesOf(owner.caller, `actor=token:${tokenId}`)).toEqual([
+      expect.objectContaining({
+        action: 'domain.remove',
+        target: name,
+        outcome: { result: 'refused', code: 'action_not_permitted', status: 403 },
+      }),
+      expect.objectContaining({ action: 'domain.add', target: name, outcome: { result: 'success' } }),
+    ]);
+  });
+});
+
 describe('who may read the log', () => {
   it('answers owners and admins, and refuses developers and viewers 403', async () => {
     const project = await teamProject();
@@ -432,5 +467,92 @@ describe('reading the log', () => {
     );
     expect(link).not.toBeNull();
     expect((await as(owner.caller, 'GET', link?.[1] ?? '')).body.lines).toEqual(all.slice(3));
+  });
+});
+
+// Last in the file: it moves the clock past a claim's window, which ends every session before it.
+describe("the domains' own rules, recorded as the platform's", () => {
+  /** Points the name's CNAME at `target` in local mode's sandbox DNS, replacing any. */
+  function pointName(name: string, target: string): void {
+    const dns = t.api.domains?.dns;
+    if (!dns) throw new Error('local mode started without custom domains');
+    dns.removeRecord({ name, type: 'CNAME' });
+    dns.setRecord({ name, type: 'CNAME', value: target });
+  }
+
+  /** Adds the name in the project, points its CNAME at the project's target and verifies it. */
+  async function addAndVerify(caller: Caller, name: string): Promise<void> {
+    const added = await as(caller, 'POST', '/domains', { name });
+    expect(added.status).toBe(201);
+    pointName(name, (added.body.record as { value: string }).value);
+    const verified = await as(caller, 'POST', `/domains/${name}/verify`);
+    expect(verified.body).toMatchObject({ verified: true });
+  }
+
+  /** The entries a step adds to a project's log (newest first), the log otherwise unchanged. */
+  async function entriesAddedBy(reader: Caller, step: () => Promise<unknown>): Promise<AuditEntry[]> {
+    const before = await entriesOf(reader);
+    await step();
+    const after = await entriesOf(reader);
+    const added = after.slice(0, after.length - before.length);
+    expect(after.slice(added.length)).toEqual(before);
+    return added;
+  }
+
+  it('records a contest once, in the log of the project that lost the name, naming neither the winner nor its person', async () => {
+    const loser = await teamProject();
+    const winner = await teamProject();
+    const name = `${unique()}.audit-pets.test`;
+    await addAndVerify(loser.team.developer.caller, name);
+    const contested = await entriesAddedBy(loser.team.owner.caller, () =>
+      addAndVerify(winner.team.developer.caller, name),
+    );
+    expect(contested).toEqual([
+      {
+        project: loser.name,
+        entryId: expect.any(String),
+        at: new Date(t.now()).toISOString(),
+        actor: { kind: 'platform', rule: 'dns-proof' },
+        action: 'domain.contest',
+        target: name,
+        outcome: { result: 'success' },
+      },
+    ]);
+    const { person } = winner.team.developer;
+    const loserLog = JSON.stringify(await entriesOf(loser.team.owner.caller));
+    for (const secret of [winner.name, person.email, person.subject]) expect(loserLog).not.toContain(secret);
+    // The winner's log has its own add and verify, and no contest.
+    const winnerLog = await entriesOf(winner.team.owner.caller, `actor=${encodeURIComponent(person.email)}`);
+    expect(winnerLog.map(({ action, target }) => ({ action, target }))).toEqual([
+      { action: 'domain.verify', target: name },
+      { action: 'domain.add', target: name },
+    ]);
+    expect(await entriesOf(winner.team.owner.caller, 'action=domain.contest')).toEqual([]);
+  });
+
+  it("records a release once, in its project's log, however many lists find the claim's window passed", async () => {
+    const project = await teamProject();
+    const name = `${unique()}.audit-pets.test`;
+    expect((await as(project.team.developer.caller, 'POST', '/domains', { name })).status).toBe(201);
+    t.advance(CLAIM_WINDOW_MS);
+    const owner = await people.signIn(project.team.owner.person, project.name);
+    const released = await entriesAddedBy(owner, async () => {
+      // Two lists at once: both find the claim releasable, one releases it.
+      const lists = await Promise.all([as(owner, 'GET', '/domains'), as(owner, 'GET', '/domains')]);
+      expect(lists.map((list) => list.body.domains)).toEqual([[], []]);
+      expect((await as(owner, 'GET', '/domains')).body.domains).toEqual([]);
+    });
+    expect(released).toEqual([
+      {
+        project: project.name,
+        entryId: expect.any(String),
+        at: new Date(t.now()).toISOString(),
+        actor: { kind: 'platform', rule: 'claim-window' },
+        action: 'domain.release',
+        target: name,
+        outcome: { result: 'success' },
+      },
+    ]);
+    expect(await entriesOf(owner, 'actor=rule:claim-window')).toEqual(released);
   });
 });

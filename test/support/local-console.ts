@@ -64,9 +64,12 @@ export function sessionCookieOf(headers: Headers): string | undefined {
   return cookie?.slice(prefix.length).split(';')[0];
 }
 
-/** `openIdProvider`: the local OpenID provider too, and the console's sign-in through it (issue 26). */
+/**
+ * `openIdProvider`: the local OpenID provider too, and the console's sign-in through it (issue 26).
+ * `domainsOnTestClock`: the domains' rules (a claim's window) run on the test's clock too.
+ */
 export async function startConsoleTestApi(
-  options: { openIdProvider?: boolean; selfService?: SelfServiceSettings } = {},
+  options: { openIdProvider?: boolean; selfService?: SelfServiceSettings; domainsOnTestClock?: boolean } = {},
 ): Promise<ConsoleTestApi> {
   const clock = fakeClock(CONSOLE_TEST_START_MS);
   let api: LocalApi;
@@ -74,7 +77,7 @@ export async function startConsoleTestApi(
     api = await startLocalApi({
       port: 0,
       dynamodbPort: 0,
-      customDomains: {},
+      customDomains: options.domainsOnTestClock ? { clock: clock.now } : {},
       consoleSessionClock: clock.now,
       ...(options.openIdProvider ? { openIdProviderPort: 0 } : {}),
       ...(options.selfService ? { selfService: options.selfService } : {}),

@@ -1,6 +1,9 @@
 import { userInfo } from 'node:os';
 import type { AuditEntry } from '../../lambda/core/audit';
 import { memberId } from '../../lambda/core/members';
+import { domainRuleAudit } from '../../lambda/operations/domain-rule-audit';
+import { AuditLogRepository } from '../../lambda/store/audit-log-repository';
+import { LOCAL_TABLE_NAMES } from '../../local/local-tables';
 import { runKeysCommand } from '../../tools/keys';
 import { runMembersCommand } from '../../tools/members';
 import { runProjectsCommand } from '../../tools/projects';
@@ -117,4 +120,31 @@ test('refuses a --since that is no time before any connection', async () => {
   await expect(tool(runProjectsCommand, 'audit', 'any', '--since', 'yesterday')).rejects.toThrow(
     /--since "yesterday"/,
   );
+});
+
+test("shows the domains' own rules as the platform's, in words and as JSON", async () => {
+  const project = `trail-rules-${Date.now().toString(36)}`;
+  await tool(runProjectsCommand, 'create', project);
+  const at = Date.now() + 60_000;
+  const rules = domainRuleAudit(new AuditLogRepository(t.documents, LOCAL_TABLE_NAMES.auditLog), () => at);
+  await rules.contested({ project, name: 'shop.rules.test' });
+  await rules.released({ project, name: 'idle.rules.test' });
+  const [released, contested] = await auditOf(project);
+  expect(released).toMatchObject({
+    action: 'domain.release',
+    actor: { kind: 'platform', rule: 'claim-window' },
+  });
+  expect(contested).toMatchObject({
+    action: 'domain.contest',
+    actor: { kind: 'platform', rule: 'dns-proof' },
+  });
+  const text = await tool(runProjectsCommand, 'audit', project);
+  expect(text.slice(0, 2)).toEqual([
+    expect.stringMatching(
+      / {2}domain\.release +idle\.rules\.test {2}success {2}by the platform: the claim stayed unverified past its window$/,
+    ),
+    expect.stringMatching(
+      / {2}domain\.contest +shop\.rules\.test {2}success {2}by the platform: another project proved control of the name's DNS$/,
+    ),
+  ]);
 });

@@ -86,13 +86,14 @@ it("adds a domain with an admin's token, and is refused once the owner revokes i
   );
 });
 
-it("is refused what its role may not: a developer's token adds no domain", async () => {
+it("is refused what its role may not: a developer's token adds a domain, and removes none", async () => {
   const p = await memberWithToken('developer');
-  await expect(run({ [PERSONAL_TOKEN_VARIABLE]: p.token }, 'add', 'dev.pat-tool.test')).rejects.toThrow(
-    /may not do this \(manageDomains\)/,
-  );
+  expect(await run({ [PERSONAL_TOKEN_VARIABLE]: p.token }, 'add', 'dev.pat-tool.test')).toBe(0);
+  await expect(
+    run({ [PERSONAL_TOKEN_VARIABLE]: p.token }, 'remove', 'dev.pat-tool.test', '--yes'),
+  ).rejects.toThrow(/may not do this \(removeDomains\)/);
   expect(await run({ [PERSONAL_TOKEN_VARIABLE]: p.token }, 'status', '--json')).toBe(0);
-  expect(JSON.parse(lines[0] ?? '')).toEqual([]);
+  expect(JSON.parse(lines[0] ?? '')).toEqual([expect.objectContaining({ domain: 'dev.pat-tool.test' })]);
 });
 
 it("wins over the console token, which works until the project's first owner only", async () => {

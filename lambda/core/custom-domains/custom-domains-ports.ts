@@ -34,8 +34,11 @@ export interface CustomDomainStore {
   takeName(domain: CustomDomain, previous: CustomDomain | undefined): Promise<boolean>;
   /** Stores the record as the project's claim, replacing any (a former owner's record, kept for it). */
   putClaim(domain: CustomDomain): Promise<void>;
-  /** Deletes the project's claim on the name (it owns it now, or it is released). */
-  deleteClaim(name: string, project: string): Promise<void>;
+  /**
+   * Deletes the project's claim on the name (it owns it now, or it is released); false when it
+   * had none, so of two requests releasing it at once, one did.
+   */
+  deleteClaim(name: string, project: string): Promise<boolean>;
   /** Deletes the project's record of the name (owned or claimed); false when it has none. */
   delete(name: string, project: string): Promise<boolean>;
   /** How many domains the project holds (its counter); undefined before its first add since counters exist. */
@@ -76,6 +79,26 @@ export interface CustomDomainsOptions {
   readonly projects?: ProjectTargets;
   /** The platform's own domain: names under it are refused. */
   readonly platformDomain: string;
+  /** Told what the platform's own rules did to a project's domain (the audit log). */
+  readonly ruleEvents?: DomainRuleEvents;
+}
+
+/** A project's domain, as a rule's event names it. */
+export interface DomainOfProject {
+  readonly project: string;
+  readonly name: string;
+}
+
+/**
+ * What the platform's rules, not a request of the project, did to a project's domain: told once,
+ * by the request that made the change, after it is made. A listener never throws (a change made
+ * stays made): it reports its own failures.
+ */
+export interface DomainRuleEvents {
+  /** Another project proved control of the name's DNS and took it from this project. */
+  contested(domain: DomainOfProject): Promise<void>;
+  /** The project's claim on the name stayed unverified past the claim window, and was dropped. */
+  released(domain: DomainOfProject): Promise<void>;
 }
 
 /** What the service needs of the projects' storage: a target id for a project that has none. */
@@ -87,8 +110,8 @@ export interface ProjectTargets {
 /** What a write may change of a stored domain besides its state (its state changes only by a {@link Decision}). */
 export type Changes = Omit<RecordChanges, 'state' | 'claim' | 'lostAt' | 'reason'>;
 
-/** What a write needs: the store and the clock. */
-export type Writer = Pick<CustomDomainsOptions, 'store' | 'clock'>;
+/** What a write needs: the store and the clock, and who is told of a rule's changes. */
+export type Writer = Pick<CustomDomainsOptions, 'store' | 'clock' | 'ruleEvents'>;
 
 /**
  * The project's record of a name: the owner's when the project owns it, else its claim;

@@ -78,7 +78,11 @@ export class CustomDomains {
     const elsewhere = new Set<string>();
     const current = await Promise.all(
       domains.map(async (domain) => {
-        if (isReleasable(domain, nowMs)) return (await release(this.options, domain)) ? undefined : domain;
+        if (isReleasable(domain, nowMs)) {
+          // Released by another request meanwhile (or changed): shows what it left.
+          if (await release(this.options, domain)) return undefined;
+          return recordOf(this.options, domain.name, domain.project);
+        }
         if (domain.claim && domain.state === 'pending-dns' && (await this.options.store.get(domain.name))) {
           elsewhere.add(domain.name);
         }

@@ -28,17 +28,20 @@ export function isReleasable(domain: CustomDomain, nowMs: number): boolean {
 
 /**
  * Releases the record (its place under the cap too), as the lifecycle's `release` decides: only
- * a releasable one. False when another request changed it first.
+ * a releasable one. False when another request released or changed it first; only the request
+ * that released it tells {@link Writer.ruleEvents}, so a release is recorded once.
  */
 export async function release(options: Writer, domain: CustomDomain): Promise<boolean> {
   const { store } = options;
   const releasable = isReleasable(domain, options.clock());
   decide(domain, 'release', { now: now(options), releasable });
   const released = domain.claim
-    ? (await store.deleteClaim(domain.name, domain.project), true)
+    ? await store.deleteClaim(domain.name, domain.project)
     : await store.delete(domain.name, domain.project);
-  if (released) await store.releaseDomain(domain.project);
-  return released;
+  if (!released) return false;
+  await store.releaseDomain(domain.project);
+  await options.ruleEvents?.released({ project: domain.project, name: domain.name });
+  return true;
 }
 
 /**
@@ -70,7 +73,8 @@ export async function reservePlace(options: Writer, project: string): Promise<vo
  * the lifecycle's `verify` with the effects `take-name` and `contest-owner`): one conditional
  * write on the owner's record as it was read (`owner`), so of two projects whose proofs hold at
  * once, one wins and the other is refused `domain_busy`. A former owner keeps its record as a
- * claim, failed, saying why (the lifecycle's `contest`). The new owner's record has no tenant
+ * claim, failed, saying why (the lifecycle's `contest`), and the contest is told for its project
+ * (the name only, never who took it: {@link Writer.ruleEvents}). The new owner's record has no tenant
  * yet: the verification attaches it (at the edge, an existing tenant is rerouted to its new project).
  */
 export async function takeName(
@@ -88,6 +92,7 @@ export async function takeName(
     const contest = decide(owner, 'contest', { now: now(options) });
     await store.putClaim(recordAfter(options, owner, contest));
     if (contest.effects.includes('release-primary')) await store.releasePrimary(owner.project, owner.name);
+    await options.ruleEvents?.contested({ project: owner.project, name: owner.name });
   }
   await store.deleteClaim(claim.name, claim.project);
   return next;
