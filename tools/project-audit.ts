@@ -45,11 +45,23 @@ export function parseSince(value: string | undefined): string | undefined {
   return new Date(time).toISOString();
 }
 
+// eslint-disable-next-line no-control-regex -- the control characters are what it finds
+const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
+
+/**
+ * Text a caller chose (a target from a refused call's path, a token's name), made safe for a
+ * terminal: control characters (C0, DEL and C1) as `\uXXXX`, so an entry stays one line and cannot move the
+ * cursor or forge the lines around it.
+ */
+function printable(text: string): string {
+  return text.replace(CONTROL_CHARACTERS, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
 function entryLine(entry: AuditEntry): string {
   const outcome = entry.outcome.result === 'success' ? 'success' : `refused ${entry.outcome.code}`;
-  const target = entry.target ? ` ${entry.target}` : '';
-  const from = entry.clientAddress ? `  from ${entry.clientAddress}` : '';
-  return `${entry.at}  ${entry.action.padEnd(16)}${target}  ${outcome}  by ${actorText(entry.actor)}${from}`;
+  const target = entry.target ? ` ${printable(entry.target)}` : '';
+  const from = entry.clientAddress ? `  from ${printable(entry.clientAddress)}` : '';
+  return `${entry.at}  ${entry.action.padEnd(16)}${target}  ${outcome}  by ${printable(actorText(entry.actor))}${from}`;
 }
 
 /** The projects tool's `audit` command: checks its options now, and reads once connected. */

@@ -102,6 +102,9 @@ export const AUDIT_RETENTION_DAYS = 365;
 /** The longest user agent kept: the rest is a caller's to fill the log with. */
 export const MAX_USER_AGENT = 256;
 
+/** The longest target kept: a refused call's path parameter is whatever the caller sent. */
+export const MAX_TARGET = 256;
+
 /** A read of a project's log: newest first, filtered, one page after `before` (a cursor's entry). */
 export interface AuditQuery {
   /** An actor's key ({@link actorKey}) or a person's email. */

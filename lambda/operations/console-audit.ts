@@ -12,6 +12,7 @@ import {
   type AuditQuery,
   ENTRY_ID_PATTERN,
   isAuditAction,
+  MAX_TARGET,
   MAX_USER_AGENT,
 } from '../core/audit';
 import type { SignIn } from '../core/console-session';
@@ -187,7 +188,7 @@ export async function recordConsoleCall(
   if (project === undefined) return;
   const userAgent = headerValue(event.headers ?? {}, 'user-agent')?.slice(0, MAX_USER_AGENT);
   const clientAddress = clientAddressOf(event);
-  const target = targetOf(event, answer);
+  const target = targetOf(event, answer)?.slice(0, MAX_TARGET);
   try {
     await auditLog.append({
       project,

@@ -1,5 +1,5 @@
 import { CONSOLE_ROUTES, type ConsoleRoute } from '../../lambda/api/console-routes';
-import type { AuditActor, AuditEntry } from '../../lambda/core/audit';
+import { type AuditActor, type AuditEntry, MAX_TARGET } from '../../lambda/core/audit';
 import { CLAIM_WINDOW_MS } from '../../lambda/core/custom-domains/domain-claims';
 import type { Person } from '../../lambda/core/identity';
 import { memberId } from '../../lambda/core/members';
@@ -240,6 +240,19 @@ describe('every audited route', () => {
         outcome: { result: 'refused', code: 'action_not_permitted', status: 403 },
       }),
     );
+  });
+});
+
+describe("a caller's own text", () => {
+  it(`is kept at most ${MAX_TARGET} characters as a target, control characters and all, however long the path`, async () => {
+    const project = await teamProject();
+    const viewer = project.team.viewer;
+    const forged = `\n2026-01-01T00:00:00.000Z  member.remove\u001b[2J${'x'.repeat(1000)}`;
+    const refused = await as(viewer.caller, 'DELETE', `/tokens/${encodeURIComponent(forged)}`);
+    expect(refused.status).toBeGreaterThanOrEqual(400);
+    const [latest] = await entriesOf(project.team.owner.caller, 'action=token.revoke&limit=1');
+    expect(latest?.actor).toEqual(personActor(viewer.person));
+    expect(latest?.target).toBe(forged.slice(0, MAX_TARGET));
   });
 });
 

@@ -148,3 +148,27 @@ test("shows the domains' own rules as the platform's, in words and as JSON", asy
     ),
   ]);
 });
+
+test("prints a caller's text one entry to a line, its control characters escaped", async () => {
+  const project = `trail-text-${Date.now().toString(36)}`;
+  await tool(runProjectsCommand, 'create', project);
+  const person = { issuer: 'https://idp.example', subject: 'ana', email: 'ana@people.test' };
+  await new AuditLogRepository(t.documents, LOCAL_TABLE_NAMES.auditLog).append({
+    project,
+    atMs: Date.now() + 60_000,
+    actor: { kind: 'personal-token', token: { id: 'a'.repeat(32), name: 'ci\u009b31m' }, person },
+    action: 'token.revoke',
+    target: '\n2026-01-01T00:00:00.000Z  member.remove\u001b[2J',
+    outcome: { result: 'refused', code: 'token_not_found', status: 404 },
+    clientAddress: '203.0.113.9\r',
+  });
+  const [line = '', ...rest] = await tool(runProjectsCommand, 'audit', project);
+  expect(rest).toHaveLength(1); // the project's creation
+  // eslint-disable-next-line no-control-regex -- no control character may reach the terminal
+  expect(line).not.toMatch(/[\u0000-\u001f\u007f-\u009f]/);
+  expect(line).toContain(
+    'token.revoke     \\u000a2026-01-01T00:00:00.000Z  member.remove\\u001b[2J  refused',
+  );
+  expect(line).toContain('token ci\\u009b31m (');
+  expect(line).toMatch(/from 203\.0\.113\.9\\u000d$/);
+});
