@@ -1,4 +1,4 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import type { Person } from './identity';
 import {
   checkAcceptor,
@@ -224,20 +224,21 @@ export class Invitations {
 
   /**
    * Takes one of the project's places under the cap. When the cap is reached, the places of its
-   * expired invitations are reclaimed first (each by a conditional write, so two reclaimers free
-   * each place once), then the place is asked for again.
+   * expired invitations are reclaimed first, each by a conditional write (of two reclaimers, one
+   * frees it), and the place is asked for again after each one freed. Many invites at once at the
+   * cap each try the expired ones in an order of their own, so they seldom race for the same one.
    */
   private async takePlace(project: string): Promise<void> {
     const { store } = this.options;
     if (await store.takePlace(project, MAX_PENDING_INVITATIONS)) return;
     const now = this.options.clock();
-    let reclaimed = 0;
-    for (const each of await store.listOf(project)) {
-      if (each.holdsPlace && each.state === 'pending' && Date.parse(each.expiresAt) <= now) {
-        if (await this.reclaim(each, now)) reclaimed += 1;
-      }
+    const expired = (await store.listOf(project)).filter(
+      (each) => each.holdsPlace && each.state === 'pending' && Date.parse(each.expiresAt) <= now,
+    );
+    for (const each of shuffled(expired)) {
+      if ((await this.reclaim(each, now)) && (await store.takePlace(project, MAX_PENDING_INVITATIONS)))
+        return;
     }
-    if (reclaimed > 0 && (await store.takePlace(project, MAX_PENDING_INVITATIONS))) return;
     throw new InvitationRefusal(
       'too_many_invitations',
       `Project ${project} has ${MAX_PENDING_INVITATIONS} pending invitations, the most it may have: revoke some first.`,
@@ -325,4 +326,14 @@ export class Invitations {
       return member;
     }
   }
+}
+
+/** The items in a random order (Fisher-Yates). */
+function shuffled<T>(items: readonly T[]): T[] {
+  const order = [...items];
+  for (let i = order.length - 1; i > 0; i -= 1) {
+    const j = randomInt(i + 1);
+    [order[i], order[j]] = [order[j] as T, order[i] as T];
+  }
+  return order;
 }
