@@ -1,4 +1,5 @@
 import {
+  DeleteCommand,
   type DynamoDBDocumentClient,
   GetCommand,
   PutCommand,
@@ -199,6 +200,25 @@ export class InvitationRepository implements InvitationStore {
         }),
       ),
     );
+  }
+
+  /**
+   * Deletes every invitation of a project and its counter of places (the projects tool, with the
+   * project): no link of it joins a later project of the same name. The number of invitations.
+   */
+  async deleteAllOf(project: string): Promise<number> {
+    const invitations = await this.listOf(project);
+    for (const { invitationId } of invitations) {
+      await storeCall(() =>
+        this.client.send(new DeleteCommand({ TableName: this.tableName, Key: { invitationId } })),
+      );
+    }
+    await storeCall(() =>
+      this.client.send(
+        new DeleteCommand({ TableName: this.tableName, Key: { invitationId: placesKey(project) } }),
+      ),
+    );
+    return invitations.length;
   }
 
   /** The places the project's invitations hold (the counter), 0 when it has none. */
