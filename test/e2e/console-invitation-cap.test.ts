@@ -1,6 +1,7 @@
 import { createDocumentClient } from '../../lambda/store/dynamodb-client';
 import { InvitationRepository } from '../../lambda/store/invitation-repository';
 import {
+  INVITATION_KEPT_MS,
   INVITATION_TTL_MS,
   type InvitationMailer,
   Invitations,
@@ -8,7 +9,9 @@ import {
   MAX_PENDING_INVITATIONS,
 } from '../../lambda/core/invitations';
 import type { Role } from '../../lambda/core/permissions';
+import { INVITATIONS_TABLE } from '../../lambda/store/table-schema';
 import { LOCAL_TABLE_NAMES } from '../../local/local-tables';
+import { sweepExpiredItems } from '../../local/expired-item-sweeper';
 import { localOutbox } from '../../local/invitation-outbox';
 import { consolePeople, newPerson } from '../support/console-people';
 import {
@@ -192,6 +195,29 @@ test('expired invitations give their places back: an opened link, and each one r
   }
   expect(await repository.placesTaken(name)).toBe(MAX_PENDING_INVITATIONS);
   expect(await pending(owner)).toBe(MAX_PENDING_INVITATIONS);
+});
+
+test('the TTL never deletes an invitation that still holds its place; once given back, it may', async () => {
+  const { name, caller } = await projectWith();
+  const [token] = await fill(caller, 1);
+  const id = (token ?? '').slice(4, 20);
+  const sweep = (atMs: number) =>
+    sweepExpiredItems(documents, INVITATIONS_TABLE, LOCAL_TABLE_NAMES.invitations, atMs);
+  // Long past its expiry, unfound: it stays, and so does its place.
+  await sweep(t.now() + INVITATION_TTL_MS + 2 * INVITATION_KEPT_MS);
+  expect(await repository.get(id)).toMatchObject({ state: 'pending', holdsPlace: true });
+  expect(await repository.placesTaken(name)).toBe(1);
+
+  t.advance(INVITATION_TTL_MS);
+  await expect(rules().open(token ?? '')).rejects.toMatchObject({ kind: 'invitation_expired' });
+  expect(await repository.placesTaken(name)).toBe(0);
+  await sweep(t.now() + INVITATION_KEPT_MS - 60_000);
+  expect(await repository.get(id)).toBeDefined();
+  await sweep(t.now() + INVITATION_KEPT_MS + 1000);
+  expect(await repository.get(id)).toBeUndefined();
+  // The counter (which the first sweep left) is no invitation: no listing shows it, no id names it.
+  expect(await repository.listOf(name)).toEqual([]);
+  expect(await repository.get(`#places#${name}`)).toBeUndefined();
 });
 
 describe('a create that is refused or fails keeps no place', () => {
