@@ -194,7 +194,7 @@ export class Invitations {
     try {
       stored = await this.options.store.create(record);
     } catch (error) {
-      await this.options.store.givePlaceBack(project);
+      await this.takeBack(record);
       throw error;
     }
     if (!stored) {
@@ -213,10 +213,7 @@ export class Invitations {
       });
     } catch (error) {
       // The inviter gets no link: nobody could use it, so it is taken back with its place.
-      await this.freed(
-        project,
-        await this.options.store.revoke(invitationId, project, new Date(this.options.clock()).toISOString()),
-      );
+      await this.takeBack(record);
       throw error;
     }
     return { record, link };
@@ -243,6 +240,16 @@ export class Invitations {
       'too_many_invitations',
       `Project ${project} has ${MAX_PENDING_INVITATIONS} pending invitations, the most it may have: revoke some first.`,
     );
+  }
+
+  /**
+   * Takes back a create that failed after its place was taken: revoked if it was stored after all
+   * (a put may fail to answer and still be made), its place given back either way, once.
+   */
+  private async takeBack(record: InvitationRecord): Promise<void> {
+    const nowIso = new Date(this.options.clock()).toISOString();
+    const change = await this.options.store.revoke(record.invitationId, record.project, nowIso);
+    if (!change || change.freedPlace) await this.options.store.givePlaceBack(record.project);
   }
 
   /** Gives back the place of an invitation found pending past its expiry: true when it held one. */

@@ -4,6 +4,7 @@ import {
   INVITATION_KEPT_MS,
   INVITATION_TTL_MS,
   type InvitationMailer,
+  type InvitationRecord,
   Invitations,
   type InvitationStore,
   MAX_PENDING_INVITATIONS,
@@ -247,6 +248,21 @@ describe('a create that is refused or fails keeps no place', () => {
       'the table is unreachable',
     );
     expect(await repository.placesTaken(name)).toBe(MAX_PENDING_INVITATIONS - 1);
+
+    // The put is made, but its answer is lost: the invitation is taken back, its place given back once.
+    const lostAnswer: InvitationStore = Object.assign(Object.create(repository) as InvitationRepository, {
+      create: async (record: InvitationRecord) => {
+        await repository.create(record);
+        throw new Error('the answer was lost');
+      },
+    });
+    await expect(
+      rules({ store: lostAnswer }).send(name, 'lost@people.test', 'viewer', owner),
+    ).rejects.toThrow('the answer was lost');
+    expect(await repository.placesTaken(name)).toBe(MAX_PENDING_INVITATIONS - 1);
+    const lost = (await repository.listOf(name)).find((each) => each.email === 'lost@people.test');
+    expect(lost).toMatchObject({ state: 'revoked' });
+    expect(lost?.holdsPlace).toBeUndefined();
 
     // The email fails after the invitation was stored: nobody got its link, so it is taken back.
     const failingMail: InvitationMailer = { send: () => Promise.reject(new Error('the mailer is down')) };
