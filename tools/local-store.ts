@@ -12,6 +12,7 @@ import {
 } from '../local/local-tables';
 import { ApiKeyRepository } from '../lambda/store/api-key-repository';
 import { CustomDomainRepository } from '../lambda/store/custom-domain-repository';
+import { InvitationRepository } from '../lambda/store/invitation-repository';
 import { MemberRepository } from '../lambda/store/member-repository';
 import { PetRepository } from '../lambda/store/pet-repository';
 import { ProjectRepository } from '../lambda/store/project-repository';
@@ -123,6 +124,7 @@ export const TOOL_TABLES = {
   pets: { variable: 'PETS_TABLE_NAME', what: 'Pets table' },
   customDomains: { variable: 'CUSTOM_DOMAINS_TABLE_NAME', what: 'Custom domains table' },
   projectMembers: { variable: 'PROJECT_MEMBERS_TABLE_NAME', what: 'Members table' },
+  invitations: { variable: 'INVITATIONS_TABLE_NAME', what: 'Invitations table' },
 } as const satisfies Partial<Record<keyof typeof LOCAL_TABLE_NAMES, { variable: string; what: string }>>;
 
 export type ToolTable = keyof typeof TOOL_TABLES;
@@ -179,12 +181,14 @@ export async function connectLocal(
   );
   const customDomains = new CustomDomainRepository(documents, names.customDomains);
   const members = new MemberRepository(documents, names.projectMembers);
+  const invitations = new InvitationRepository(documents, names.invitations);
   return {
     keys: new ApiKeyRepository(documents, names.apiKeys),
     projects: new ProjectRepository(documents, names.projects),
     pets: new PetRepository(documents, names.pets),
     domainsOf: (project) => customDomains.countByProject(project),
     removeMembersOf: (project) => members.deleteAllOf(project),
+    removeInvitationsOf: (project) => invitations.deleteAllOf(project),
     addressOf: (project) => localProjectAddress(project, env),
     close: () => documents.destroy(),
   };

@@ -40,6 +40,9 @@ export type DomainCount = (project: string) => Promise<number>;
 /** Removes every member of a project (the members table); the number removed. */
 export type MemberRemoval = (project: string) => Promise<number>;
 
+/** Removes every invitation of a project and its counter of places (the invitations table); the number removed. */
+export type InvitationRemoval = (project: string) => Promise<number>;
+
 export interface ProjectAdminOptions {
   readonly projects: ProjectRepository;
   readonly keys: ApiKeyRepository;
@@ -49,6 +52,8 @@ export interface ProjectAdminOptions {
   readonly domainsOf?: DomainCount;
   /** @default no project has members */
   readonly removeMembersOf?: MemberRemoval;
+  /** @default no project has invitations */
+  readonly removeInvitationsOf?: InvitationRemoval;
   /**
    * Resolves once no authorizer can still hand out a usage identifier replaced just now
    * (their cache time). Only a plan change on a deployed stage waits.
@@ -72,6 +77,8 @@ export interface DeletedProject {
   readonly name: string;
   /** Its members removed with it. */
   readonly members: number;
+  /** Its invitations removed with it (every state), and their counter of places. */
+  readonly invitations: number;
   /** Set when the project's gateway key or members are left behind: what happened and how to finish. */
   readonly incomplete?: string;
 }
@@ -104,6 +111,7 @@ export class ProjectAdmin {
   private readonly gateway: ProjectGateway | undefined;
   private readonly domainsOf: DomainCount;
   private readonly removeMembersOf: MemberRemoval;
+  private readonly removeInvitationsOf: InvitationRemoval;
   private readonly waitForKeyCaches: () => Promise<void>;
   private readonly clock: () => Date;
 
@@ -113,6 +121,7 @@ export class ProjectAdmin {
     this.gateway = options.gateway;
     this.domainsOf = options.domainsOf ?? (async () => 0);
     this.removeMembersOf = options.removeMembersOf ?? (async () => 0);
+    this.removeInvitationsOf = options.removeInvitationsOf ?? (async () => 0);
     this.waitForKeyCaches = options.waitForKeyCaches ?? (async () => undefined);
     this.clock = options.clock ?? (() => new Date());
   }
@@ -250,9 +259,11 @@ export class ProjectAdmin {
   }
 
   /**
-   * Deletes a project that has no active keys and no custom domains, and its members. Its pets
-   * and revoked keys stay (unreachable: its name cannot be taken again), as do its usage
-   * counters and idempotency records until they expire; its sessions end at their next request.
+   * Deletes a project that has no active keys and no custom domains, its members, and its
+   * invitations with their counter of places (no link of it joins a later project of that name,
+   * which starts with no place taken). Its pets and revoked keys stay (unreachable: its name
+   * cannot be taken again), as do its usage counters and idempotency records until they expire;
+   * its sessions end at their next request.
    */
   async delete(name: string): Promise<DeletedProject> {
     const project = await this.existing(name);
@@ -286,6 +297,14 @@ export class ProjectAdmin {
         `its members could not be removed (${reason(error)}): they reach nothing while no project is named ${name}, and creating one removes them`,
       );
     }
+    let invitations = 0;
+    try {
+      invitations = await this.removeInvitationsOf(name);
+    } catch (error) {
+      left.push(
+        `its invitations could not be removed (${reason(error)}): their links join nothing while no project is named ${name}`,
+      );
+    }
     const { gateway } = this;
     if (gateway) {
       try {
@@ -297,8 +316,8 @@ export class ProjectAdmin {
       }
     }
     return left.length === 0
-      ? { name, members }
-      : { name, members, incomplete: `Project ${name} is deleted, but ${left.join('; and ')}.` };
+      ? { name, members, invitations }
+      : { name, members, invitations, incomplete: `Project ${name} is deleted, but ${left.join('; and ')}.` };
   }
 
   private async existing(name: string): Promise<ProjectRecord> {

@@ -69,7 +69,7 @@ const OPTIONS = {
 } as const;
 
 /** The tables the projects tool reads in local mode. */
-const TABLES: readonly ToolTable[] = ['projects', 'apiKeys', 'pets', 'customDomains', 'projectMembers'];
+const TABLES = ['projects', 'apiKeys', 'pets', 'customDomains', 'projectMembers', 'invitations'] as const;
 
 /** The projects tool, declared once: usage, parsing and checks come from it. */
 export const PROJECTS_TOOL: ToolSpec<typeof OPTIONS & typeof USAGE_OPTIONS & typeof AUDIT_OPTIONS> = {
@@ -331,10 +331,13 @@ export async function runProjectsCommand(argv: readonly string[], io: ProjectsCo
     }
     case 'delete':
       run = async (admin) => {
-        const { incomplete, members } = await admin.delete(name);
+        const { incomplete, members, invitations } = await admin.delete(name);
         if (incomplete) throw new Error(incomplete);
         io.out(`Deleted project ${name}.`);
         if (members > 0) io.out(`Removed its ${members === 1 ? 'member' : `${members} members`}.`);
+        if (invitations > 0) {
+          io.out(`Removed its ${invitations === 1 ? 'invitation' : `${invitations} invitations`}.`);
+        }
       };
       break;
     case 'rotate-console-token':

@@ -5,6 +5,7 @@ import { ENVIRONMENT_NAMES, type EnvironmentName, environmentConfigs } from '../
 import { STACK_OUTPUTS, type StackOutputName } from '../lib/animal-store-stack';
 import { ApiKeyRepository } from '../lambda/store/api-key-repository';
 import { CustomDomainRepository } from '../lambda/store/custom-domain-repository';
+import { InvitationRepository } from '../lambda/store/invitation-repository';
 import { MemberRepository } from '../lambda/store/member-repository';
 import { createDocumentClient } from '../lambda/store/dynamodb-client';
 import { PetRepository } from '../lambda/store/pet-repository';
@@ -208,6 +209,13 @@ export async function connectStage(
     removeMembersOf: async (project) => {
       const membersTable = outputs.get(STACK_OUTPUTS.projectMembersTable);
       return membersTable ? new MemberRepository(documents, membersTable).deleteAllOf(project) : 0;
+    },
+    // A stack from before invitations (no such output) has none to remove.
+    removeInvitationsOf: async (project) => {
+      const invitationsTable = outputs.get(STACK_OUTPUTS.invitationsTable);
+      return invitationsTable
+        ? new InvitationRepository(documents, invitationsTable).deleteAllOf(project)
+        : 0;
     },
     waitForKeyCaches:
       options.waitForKeyCaches ?? (() => new Promise((resolve) => setTimeout(resolve, cacheMs))),

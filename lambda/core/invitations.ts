@@ -1,5 +1,12 @@
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomInt } from 'node:crypto';
 import type { Person } from './identity';
+import {
+  checkAcceptor,
+  InvitationRefusal,
+  notFound,
+  stateRefusal,
+  type VouchedDomains,
+} from './invitation-refusals';
 import { type MemberRecord, MemberRefusal, type Members, type PersonRef } from './members';
 import { isRole, mayManageMember, type Role } from './permissions';
 import { hashSecret, newSecret, secretMatches } from './secret';
@@ -10,12 +17,18 @@ import { hashSecret, newSecret, secretMatches } from './secret';
  * expires after 7 days, is used once (a conditional write: of two concurrent accepts one wins),
  * can be revoked, and is listed as pending until then. Its link carries a secret that is stored
  * only as its SHA-256; the link's id names the stored invitation, so accepting is one read by key.
+ *
+ * The cap of {@link MAX_PENDING_INVITATIONS} holds under concurrency: each invitation takes a place
+ * of its project's counter with one conditional write before it is stored, and gives it back when
+ * it is revoked, accepted or found expired, or when its create then fails. An expired invitation
+ * is found when its link is opened, and, when the cap is reached, before the cap refuses: its
+ * place is reclaimed then, so the places of unused links come back without waiting for a TTL.
  */
 
 /** How long an invitation may be accepted. */
 export const INVITATION_TTL_MS = 7 * 24 * 60 * 60_000;
 
-/** How long after its expiry an invitation's item stays (DynamoDB's TTL then deletes it). */
+/** How long an invitation's item stays once it holds no place (DynamoDB's TTL then deletes it). */
 export const INVITATION_KEPT_MS = 30 * 24 * 60 * 60_000;
 
 /** Most pending invitations a project may have: each may send an email on the platform's account. */
@@ -50,6 +63,16 @@ export interface InvitationRecord {
   readonly acceptedBy?: string;
   /** ISO 8601, once revoked. */
   readonly revokedAt?: string;
+  /**
+   * Whether it holds one of its project's places under the cap: from its create until it is
+   * accepted, revoked or its place is reclaimed past its expiry. None before the cap was a counter.
+   */
+  readonly holdsPlace?: boolean;
+}
+
+/** A change of state that was made, and whether it gave up the invitation's place (to give back). */
+export interface InvitationChange {
+  readonly freedPlace: boolean;
 }
 
 /** What invitation storage must do; every change is conditional on the invitation's state. */
@@ -59,10 +82,21 @@ export interface InvitationStore {
   listOf(project: string): Promise<InvitationRecord[]>;
   /** Stores a new invitation; false when its id is taken (never, in practice). */
   create(record: InvitationRecord): Promise<boolean>;
-  /** Marks it accepted if it is still pending, of this project and not expired at `nowIso`; false otherwise. */
-  accept(invitationId: string, project: string, nowIso: string, acceptedBy: string): Promise<boolean>;
-  /** Marks it revoked if it is still pending and of this project; false otherwise. */
-  revoke(invitationId: string, project: string, nowIso: string): Promise<boolean>;
+  /** Marks it accepted if it is still pending, of this project and not expired at `nowIso`; undefined otherwise. */
+  accept(
+    invitationId: string,
+    project: string,
+    nowIso: string,
+    acceptedBy: string,
+  ): Promise<InvitationChange | undefined>;
+  /** Marks it revoked if it is still pending and of this project; undefined otherwise. */
+  revoke(invitationId: string, project: string, nowIso: string): Promise<InvitationChange | undefined>;
+  /** Gives up the place of an invitation still pending and expired at `nowIso`: true when it held one. */
+  releaseExpired(invitationId: string, project: string, nowIso: string): Promise<boolean>;
+  /** Takes one of the project's places if fewer than `cap` are taken, with one conditional write. */
+  takePlace(project: string, cap: number): Promise<boolean>;
+  /** Gives one of the project's places back (never below zero). */
+  givePlaceBack(project: string): Promise<void>;
 }
 
 /** What an invitation's email says, sent by the platform's mailer (SES in AWS, the outbox locally). */
@@ -81,78 +115,17 @@ export interface InvitationMailer {
   send(message: InvitationMessage): Promise<void>;
 }
 
-export type InvitationRefusalKind =
-  | 'invitation_not_found'
-  | 'invitation_expired'
-  | 'invitation_used'
-  | 'invitation_revoked'
-  | 'invitation_wrong_email'
-  | 'invitation_email_unverified'
-  | 'invitation_email_not_vouched'
-  | 'too_many_invitations';
-
-/** Why an invitation was refused; each kind is one of the console's error codes. */
-export class InvitationRefusal extends Error {
-  constructor(
-    readonly kind: InvitationRefusalKind,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'InvitationRefusal';
-  }
-}
+export {
+  checkAcceptor,
+  InvitationRefusal,
+  type InvitationRefusalKind,
+  type VouchedDomains,
+} from './invitation-refusals';
 
 /** The id and secret a link's token carries; undefined for anything that is not one. */
 export function parseInvitationToken(token: string): { id: string; secret: string } | undefined {
   const match = TOKEN_PATTERN.exec(token);
   return match?.[1] && match[2] ? { id: match[1], secret: match[2] } : undefined;
-}
-
-/**
- * Which email domains an enterprise identity provider may vouch for, by its name at the user
- * pool (lib/constructs/enterprise-providers.ts's `emailDomains`). A provider it does not know
- * vouches for none.
- */
-export type VouchedDomains = (identityProvider: string) => readonly string[];
-
-/** The domain part of an address, lower-cased. */
-function domainOf(email: string): string {
-  return email.slice(email.lastIndexOf('@') + 1).toLowerCase();
-}
-
-/**
- * Whether the signed-in person's email may accept an invitation to `invited`: the same address
- * (case-insensitive), verified by the user pool, or, when an enterprise provider asserted it,
- * within that provider's own email domains (a tenant's IdP cannot accept invitations for others).
- */
-export function checkAcceptor(
-  person: Pick<Person, 'email' | 'emailVerified' | 'identityProvider'>,
-  invited: string,
-  vouched: VouchedDomains,
-): void {
-  if (person.email.toLowerCase() !== invited) {
-    throw new InvitationRefusal(
-      'invitation_wrong_email',
-      `This invitation is for ${invited}, and you signed in as ${person.email}: sign in with the invited address.`,
-    );
-  }
-  // An enterprise provider's address is vouched for by its own domains, not by the pool's
-  // `email_verified`: Cognito marks a federated address unverified unless the provider sends a
-  // verification claim and it is mapped, which a SAML assertion rarely carries.
-  if (person.identityProvider !== undefined) {
-    const domains = vouched(person.identityProvider).map((domain) => domain.toLowerCase());
-    if (!domains.includes(domainOf(person.email))) {
-      throw new InvitationRefusal(
-        'invitation_email_not_vouched',
-        `Your address was asserted by ${person.identityProvider}, which may vouch only for its own domains (${domains.join(', ') || 'none'}): sign in with an account of the user pool instead.`,
-      );
-    }
-  } else if (!person.emailVerified) {
-    throw new InvitationRefusal(
-      'invitation_email_unverified',
-      `Your address ${person.email} is not verified at the identity provider: verify it, then open the invitation again.`,
-    );
-  }
 }
 
 export interface InvitationsOptions {
@@ -201,13 +174,7 @@ export class Invitations {
         `A member with the role ${inviter.role} may not invite ${role === 'owner' ? 'an owner' : 'a member'}.`,
       );
     }
-    // A soft cap (a count, then a put): concurrent invitations may pass it by a few.
-    if ((await this.pendingOf(project)).length >= MAX_PENDING_INVITATIONS) {
-      throw new InvitationRefusal(
-        'too_many_invitations',
-        `Project ${project} has ${MAX_PENDING_INVITATIONS} pending invitations, the most it may have: revoke some first.`,
-      );
-    }
+    await this.takePlace(project);
     const now = this.options.clock();
     const invitationId = randomBytes(8).toString('hex');
     const secret = newSecret();
@@ -221,18 +188,85 @@ export class Invitations {
       createdAt: new Date(now).toISOString(),
       expiresAt: new Date(now + INVITATION_TTL_MS).toISOString(),
       state: 'pending',
+      holdsPlace: true,
     };
-    if (!(await this.options.store.create(record))) throw new Error('invitation id collision');
+    let stored: boolean;
+    try {
+      stored = await this.options.store.create(record);
+    } catch (error) {
+      await this.takeBack(record);
+      throw error;
+    }
+    if (!stored) {
+      await this.options.store.givePlaceBack(project);
+      throw new Error('invitation id collision');
+    }
     const link = this.options.linkOf(`${INVITATION_TOKEN_PREFIX}${invitationId}_${secret}`);
-    await this.options.mailer.send({
-      to: address,
-      project,
-      role,
-      ...(record.invitedBy === undefined ? {} : { invitedBy: record.invitedBy }),
-      link,
-      expiresAt: record.expiresAt,
-    });
+    try {
+      await this.options.mailer.send({
+        to: address,
+        project,
+        role,
+        ...(record.invitedBy === undefined ? {} : { invitedBy: record.invitedBy }),
+        link,
+        expiresAt: record.expiresAt,
+      });
+    } catch (error) {
+      // The inviter gets no link: nobody could use it, so it is taken back with its place.
+      await this.takeBack(record);
+      throw error;
+    }
     return { record, link };
+  }
+
+  /**
+   * Takes one of the project's places under the cap. When the cap is reached, the places of its
+   * expired invitations are reclaimed first, each by a conditional write (of two reclaimers, one
+   * frees it), and the place is asked for again after each one freed. Many invites at once at the
+   * cap each try the expired ones in an order of their own, so they seldom race for the same one.
+   */
+  private async takePlace(project: string): Promise<void> {
+    const { store } = this.options;
+    if (await store.takePlace(project, MAX_PENDING_INVITATIONS)) return;
+    const now = this.options.clock();
+    const expired = (await store.listOf(project)).filter(
+      (each) => each.holdsPlace && each.state === 'pending' && Date.parse(each.expiresAt) <= now,
+    );
+    for (const each of shuffled(expired)) {
+      if ((await this.reclaim(each, now)) && (await store.takePlace(project, MAX_PENDING_INVITATIONS)))
+        return;
+    }
+    throw new InvitationRefusal(
+      'too_many_invitations',
+      `Project ${project} has ${MAX_PENDING_INVITATIONS} pending invitations, the most it may have: revoke some first.`,
+    );
+  }
+
+  /**
+   * Takes back a create that failed after its place was taken: revoked if it was stored after all
+   * (a put may fail to answer and still be made), its place given back either way, once.
+   */
+  private async takeBack(record: InvitationRecord): Promise<void> {
+    const nowIso = new Date(this.options.clock()).toISOString();
+    const change = await this.options.store.revoke(record.invitationId, record.project, nowIso);
+    if (!change || change.freedPlace) await this.options.store.givePlaceBack(record.project);
+  }
+
+  /** Gives back the place of an invitation found pending past its expiry: true when it held one. */
+  private async reclaim(record: InvitationRecord, nowMs: number): Promise<boolean> {
+    const nowIso = new Date(nowMs).toISOString();
+    const released = await this.options.store.releaseExpired(record.invitationId, record.project, nowIso);
+    if (released) await this.options.store.givePlaceBack(record.project);
+    return released;
+  }
+
+  /** Gives the project's place back when a change freed one; the change, or undefined when refused. */
+  private async freed(
+    project: string,
+    change: InvitationChange | undefined,
+  ): Promise<InvitationChange | undefined> {
+    if (change?.freedPlace) await this.options.store.givePlaceBack(project);
+    return change;
   }
 
   /** Revokes a pending invitation of the project; another project's is not found. */
@@ -240,22 +274,25 @@ export class Invitations {
     const record = await this.options.store.get(invitationId);
     if (!record || record.project !== project) throw notFound();
     const nowIso = new Date(this.options.clock()).toISOString();
-    if (!(await this.options.store.revoke(invitationId, project, nowIso))) {
+    if (!(await this.freed(project, await this.options.store.revoke(invitationId, project, nowIso)))) {
       throw stateRefusal((await this.options.store.get(invitationId)) ?? record, this.options.clock());
     }
-    return { ...record, state: 'revoked', revokedAt: nowIso };
+    return { ...record, state: 'revoked', revokedAt: nowIso, holdsPlace: false };
   }
 
   /**
    * The invitation a token names, as its holder may see it (the project, the role, the invited
-   * address); refused when it is unknown, used, revoked or expired.
+   * address); refused when it is unknown, used, revoked or expired (an expired one's place is
+   * given back then).
    */
   async open(token: string): Promise<InvitationRecord> {
     const parsed = parseInvitationToken(token);
     const record = parsed && (await this.options.store.get(parsed.id));
     if (!parsed || !record || !secretMatches(record.secretHash, parsed.secret)) throw notFound();
-    if (record.state !== 'pending' || Date.parse(record.expiresAt) <= this.options.clock()) {
-      throw stateRefusal(record, this.options.clock());
+    const now = this.options.clock();
+    if (record.state !== 'pending' || Date.parse(record.expiresAt) <= now) {
+      if (record.state === 'pending' && record.holdsPlace) await this.reclaim(record, now);
+      throw stateRefusal(record, now);
     }
     return record;
   }
@@ -270,7 +307,13 @@ export class Invitations {
     const record = await this.open(token);
     checkAcceptor(person, record.email, this.options.vouched);
     const nowIso = new Date(this.options.clock()).toISOString();
-    if (!(await this.options.store.accept(record.invitationId, record.project, nowIso, person.email))) {
+    const accepted = await this.options.store.accept(
+      record.invitationId,
+      record.project,
+      nowIso,
+      person.email,
+    );
+    if (!(await this.freed(record.project, accepted))) {
       throw stateRefusal((await this.options.store.get(record.invitationId)) ?? record, this.options.clock());
     }
     const ref: PersonRef = { issuer: person.issuer, subject: person.subject };
@@ -292,32 +335,12 @@ export class Invitations {
   }
 }
 
-function notFound(): InvitationRefusal {
-  return new InvitationRefusal(
-    'invitation_not_found',
-    'No such invitation: the link is incomplete, or the invitation was removed. Ask for a new one.',
-  );
-}
-
-/** Why a stored invitation cannot be used now. */
-function stateRefusal(record: InvitationRecord, nowMs: number): InvitationRefusal {
-  if (record.state === 'accepted') {
-    return new InvitationRefusal(
-      'invitation_used',
-      `This invitation was used at ${record.acceptedAt ?? 'an earlier time'}: an invitation joins one person once. Ask for a new one.`,
-    );
+/** The items in a random order (Fisher-Yates). */
+function shuffled<T>(items: readonly T[]): T[] {
+  const order = [...items];
+  for (let i = order.length - 1; i > 0; i -= 1) {
+    const j = randomInt(i + 1);
+    [order[i], order[j]] = [order[j] as T, order[i] as T];
   }
-  if (record.state === 'revoked') {
-    return new InvitationRefusal(
-      'invitation_revoked',
-      `This invitation was revoked at ${record.revokedAt ?? 'an earlier time'}. Ask an owner or admin of ${record.project} for a new one.`,
-    );
-  }
-  if (Date.parse(record.expiresAt) <= nowMs) {
-    return new InvitationRefusal(
-      'invitation_expired',
-      `This invitation expired at ${record.expiresAt} (invitations last 7 days). Ask an owner or admin of ${record.project} for a new one.`,
-    );
-  }
-  return new InvitationRefusal('invitation_used', 'This invitation changed while the request ran: reload.');
+  return order;
 }

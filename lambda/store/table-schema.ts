@@ -238,7 +238,9 @@ export const PROJECT_MEMBERS_TABLE = {
 /**
  * Invitations (issue 27): one item per invitation, keyed by its public id (the link carries the
  * id and a secret, stored only as its hash), so accepting is one read by key. An index lists a
- * project's invitations, newest first. DynamoDB's TTL deletes an item 30 days after it expires.
+ * project's invitations, newest first. Each project's counter of places under the cap of pending
+ * invitations is an item here too (`#places#<project>`, no `project`, so not in the index).
+ * DynamoDB's TTL deletes an invitation 30 days after it holds no place (`purgeAt`, set then).
  */
 export const INVITATIONS_TABLE = {
   logicalName: 'Invitations',

@@ -14,10 +14,12 @@ import {
   API_KEYS_TABLE,
   CUSTOM_DOMAINS_TABLE,
   PETS_TABLE,
+  INVITATIONS_TABLE,
   PROJECT_MEMBERS_TABLE,
   PROJECTS_TABLE,
 } from '../../lambda/store/table-schema';
 import { MemberRepository } from '../../lambda/store/member-repository';
+import { InvitationRepository } from '../../lambda/store/invitation-repository';
 import { STACK_OUTPUTS } from '../../lib/animal-store-stack';
 import { LOCAL_TABLE_NAMES } from '../../local/local-tables';
 import { Refusal, UsageError } from '../../tools/failures';
@@ -47,6 +49,7 @@ const DEPLOYED = {
   pets: 'AnimalStore-staging-DataPets-XYZ',
   customDomains: 'AnimalStore-staging-DataCustomDomains-XYZ',
   members: 'AnimalStore-staging-DataProjectMembers-XYZ',
+  invitations: 'AnimalStore-staging-DataInvitations-XYZ',
 };
 
 let t: TestStore;
@@ -69,6 +72,7 @@ beforeAll(async () => {
   await t.createTable(PETS_TABLE, DEPLOYED.pets);
   await t.createTable(CUSTOM_DOMAINS_TABLE, DEPLOYED.customDomains);
   await t.createTable(PROJECT_MEMBERS_TABLE, DEPLOYED.members);
+  await t.createTable(INVITATIONS_TABLE, DEPLOYED.invitations);
   projects = new ProjectRepository(t.documents, DEPLOYED.projects);
 });
 afterAll(() => t.close());
@@ -83,6 +87,7 @@ beforeEach(() => {
     [STACK_OUTPUTS.petsTable]: DEPLOYED.pets,
     [STACK_OUTPUTS.customDomainsTable]: DEPLOYED.customDomains,
     [STACK_OUTPUTS.projectMembersTable]: DEPLOYED.members,
+    [STACK_OUTPUTS.invitationsTable]: DEPLOYED.invitations,
     [STACK_OUTPUTS.platformDomain]: PLATFORM,
   });
   // Another stack's usage plans too, which must be left alone.
@@ -355,6 +360,16 @@ describe('projects set-plan --stage', () => {
   });
 });
 
+const invitation = {
+  invitationId: '0123456789abcdef',
+  secretHash: '0'.repeat(64),
+  email: 'cy@example.com',
+  role: 'viewer' as const,
+  createdAt: '2026-11-26T10:00:00.000Z',
+  expiresAt: '2026-12-03T10:00:00.000Z',
+  state: 'pending' as const,
+};
+
 describe('projects delete --stage', () => {
   it('deletes the record and its gateway key', async () => {
     const before = await createProject('pro');
@@ -378,10 +393,17 @@ describe('projects delete --stage', () => {
     await members.create(member(before.name, 'ana'));
     await members.create(member(before.name, 'bo'));
     await members.create(member(other.name, 'ana'));
+    // ...and its invitations with their counter of places (issue 27).
+    const invitations = new InvitationRepository(t.documents, DEPLOYED.invitations);
+    await invitations.takePlace(before.name, 50);
+    await invitations.create({ ...invitation, project: before.name, holdsPlace: true });
     expect(await projectsTool('delete', before.name, '--yes')).toEqual([
       `Deleted project ${before.name}.`,
       'Removed its 2 members.',
+      'Removed its invitation.',
     ]);
+    expect(await invitations.listOf(before.name)).toEqual([]);
+    expect(await invitations.placesTaken(before.name)).toBe(0);
     expect(await members.listOf(before.name)).toEqual([]);
     expect(await members.listOf(other.name)).toHaveLength(1);
   });
