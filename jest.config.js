@@ -12,8 +12,13 @@
  * failed writes and refusals of projectless callers). Their tests bring the floors back: composition
  * branches 89→92 the same sitting (console.ts 39/41 with the self-service start composed without
  * its counters or settings; the composition folder 64/69 from the console tests alone, every line).
- * Operations stays 97/91: its files' tests (console-audit.ts 110/122, console-tokens.ts 30/33)
- * show no folder figure past it without the whole suite.
+ * Operations back to 98/93 the third sitting (issue 25): tests of the non-JSON answers' audit
+ * entries, a store failure through the token and self-service operations, and the sign-in with
+ * its provider unreachable (console-audit.ts 115/123, console-tokens.ts 37/37, console-projects.ts
+ * 11/11, console-sign-in.ts 85/93 branches, every line of each; its unreachable parse fallback
+ * removed); the folder 98.35% lines, 93.69% branches from the console's HTTP and handler tests
+ * alone (test/lambda/handlers, test/lambda/operations, the console's e2e, pets-api, bad-input,
+ * idempotency), 96.66/90.72 from them before (without idempotency).
  */
 // prettier-ignore
 const COVERAGE_FLOORS = [
@@ -25,7 +30,7 @@ const COVERAGE_FLOORS = [
   ['./lambda/core/',            98,    93],
   ['./lambda/handlers/',       100,    87],
   ['./lambda/middleware/',      98,    91],
-  ['./lambda/operations/',      97,    91],
+  ['./lambda/operations/',      98,    93],
   ['./lambda/shared/',          97,    92],
   ['./lambda/store/',           98,    90],
   ['./lib/',                    99,    96],

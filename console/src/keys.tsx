@@ -1,22 +1,10 @@
-import { useContext, useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { api, messageOf } from './api';
 import type { ApiKey, IssuedKey } from './contract';
 import { when } from './format';
-import {
-  Announce,
-  ConfirmDialog,
-  ShownOnce,
-  ErrorMessage,
-  focusById,
-  PageHeading,
-  type Refusal,
-  RefusalMessage,
-  refusalOf,
-} from './ui';
+import { ShownOnce, ErrorMessage, PageHeading, type Refusal, RefusalMessage, refusalOf } from './ui';
 import { useCan } from './permissions';
-
-/** The id of a key's name in the list, where the focus goes once its shown-once box is closed. */
-const keyNameId = (keyId: string) => `key-title-${keyId}`;
+import { focusSecret, RevokeButton, SecretCard, SecretList, SecretNameField, useRevocation } from './secrets';
 
 /** A new key's secret: shown this once, with a copy button and the warning. */
 function NewSecret({ issued, onDone }: { issued: IssuedKey; onDone: () => void }) {
@@ -51,13 +39,11 @@ function NewSecret({ issued, onDone }: { issued: IssuedKey; onDone: () => void }
  */
 export function Keys({ focus }: { focus: boolean }) {
   const can = useCan();
-  const announce = useContext(Announce);
   const [keys, setKeys] = useState<readonly ApiKey[]>();
   const [name, setName] = useState('');
   const [issued, setIssued] = useState<IssuedKey>();
   const [error, setError] = useState<string>();
   const [formError, setFormError] = useState<string>();
-  const [revoking, setRevoking] = useState<ApiKey>();
   /** The refusal of an action on a key, by key id. */
   const [refused, setRefused] = useState<{ keyId: string; refusal: Refusal }>();
   const headingRef = useRef<HTMLHeadingElement>(null);
@@ -102,24 +88,25 @@ export function Keys({ focus }: { focus: boolean }) {
     await load();
     setIssued(rotated);
   };
-  /** The Revoke dialog's action: a refusal stays in the dialog. */
-  const revoke = async (key: ApiKey): Promise<Refusal | undefined> => {
-    setRefused(undefined);
-    try {
-      await api.call('revokeKey', { path: { keyId: key.keyId } });
-    } catch (failure) {
-      void load();
-      return refusalOf(failure);
-    }
-    setRevoking(undefined);
-    announce(`Key ${key.name} revoked: calls with it are refused within a minute.`);
-    await load();
-    headingRef.current?.focus();
-    return undefined;
-  };
+  const revocation = useRevocation<ApiKey>({
+    kind: 'key',
+    revoke: (key) => {
+      setRefused(undefined);
+      return api.call('revokeKey', { path: { keyId: key.keyId } });
+    },
+    reload: load,
+    announcement: (key) => `Key ${key.name} revoked: calls with it are refused within a minute.`,
+    consequence: (
+      <p>
+        Calls with this key are refused (401) within a minute at most: the service keeps keys in its caches
+        briefly. This cannot be undone.
+      </p>
+    ),
+    headingRef,
+  });
   /** The shown-once box closed: the focus goes to the key in the list, which the box was about. */
   const stored = (keyId: string) => {
-    if (!focusById(keyNameId(keyId))) headingRef.current?.focus();
+    focusSecret('key', keyId, headingRef);
     setIssued(undefined);
   };
 
@@ -130,24 +117,19 @@ export function Keys({ focus }: { focus: boolean }) {
         <section aria-labelledby="create-key-heading">
           <h2 id="create-key-heading">Create a key</h2>
           <form onSubmit={(event) => void create(event)} novalidate>
-            <label for="key-name">Name</label>
-            <input
-              id="key-name"
-              ref={nameInput}
-              name="name"
-              type="text"
-              autocomplete="off"
-              required
-              maxLength={64}
+            <SecretNameField
+              kind="key"
               value={name}
-              aria-describedby={formError ? 'key-name-help key-error' : 'key-name-help'}
-              aria-invalid={formError ? true : undefined}
-              onInput={(event) => setName(event.currentTarget.value)}
+              maxLength={64}
+              error={formError}
+              inputRef={nameInput}
+              onInput={setName}
+              help={
+                <>
+                  What uses it, e.g. <code>ci</code> or <code>shop-frontend</code>.
+                </>
+              }
             />
-            <p id="key-name-help" class="help">
-              What uses it, e.g. <code>ci</code> or <code>shop-frontend</code>.
-            </p>
-            <ErrorMessage message={formError} id="key-error" />
             <button type="submit" class="primary">
               Create key
             </button>
@@ -155,74 +137,51 @@ export function Keys({ focus }: { focus: boolean }) {
         </section>
       ) : null}
       {issued ? <NewSecret issued={issued} onDone={() => stored(issued.key.keyId)} /> : null}
-      <section aria-labelledby="keys-heading">
-        <h2 id="keys-heading" ref={headingRef} tabIndex={-1}>
-          Keys
-        </h2>
-        <ErrorMessage message={error} />
-        {keys === undefined ? (
-          error ? null : (
-            <p>Loading…</p>
-          )
-        ) : keys.length === 0 ? (
-          <p>No keys yet.</p>
-        ) : (
-          <ul class="cards">
-            {keys.map((key) => (
-              <li key={key.keyId} class={key.revokedAt ? 'revoked' : ''} data-key-id={key.keyId}>
-                <h3 id={keyNameId(key.keyId)} tabIndex={-1}>
-                  {key.name}
-                </h3>
-                <dl class="facts">
-                  <dt>Key id</dt>
-                  <dd>
-                    <code>{key.keyId}</code>
-                  </dd>
-                  <dt>Created</dt>
-                  <dd>{when(key.createdAt)}</dd>
-                  <dt>Status</dt>
-                  <dd>{key.revokedAt ? `Revoked ${when(key.revokedAt)}` : 'Active'}</dd>
-                </dl>
-                <RefusalMessage
-                  refusal={refused?.keyId === key.keyId ? refused.refusal : undefined}
-                  id={`refusal-key-${key.keyId}`}
-                />
-                {key.revokedAt || !can('manageKeys') ? null : (
-                  <div class="actions">
-                    <button
-                      type="button"
-                      aria-label={`Rotate key ${key.name}`}
-                      onClick={() => void rotate(key)}
-                    >
-                      Rotate
-                    </button>
-                    <button
-                      type="button"
-                      class="danger"
-                      aria-label={`Revoke key ${key.name}`}
-                      onClick={() => setRevoking(key)}
-                    >
-                      Revoke
-                    </button>
-                  </div>
-                )}
-              </li>
-            ))}
-          </ul>
+      <SecretList
+        headingId="keys-heading"
+        headingRef={headingRef}
+        heading="Keys"
+        failure={<ErrorMessage message={error} />}
+        failed={error !== undefined}
+        items={keys}
+        empty="No keys yet."
+      >
+        {(key) => (
+          <SecretCard
+            key={key.keyId}
+            kind="key"
+            id={key.keyId}
+            name={key.name}
+            inactive={Boolean(key.revokedAt)}
+            facts={
+              <>
+                <dt>Key id</dt>
+                <dd>
+                  <code>{key.keyId}</code>
+                </dd>
+                <dt>Created</dt>
+                <dd>{when(key.createdAt)}</dd>
+                <dt>Status</dt>
+                <dd>{key.revokedAt ? `Revoked ${when(key.revokedAt)}` : 'Active'}</dd>
+              </>
+            }
+          >
+            <RefusalMessage
+              refusal={refused?.keyId === key.keyId ? refused.refusal : undefined}
+              id={`refusal-key-${key.keyId}`}
+            />
+            {key.revokedAt || !can('manageKeys') ? null : (
+              <div class="actions">
+                <button type="button" aria-label={`Rotate key ${key.name}`} onClick={() => void rotate(key)}>
+                  Rotate
+                </button>
+                <RevokeButton kind="key" name={key.name} onClick={() => revocation.ask(key)} />
+              </div>
+            )}
+          </SecretCard>
         )}
-      </section>
-      {revoking ? (
-        <ConfirmDialog
-          title={`Revoke key ${revoking.name}?`}
-          onCancel={() => setRevoking(undefined)}
-          actions={[{ label: 'Revoke key', danger: true, run: () => revoke(revoking) }]}
-        >
-          <p>
-            Calls with this key are refused (401) within a minute at most: the service keeps keys in its
-            caches briefly. This cannot be undone.
-          </p>
-        </ConfirmDialog>
-      ) : null}
+      </SecretList>
+      {revocation.dialog}
     </>
   );
 }

@@ -1,4 +1,4 @@
-import { useContext, useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Role } from '../../lambda/core/permissions';
 import {
   type IssuedPersonalToken,
@@ -10,18 +10,9 @@ import {
 import { api, messageOf } from './api';
 import type { Session } from './contract';
 import { when } from './format';
-import {
-  Announce,
-  ConfirmDialog,
-  ShownOnce,
-  ErrorMessage,
-  focusById,
-  PageHeading,
-  type Refusal,
-  RefusalMessage,
-  refusalOf,
-} from './ui';
+import { ShownOnce, PageHeading, type Refusal, RefusalMessage, refusalOf } from './ui';
 import { useCan } from './permissions';
+import { focusSecret, RevokeButton, SecretCard, SecretList, SecretNameField, useRevocation } from './secrets';
 
 /**
  * Personal access tokens (issue 28): a member's tokens for tools (`npm run domains` reads one from
@@ -31,8 +22,6 @@ import { useCan } from './permissions';
  */
 
 const EXPIRIES = [7, 30, 90, MAX_TOKEN_DAYS] as const;
-
-const tokenNameId = (tokenId: string) => `token-title-${tokenId}`;
 
 /** A new token's text: shown this once, with a copy button and the warning. */
 function NewToken({ issued, onDone }: { issued: IssuedPersonalToken; onDone: () => void }) {
@@ -74,45 +63,41 @@ function TokenCard({
       ? `Expired ${when(token.expiresAt)}`
       : `Active until ${when(token.expiresAt)}`;
   return (
-    <li class={token.revokedAt || expired ? 'revoked' : ''} data-token-id={token.tokenId}>
-      <h3 id={tokenNameId(token.tokenId)} tabIndex={-1}>
-        {token.name}
-      </h3>
-      <dl class="facts">
-        {showMember ? (
-          <>
-            <dt>Member</dt>
-            <dd>{token.member.email}</dd>
-          </>
-        ) : null}
-        <dt>Role</dt>
-        <dd>{token.role}</dd>
-        <dt>Created</dt>
-        <dd>{when(token.createdAt)}</dd>
-        <dt>Last used</dt>
-        <dd>{token.lastUsedAt ? when(token.lastUsedAt) : 'Never'}</dd>
-        <dt>Status</dt>
-        <dd>{status}</dd>
-      </dl>
+    <SecretCard
+      kind="token"
+      id={token.tokenId}
+      name={token.name}
+      inactive={Boolean(token.revokedAt) || expired}
+      facts={
+        <>
+          {showMember ? (
+            <>
+              <dt>Member</dt>
+              <dd>{token.member.email}</dd>
+            </>
+          ) : null}
+          <dt>Role</dt>
+          <dd>{token.role}</dd>
+          <dt>Created</dt>
+          <dd>{when(token.createdAt)}</dd>
+          <dt>Last used</dt>
+          <dd>{token.lastUsedAt ? when(token.lastUsedAt) : 'Never'}</dd>
+          <dt>Status</dt>
+          <dd>{status}</dd>
+        </>
+      }
+    >
       {token.revokedAt || expired ? null : (
         <div class="actions">
-          <button
-            type="button"
-            class="danger"
-            aria-label={`Revoke token ${token.name}`}
-            onClick={() => onRevoke(token)}
-          >
-            Revoke
-          </button>
+          <RevokeButton kind="token" name={token.name} onClick={() => onRevoke(token)} />
         </div>
       )}
-    </li>
+    </SecretCard>
   );
 }
 
 export function Tokens({ focus, session }: { focus: boolean; session: Session & { readonly role: Role } }) {
   const can = useCan();
-  const announce = useContext(Announce);
   const everyone = can('manageTokens');
   const [tokens, setTokens] = useState<readonly PersonalTokenView[]>();
   const [name, setName] = useState('');
@@ -121,7 +106,6 @@ export function Tokens({ focus, session }: { focus: boolean; session: Session & 
   const [issued, setIssued] = useState<IssuedPersonalToken>();
   const [error, setError] = useState<Refusal>();
   const [formError, setFormError] = useState<string>();
-  const [revoking, setRevoking] = useState<PersonalTokenView>();
   const headingRef = useRef<HTMLHeadingElement>(null);
   const nameInput = useRef<HTMLInputElement>(null);
 
@@ -135,6 +119,14 @@ export function Tokens({ focus, session }: { focus: boolean; session: Session & 
     }
   };
   useEffect(() => void (session.person ? load() : undefined), []);
+  const revocation = useRevocation<PersonalTokenView>({
+    kind: 'token',
+    revoke: (token) => api.call('revokeToken', { path: { tokenId: token.tokenId } }),
+    reload: load,
+    announcement: (token) => `Token ${token.name} revoked: tools using it are refused at once.`,
+    consequence: <p>Tools using this token are refused (401) from now on. This cannot be undone.</p>,
+    headingRef,
+  });
 
   if (!session.person) {
     return (
@@ -163,22 +155,8 @@ export function Tokens({ focus, session }: { focus: boolean; session: Session & 
       nameInput.current?.focus();
     }
   };
-  /** The Revoke dialog's action: a refusal stays in the dialog. */
-  const revoke = async (token: PersonalTokenView): Promise<Refusal | undefined> => {
-    try {
-      await api.call('revokeToken', { path: { tokenId: token.tokenId } });
-    } catch (failure) {
-      void load();
-      return refusalOf(failure);
-    }
-    setRevoking(undefined);
-    announce(`Token ${token.name} revoked: tools using it are refused at once.`);
-    await load();
-    headingRef.current?.focus();
-    return undefined;
-  };
   const stored = (tokenId: string) => {
-    if (!focusById(tokenNameId(tokenId))) headingRef.current?.focus();
+    focusSecret('token', tokenId, headingRef);
     setIssued(undefined);
   };
 
@@ -192,23 +170,19 @@ export function Tokens({ focus, session }: { focus: boolean; session: Session & 
           with the role you choose or your own, whichever is lower at the time.
         </p>
         <form onSubmit={(event) => void create(event)} novalidate>
-          <label for="token-name">Name</label>
-          <input
-            id="token-name"
-            ref={nameInput}
-            name="name"
-            type="text"
-            autocomplete="off"
-            required
-            maxLength={MAX_TOKEN_NAME}
+          <SecretNameField
+            kind="token"
             value={name}
-            aria-describedby={formError ? 'token-name-help token-error' : 'token-name-help'}
-            aria-invalid={formError ? true : undefined}
-            onInput={(event) => setName(event.currentTarget.value)}
+            maxLength={MAX_TOKEN_NAME}
+            error={formError}
+            inputRef={nameInput}
+            onInput={setName}
+            help={
+              <>
+                What uses it, e.g. <code>laptop</code> or <code>deploy script</code>.
+              </>
+            }
           />
-          <p id="token-name-help" class="help">
-            What uses it, e.g. <code>laptop</code> or <code>deploy script</code>.
-          </p>
           <label for="token-role">Role</label>
           <select
             id="token-role"
@@ -235,41 +209,26 @@ export function Tokens({ focus, session }: { focus: boolean; session: Session & 
               </option>
             ))}
           </select>
-          <ErrorMessage message={formError} id="token-error" />
           <button type="submit" class="primary">
             Create token
           </button>
         </form>
       </section>
       {issued ? <NewToken issued={issued} onDone={() => stored(issued.personalToken.tokenId)} /> : null}
-      <section aria-labelledby="tokens-heading">
-        <h2 id="tokens-heading" ref={headingRef} tabIndex={-1}>
-          {everyone ? "The project's tokens" : 'Your tokens'}
-        </h2>
-        <RefusalMessage refusal={error} id="tokens-refusal" />
-        {tokens === undefined ? (
-          error ? null : (
-            <p>Loading…</p>
-          )
-        ) : tokens.length === 0 ? (
-          <p>No tokens yet.</p>
-        ) : (
-          <ul class="cards">
-            {tokens.map((token) => (
-              <TokenCard key={token.tokenId} token={token} showMember={everyone} onRevoke={setRevoking} />
-            ))}
-          </ul>
+      <SecretList
+        headingId="tokens-heading"
+        headingRef={headingRef}
+        heading={everyone ? "The project's tokens" : 'Your tokens'}
+        failure={<RefusalMessage refusal={error} id="tokens-refusal" />}
+        failed={error !== undefined}
+        items={tokens}
+        empty="No tokens yet."
+      >
+        {(token) => (
+          <TokenCard key={token.tokenId} token={token} showMember={everyone} onRevoke={revocation.ask} />
         )}
-      </section>
-      {revoking ? (
-        <ConfirmDialog
-          title={`Revoke token ${revoking.name}?`}
-          onCancel={() => setRevoking(undefined)}
-          actions={[{ label: 'Revoke token', danger: true, run: () => revoke(revoking) }]}
-        >
-          <p>Tools using this token are refused (401) from now on. This cannot be undone.</p>
-        </ConfirmDialog>
-      ) : null}
+      </SecretList>
+      {revocation.dialog}
     </>
   );
 }

@@ -130,12 +130,8 @@ function landOnThePage(): middy.MiddlewareObj<APIGatewayProxyEvent, APIGatewayPr
     onError: async (request) => {
       const { response, event } = request;
       if (!response || response.statusCode < 400 || !isNavigation(event)) return;
-      let code = 'error';
-      try {
-        code = String((JSON.parse(response.body) as { code?: unknown }).code ?? code);
-      } catch {
-        // Not an Error body: the page says the sign-in failed, without a reason.
-      }
+      // errorResponses, inside this middleware, has made every failure an Error body.
+      const { code } = JSON.parse(response.body) as { code: string };
       const query = new URLSearchParams({ [SIGN_IN_FAILED_PARAMETER]: code });
       const refused = (event as Marked)[REFUSAL];
       if (refused) query.set(SIGN_IN_REFUSAL_PARAMETER, refused);

@@ -1,17 +1,11 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { buildConsole } from '../../console/build';
-import { SESSION_COOKIE_NAME, sessionCookie } from '../../lambda/api/console-cookies';
-import { CONSOLE_PAGE_PATH } from '../../local/console-site';
-import { type LocalApi, startLocalApi } from '../../local/server';
+import { SESSION_COOKIE_NAME } from '../../lambda/api/console-cookies';
 import type { ToolConnection } from '../../tools/connection';
-import { connectLocal } from '../../tools/local-store';
 import { ProjectAdmin } from '../../tools/project-admin';
-import { describeInBrowser, launchChromium } from '../support/chromium';
-import { consolePeople, newPerson } from '../support/console-people';
-import { CONSOLE_SCREENSHOTS, type ConsolePage, consolePage, DESKTOP } from '../support/console-page';
+import { describeInBrowser } from '../support/chromium';
+import { newPerson } from '../support/console-people';
+import { type ConsoleInBrowser, openConsoleInBrowser } from '../support/console-browser';
+import type { ConsolePage } from '../support/console-page';
 
 /**
  * Roles in the page (issue 26), in Chromium against local mode: a viewer sees usage and keys
@@ -21,57 +15,20 @@ import { CONSOLE_SCREENSHOTS, type ConsolePage, consolePage, DESKTOP } from '../
  * (the sign-in's own browser test is the OIDC branch's) and put in the browser as its cookie.
  */
 
-let api: LocalApi;
-let buildDir: string;
+let opened: ConsoleInBrowser;
 let connection: ToolConnection;
-let browser: Awaited<ReturnType<typeof launchChromium>>;
 let page: Page;
 let steps: ConsolePage;
 let origin: string;
-let people: ReturnType<typeof consolePeople>;
-
-/**
- * The browser holds this person's session, as after their sign-in: the cookie arrives in an
- * answer's Set-Cookie, as the sign-in's callback sends it (the browser keeps a `__Host-` cookie
- * only so).
- */
-async function signInAs(secret: string): Promise<void> {
-  await browser.context.clearCookies();
-  const landing = `${origin}/console/api/test-landing`;
-  await page.route(landing, (route) =>
-    route.fulfill({ status: 200, headers: { 'Set-Cookie': sessionCookie(secret, 3600) }, body: 'signed in' }),
-  );
-  await page.goto(landing);
-  await page.unroute(landing);
-  await page.goto(`${origin}${CONSOLE_PAGE_PATH}`);
-  await steps.heading('Overview').waitFor();
-}
+let people: ConsoleInBrowser['people'];
 
 describeInBrowser('the console members browser test')('roles in the console page, in Chromium', () => {
   beforeAll(async () => {
-    mkdirSync(CONSOLE_SCREENSHOTS, { recursive: true });
-    buildDir = mkdtempSync(path.join(os.tmpdir(), 'console-build-'));
-    api = await startLocalApi({
-      port: 0,
-      dynamodbPort: 0,
-      consoleSite: await buildConsole(buildDir),
-      customDomains: {},
-    });
-    origin = `http://localhost:${api.port}`;
-    connection = await connectLocal(api.dynamodbEndpoint);
-    people = consolePeople({ api, now: Date.now });
-    browser = await launchChromium({ viewport: DESKTOP });
-    page = await browser.context.newPage();
-    steps = consolePage(page, origin);
+    opened = await openConsoleInBrowser();
+    ({ connection, page, steps, origin, people } = opened);
   }, 60_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    people?.close();
-    connection?.close();
-    await api?.close();
-    rmSync(buildDir, { recursive: true, force: true });
-  });
+  afterAll(() => opened?.close());
 
   it('hides what a viewer may not do; the owner changes the role in the page, then removes them', async () => {
     const project = `team-${process.pid}`;
@@ -82,7 +39,7 @@ describeInBrowser('the console members browser test')('roles in the console page
     await people.add(project, member, 'viewer');
     const viewer = await people.signIn(member, project);
 
-    await signInAs(viewer.cookie);
+    await steps.signInAs(viewer.cookie);
     expect(await page.locator('#signed-in-project').textContent()).toBe(project);
     await steps.navigate('API keys');
     await page.getByRole('heading', { level: 2, name: 'Keys' }).waitFor();
@@ -106,7 +63,7 @@ describeInBrowser('the console members browser test')('roles in the console page
     expect(refused.status).toBe(403);
 
     const { cookie: ownerCookie } = await people.signIn(owner, project);
-    await signInAs(ownerCookie);
+    await steps.signInAs(ownerCookie);
     await steps.navigate('Members');
     const role = page.getByLabel(`Role of ${member.email}`);
     await role.waitFor();
@@ -114,14 +71,14 @@ describeInBrowser('the console members browser test')('roles in the console page
     await role.selectOption('developer');
     await page.locator('#announcer', { hasText: `${member.email} is now developer.` }).waitFor();
 
-    await signInAs(viewer.cookie);
+    await steps.signInAs(viewer.cookie);
     await steps.navigate('API keys');
     await page.getByLabel('Name').fill('ci');
     await page.getByRole('button', { name: 'Create key' }).click();
     await page.getByRole('heading', { name: 'Key ci: copy it now', level: 2 }).waitFor();
     expect((await connection.keys.listByProject(project)).map((key) => key.name)).toContain('ci');
 
-    await signInAs(ownerCookie);
+    await steps.signInAs(ownerCookie);
     await steps.navigate('Members');
     await page.getByRole('button', { name: `Remove ${member.email}` }).click();
     await page.locator('#announcer', { hasText: `${member.email} was removed from the project.` }).waitFor();

@@ -2,14 +2,16 @@ import { REMOVE_CONFIRMATION } from '../../lambda/core/custom-domains/custom-dom
 import { CONSOLE_ROUTES, type ConsoleOperationId } from '../../lambda/api/console-routes';
 import type { Person } from '../../lambda/core/identity';
 import { memberId, ROLE_CACHE_MS } from '../../lambda/core/members';
-import { ACTIONS, may, permissionsOf, ROLES, type Role } from '../../lambda/core/permissions';
-import { consolePeople, newPerson, TEST_ISSUER } from '../support/console-people';
+import { ACTIONS, may, permissionsOf, ROLES } from '../../lambda/core/permissions';
 import {
-  type ConsoleAnswer,
-  type ConsoleTestApi,
-  expectError,
-  startConsoleTestApi,
-} from '../support/local-console';
+  type CallAs,
+  type Caller,
+  type ConsolePeople,
+  type ConsoleWithPeople,
+  startConsoleWithPeople,
+} from '../support/console-callers';
+import { newPerson, TEST_ISSUER } from '../support/console-people';
+import { type ConsoleAnswer, type ConsoleTestApi, expectError } from '../support/local-console';
 
 /**
  * Members and roles over HTTP against local mode's console (issue 26): every role against
@@ -18,45 +20,18 @@ import {
  * sessions within 30 s, and the migration from console tokens.
  */
 
+let opened: ConsoleWithPeople;
 let t: ConsoleTestApi;
-let people: ReturnType<typeof consolePeople>;
+let people: ConsolePeople;
+let as: CallAs;
+let teamProject: ConsoleWithPeople['teamProject'];
 
 beforeAll(async () => {
-  t = await startConsoleTestApi();
-  people = consolePeople(t);
+  opened = await startConsoleWithPeople();
+  ({ t, people, as, teamProject } = opened);
 });
 
-afterAll(async () => {
-  people.close();
-  await t.close();
-});
-
-interface Caller {
-  readonly cookie: string;
-  readonly csrfToken: string;
-}
-
-/** A call with a person's session, from the console's page (Origin and CSRF token). */
-function as(caller: Caller, method: string, path: string, body?: unknown): Promise<ConsoleAnswer> {
-  return t.call(path, {
-    method,
-    cookie: caller.cookie,
-    ...(method === 'GET' ? {} : { origin: t.consoleOrigin, csrfToken: caller.csrfToken }),
-    ...(body === undefined ? {} : { body }),
-  });
-}
-
-/** A project with an owner, and a member of each role signed in to it. */
-async function teamProject() {
-  const project = await t.createProject('business');
-  const team = {} as Record<Role, { person: Person; caller: Caller }>;
-  for (const role of ROLES) {
-    const person = newPerson(role);
-    await people.add(project.name, person, role);
-    team[role] = { person, caller: await people.signIn(person, project.name) };
-  }
-  return { ...project, team };
-}
+afterAll(() => opened?.close());
 
 let domainCount = 0;
 const newDomain = () => `shop-${(domainCount += 1)}.members-pets.test`;

@@ -1,11 +1,12 @@
 import { CONSOLE_ROUTES } from '../../lambda/api/console-routes';
-import { consolePeople, newPerson } from '../support/console-people';
 import {
-  type ConsoleAnswer,
-  type ConsoleTestApi,
-  expectError,
-  startConsoleTestApi,
-} from '../support/local-console';
+  type CallAs,
+  type ConsolePeople,
+  type ConsoleWithPeople,
+  startConsoleWithPeople,
+} from '../support/console-callers';
+import { newPerson } from '../support/console-people';
+import { type ConsoleTestApi, expectError } from '../support/local-console';
 
 /**
  * A signed-in person of no project (issue 27) at every route of a project's, over HTTP against
@@ -14,32 +15,17 @@ import {
  * a switch to another's project is not found. (Self-service turned off: console-start-alone.test.ts.)
  */
 
+let opened: ConsoleWithPeople;
 let t: ConsoleTestApi;
-let people: ReturnType<typeof consolePeople>;
+let people: ConsolePeople;
+let as: CallAs;
 
 beforeAll(async () => {
-  t = await startConsoleTestApi();
-  people = consolePeople(t);
+  opened = await startConsoleWithPeople();
+  ({ t, people, as } = opened);
 });
 
-afterAll(async () => {
-  people.close();
-  await t.close();
-});
-
-interface Caller {
-  readonly cookie: string;
-  readonly csrfToken: string;
-}
-
-function as(caller: Caller, method: string, path: string, body?: unknown): Promise<ConsoleAnswer> {
-  return t.call(path, {
-    method,
-    cookie: caller.cookie,
-    ...(method === 'GET' ? {} : { origin: t.consoleOrigin, csrfToken: caller.csrfToken }),
-    ...(body === undefined ? {} : { body }),
-  });
-}
+afterAll(() => opened?.close());
 
 /** A plausible body for each route that takes one: the refusal must come before it is read. */
 const BODIES: Record<string, unknown> = {

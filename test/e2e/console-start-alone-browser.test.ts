@@ -3,8 +3,6 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { buildConsole } from '../../console/build';
-import { sessionCookie } from '../../lambda/api/console-cookies';
-import { CONSOLE_PAGE_PATH } from '../../local/console-site';
 import { type LocalApi, startLocalApi } from '../../local/server';
 import { describeInBrowser, launchChromium } from '../support/chromium';
 import { consolePeople, newPerson } from '../support/console-people';
@@ -32,18 +30,6 @@ let page: Page;
 let steps: ConsolePage;
 let origin: string;
 let people: ReturnType<typeof consolePeople>;
-
-/** The browser holds this session, as after a sign-in (a `__Host-` cookie arrives only in a Set-Cookie). */
-async function signInAs(secret: string): Promise<void> {
-  await browser.context.clearCookies();
-  const landing = `${origin}/console/api/test-landing`;
-  await page.route(landing, (route) =>
-    route.fulfill({ status: 200, headers: { 'Set-Cookie': sessionCookie(secret, 3600) }, body: 'signed in' }),
-  );
-  await page.goto(landing);
-  await page.unroute(landing);
-  await page.goto(`${origin}${CONSOLE_PAGE_PATH}`);
-}
 
 async function start(enabled: boolean): Promise<void> {
   api = await startLocalApi({
@@ -83,7 +69,7 @@ describeInBrowser('the console start-alone browser test')('a person who starts a
     it('creates a first project, shows its key once, and opens it', async () => {
       const person = newPerson('alone');
       const { cookie } = await people.signIn(person);
-      await signInAs(cookie);
+      await steps.openWithSession(cookie);
       await steps.heading('Create your first project').waitFor();
       expect(await page.locator(':focus').textContent()).toBe('Create your first project');
       await steps.check('start-alone');
@@ -125,7 +111,7 @@ describeInBrowser('the console start-alone browser test')('a person who starts a
 
     it('says how to get a project, and offers no form', async () => {
       const { cookie } = await people.signIn(newPerson('off'));
-      await signInAs(cookie);
+      await steps.openWithSession(cookie);
       await steps.heading('Create your first project').waitFor();
       expect(await page.locator('#self-service-off').textContent()).toContain('ask your platform team');
       expect(await page.getByRole('button', { name: 'Create project' }).count()).toBe(0);

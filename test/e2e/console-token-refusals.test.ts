@@ -1,12 +1,6 @@
 import { MAX_LIVE_TOKENS_PER_MEMBER } from '../../lambda/core/personal-token-views';
-import type { Role } from '../../lambda/core/permissions';
-import { consolePeople, newPerson } from '../support/console-people';
-import {
-  type ConsoleAnswer,
-  type ConsoleTestApi,
-  expectError,
-  startConsoleTestApi,
-} from '../support/local-console';
+import { type CallAs, type ConsoleWithPeople, startConsoleWithPeople } from '../support/console-callers';
+import { type ConsoleAnswer, type ConsoleTestApi, expectError } from '../support/local-console';
 
 /**
  * Personal access tokens' refusals over HTTP against local mode's console (issue 28), the ones
@@ -14,38 +8,17 @@ import {
  * a member without `manageTokens`, and the cap of live tokens a member may hold.
  */
 
+let opened: ConsoleWithPeople;
 let t: ConsoleTestApi;
-let people: ReturnType<typeof consolePeople>;
+let as: CallAs;
+let memberOf: ConsoleWithPeople['memberOf'];
 
 beforeAll(async () => {
-  t = await startConsoleTestApi();
-  people = consolePeople(t);
+  opened = await startConsoleWithPeople();
+  ({ t, as, memberOf } = opened);
 });
 
-afterAll(async () => {
-  people.close();
-  await t.close();
-});
-
-interface Caller {
-  readonly cookie: string;
-  readonly csrfToken: string;
-}
-
-function as(caller: Caller, method: string, path: string, body?: unknown): Promise<ConsoleAnswer> {
-  return t.call(path, {
-    method,
-    cookie: caller.cookie,
-    ...(method === 'GET' ? {} : { origin: t.consoleOrigin, csrfToken: caller.csrfToken }),
-    ...(body === undefined ? {} : { body }),
-  });
-}
-
-async function memberOf(name: string, role: Role): Promise<Caller> {
-  const person = newPerson(role);
-  await people.add(name, person, role);
-  return people.signIn(person, name);
-}
+afterAll(() => opened?.close());
 
 const tokenIds = (answer: ConsoleAnswer) =>
   (answer.body.tokens as { tokenId: string }[]).map((token) => token.tokenId).sort();

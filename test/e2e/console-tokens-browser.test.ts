@@ -1,17 +1,10 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { buildConsole } from '../../console/build';
-import { sessionCookie } from '../../lambda/api/console-cookies';
-import { CONSOLE_PAGE_PATH } from '../../local/console-site';
-import { type LocalApi, startLocalApi } from '../../local/server';
 import type { ToolConnection } from '../../tools/connection';
-import { connectLocal } from '../../tools/local-store';
 import { ProjectAdmin } from '../../tools/project-admin';
-import { describeInBrowser, launchChromium } from '../support/chromium';
-import { consolePeople, newPerson } from '../support/console-people';
-import { CONSOLE_SCREENSHOTS, type ConsolePage, consolePage, DESKTOP } from '../support/console-page';
+import { describeInBrowser } from '../support/chromium';
+import { newPerson } from '../support/console-people';
+import { type ConsoleInBrowser, openConsoleInBrowser } from '../support/console-browser';
+import type { ConsolePage } from '../support/console-page';
 
 /**
  * The Tokens view (issue 28), in Chromium against local mode: a developer makes a token (roles
@@ -20,27 +13,12 @@ import { CONSOLE_SCREENSHOTS, type ConsolePage, consolePage, DESKTOP } from '../
  * refused from then on; an owner sees and revokes everyone's. axe-core at 1280 and 360 px.
  */
 
-let api: LocalApi;
-let buildDir: string;
+let opened: ConsoleInBrowser;
 let connection: ToolConnection;
-let browser: Awaited<ReturnType<typeof launchChromium>>;
 let page: Page;
 let steps: ConsolePage;
 let origin: string;
-let people: ReturnType<typeof consolePeople>;
-
-/** The browser holds this person's session, as after their sign-in (see console-members-browser). */
-async function signInAs(secret: string): Promise<void> {
-  await browser.context.clearCookies();
-  const landing = `${origin}/console/api/test-landing`;
-  await page.route(landing, (route) =>
-    route.fulfill({ status: 200, headers: { 'Set-Cookie': sessionCookie(secret, 3600) }, body: 'signed in' }),
-  );
-  await page.goto(landing);
-  await page.unroute(landing);
-  await page.goto(`${origin}${CONSOLE_PAGE_PATH}`);
-  await steps.heading('Overview').waitFor();
-}
+let people: ConsoleInBrowser['people'];
 
 /** A tool's call with the token: its status. */
 async function toolCall(token: string): Promise<{ status: number; code?: string }> {
@@ -53,29 +31,11 @@ async function toolCall(token: string): Promise<{ status: number; code?: string 
 
 describeInBrowser('the console tokens browser test')('the Tokens view, in Chromium', () => {
   beforeAll(async () => {
-    mkdirSync(CONSOLE_SCREENSHOTS, { recursive: true });
-    buildDir = mkdtempSync(path.join(os.tmpdir(), 'console-build-'));
-    api = await startLocalApi({
-      port: 0,
-      dynamodbPort: 0,
-      consoleSite: await buildConsole(buildDir),
-      customDomains: {},
-    });
-    origin = `http://localhost:${api.port}`;
-    connection = await connectLocal(api.dynamodbEndpoint);
-    people = consolePeople({ api, now: Date.now });
-    browser = await launchChromium({ viewport: DESKTOP });
-    page = await browser.context.newPage();
-    steps = consolePage(page, origin);
+    opened = await openConsoleInBrowser();
+    ({ connection, page, steps, origin, people } = opened);
   }, 60_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    people?.close();
-    connection?.close();
-    await api?.close();
-    rmSync(buildDir, { recursive: true, force: true });
-  });
+  afterAll(() => opened?.close());
 
   it('makes a token shown once, lists its last use, revokes it after asking; the owner sees all', async () => {
     const project = `tokens-${process.pid}`;
@@ -85,7 +45,7 @@ describeInBrowser('the console tokens browser test')('the Tokens view, in Chromi
     await people.add(project, owner, 'owner');
     await people.add(project, developer, 'developer');
 
-    await signInAs((await people.signIn(developer, project)).cookie);
+    await steps.signInAs((await people.signIn(developer, project)).cookie);
     await steps.navigate('Tokens');
     const roles = await page.getByLabel('Role').locator('option').allTextContents();
     expect(roles).toEqual(['developer', 'viewer']);
@@ -125,7 +85,7 @@ describeInBrowser('the console tokens browser test')('the Tokens view, in Chromi
     expect(await card.locator('dd').allTextContents()).not.toContain('Never');
 
     // The owner sees everyone's, with whose each is, and revokes after confirming.
-    await signInAs((await people.signIn(owner, project)).cookie);
+    await steps.signInAs((await people.signIn(owner, project)).cookie);
     await steps.navigate('Tokens');
     expect(await page.getByLabel('Role').locator('option').allTextContents()).toEqual([
       'owner',

@@ -5,13 +5,15 @@ import { MAX_TOKEN_DAYS } from '../../lambda/core/personal-token-views';
 import { PersonalTokenRepository } from '../../lambda/store/personal-token-repository';
 import { createDocumentClient } from '../../lambda/store/dynamodb-client';
 import { LOCAL_TABLE_NAMES } from '../../local/local-tables';
-import { consolePeople, newPerson } from '../support/console-people';
 import {
-  type ConsoleAnswer,
-  type ConsoleTestApi,
-  expectError,
-  startConsoleTestApi,
-} from '../support/local-console';
+  type CallAs,
+  type Caller,
+  type ConsolePeople,
+  type ConsoleWithPeople,
+  startConsoleWithPeople,
+} from '../support/console-callers';
+import { newPerson } from '../support/console-people';
+import { type ConsoleAnswer, type ConsoleTestApi, expectError } from '../support/local-console';
 
 /**
  * Personal access tokens over HTTP against local mode's console (issue 28): made from a person's
@@ -20,38 +22,24 @@ import {
  * never across projects; a keyless caller changes nothing.
  */
 
+let opened: ConsoleWithPeople;
 let t: ConsoleTestApi;
-let people: ReturnType<typeof consolePeople>;
+let people: ConsolePeople;
+let as: CallAs;
 let tokenTable: PersonalTokenRepository;
 let documents: ReturnType<typeof createDocumentClient>;
 
 beforeAll(async () => {
-  t = await startConsoleTestApi();
-  people = consolePeople(t);
+  opened = await startConsoleWithPeople();
+  ({ t, people, as } = opened);
   documents = createDocumentClient(t.api.dynamodbEndpoint);
   tokenTable = new PersonalTokenRepository(documents, LOCAL_TABLE_NAMES.personalTokens);
 });
 
 afterAll(async () => {
-  documents.destroy();
-  people.close();
-  await t.close();
+  documents?.destroy();
+  await opened?.close();
 });
-
-interface Caller {
-  readonly cookie: string;
-  readonly csrfToken: string;
-}
-
-/** A call with a person's session, from the console's page (Origin and CSRF token). */
-function as(caller: Caller, method: string, path: string, body?: unknown): Promise<ConsoleAnswer> {
-  return t.call(path, {
-    method,
-    cookie: caller.cookie,
-    ...(method === 'GET' ? {} : { origin: t.consoleOrigin, csrfToken: caller.csrfToken }),
-    ...(body === undefined ? {} : { body }),
-  });
-}
 
 /** A tool's call with a bearer token: no cookie, no Origin, no CSRF token. */
 function withToken(token: string, method: string, path: string, body?: unknown): Promise<ConsoleAnswer> {

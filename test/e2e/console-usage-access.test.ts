@@ -11,8 +11,13 @@ import { ProjectAdmin } from '../../tools/project-admin';
 import { fakeClock } from '../support/fake-clock';
 import { seedUsage } from '../support/usage-seed';
 import { ROLE_CACHE_MS } from '../../lambda/core/members';
-import { consolePeople, newPerson } from '../support/console-people';
-import { type ConsoleTestApi, expectError, startConsoleTestApi } from '../support/local-console';
+import {
+  type ConsolePeople,
+  type ConsoleWithPeople,
+  startConsoleWithPeople,
+} from '../support/console-callers';
+import { newPerson } from '../support/console-people';
+import { type ConsoleTestApi, expectError } from '../support/local-console';
 
 /**
  * Who may read a project's usage history over HTTP (issue 29): any member of the project, and
@@ -21,18 +26,16 @@ import { type ConsoleTestApi, expectError, startConsoleTestApi } from '../suppor
  * it, and a session whose membership has ended are each refused, and no answer holds its figures.
  * And what one view costs, counted at the store: two read requests of the counters.
  */
+let opened: ConsoleWithPeople;
 let t: ConsoleTestApi;
-let people: ReturnType<typeof consolePeople>;
+let people: ConsolePeople;
 
 beforeAll(async () => {
-  t = await startConsoleTestApi();
-  people = consolePeople(t);
+  opened = await startConsoleWithPeople();
+  ({ t, people } = opened);
 });
 
-afterAll(async () => {
-  people.close();
-  await t.close();
-});
+afterAll(() => opened?.close());
 
 /** `times` calls of the project's API with one of its keys: its usage. */
 async function callApi(project: string, times: number): Promise<void> {

@@ -12,9 +12,7 @@ import type { ToolConnection } from '../../tools/connection';
 import { connectLocal } from '../../tools/local-store';
 import { KeyAdmin } from '../../tools/key-admin';
 import { ProjectAdmin } from '../../tools/project-admin';
-import { sessionCookie } from '../../lambda/api/console-cookies';
 import { ROLE_CACHE_MS } from '../../lambda/core/members';
-import { CONSOLE_PAGE_PATH } from '../../local/console-site';
 import { runProjectsCommand } from '../../tools/projects';
 import { describeInBrowser, launchChromium, seriousAxeViolations } from '../support/chromium';
 import { consolePeople, newPerson } from '../support/console-people';
@@ -398,15 +396,7 @@ describeInBrowser('the console usage browser tests')('the Usage page in Chromium
         await people.add(project, leaver, 'viewer');
         const { cookie } = await people.signIn(leaver, project);
         // The browser holds the session as after the OpenID sign-in: set by an answer's Set-Cookie.
-        await browser.context.clearCookies();
-        const landing = `${origin}/console/api/test-landing`;
-        await page.route(landing, (route) =>
-          route.fulfill({ status: 200, headers: { 'Set-Cookie': sessionCookie(cookie, 3600) }, body: 'in' }),
-        );
-        await page.goto(landing);
-        await page.unroute(landing);
-        await page.goto(`${origin}${CONSOLE_PAGE_PATH}`);
-        await steps.heading('Overview').waitFor();
+        await steps.signInAs(cookie);
         await steps.navigate('Usage');
         await page.locator('.usage-canvas canvas').nth(1).waitFor();
 

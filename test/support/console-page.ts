@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
+import { sessionCookie } from '../../lambda/api/console-cookies';
 import { CONSOLE_PAGE_PATH } from '../../local/console-site';
 import { seriousAxeViolations } from './chromium';
 
@@ -29,6 +30,14 @@ export interface ConsolePage {
   /** axe-core on the page as it is, then screenshots at both widths; the narrow one must not scroll sideways. */
   check(name: string): Promise<void>;
   signIn(token: string): Promise<void>;
+  /**
+   * Opens the console page holding this person's session (`people.signIn`'s cookie), as after
+   * their OpenID sign-in: the cookie arrives in an answer's Set-Cookie, as the sign-in's callback
+   * sends it (the browser keeps a `__Host-` cookie only so). Other cookies are cleared first.
+   */
+  openWithSession(secret: string): Promise<void>;
+  /** `openWithSession`, then the Overview, where a member of a project lands. */
+  signInAs(secret: string): Promise<void>;
   /** Goes to a page of the console by its navigation link, as a person does; its heading takes the focus. */
   navigate(label: string): Promise<void>;
 }
@@ -36,7 +45,7 @@ export interface ConsolePage {
 export function consolePage(page: Page, origin: string): ConsolePage {
   const inPage = <T = unknown>(expression: string) => page.evaluate<T>(expression);
   const heading = (name: string) => page.getByRole('heading', { level: 1, name });
-  return {
+  const steps: ConsolePage = {
     inPage,
     heading,
     card: (domain) => page.locator(`li[data-domain="${domain}"]`),
@@ -65,6 +74,24 @@ export function consolePage(page: Page, origin: string): ConsolePage {
       await page.getByRole('button', { name: 'Sign in' }).click();
       await heading('Overview').waitFor();
     },
+    openWithSession: async (secret) => {
+      await page.context().clearCookies();
+      const landing = `${origin}/console/api/test-landing`;
+      await page.route(landing, (route) =>
+        route.fulfill({
+          status: 200,
+          headers: { 'Set-Cookie': sessionCookie(secret, 3600) },
+          body: 'signed in',
+        }),
+      );
+      await page.goto(landing);
+      await page.unroute(landing);
+      await page.goto(`${origin}${CONSOLE_PAGE_PATH}`);
+    },
+    signInAs: async (secret) => {
+      await steps.openWithSession(secret);
+      await heading('Overview').waitFor();
+    },
     navigate: async (label) => {
       await page.getByRole('navigation', { name: 'Console' }).getByRole('link', { name: label }).click();
       await heading(label).waitFor();
@@ -72,6 +99,7 @@ export function consolePage(page: Page, origin: string): ConsolePage {
       expect(await page.locator(':focus').textContent()).toBe(label);
     },
   };
+  return steps;
 }
 
 /** `curl` a project's own address in local mode with a key; the status code. */
