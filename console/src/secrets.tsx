@@ -14,7 +14,11 @@ export type SecretKind = 'key' | 'token';
 const titleId = (kind: SecretKind, id: string) => `${kind}-title-${id}`;
 
 /** The shown-once box closed: the focus goes to the secret in the list, or to the list's heading. */
-export function focusSecret(kind: SecretKind, id: string, heading: RefObject<HTMLHeadingElement>): void {
+export function focusSecret(
+  kind: SecretKind,
+  id: string,
+  heading: RefObject<HTMLHeadingElement | null>,
+): void {
   if (!focusById(titleId(kind, id))) heading.current?.focus();
 }
 
@@ -32,7 +36,7 @@ export function SecretNameField({
   value: string;
   maxLength: number;
   error: string | undefined;
-  inputRef: RefObject<HTMLInputElement>;
+  inputRef: RefObject<HTMLInputElement | null>;
   onInput: (value: string) => void;
   help: ComponentChildren;
 }) {
@@ -77,7 +81,7 @@ export function SecretList<T>({
   children,
 }: {
   headingId: string;
-  headingRef: RefObject<HTMLHeadingElement>;
+  headingRef: RefObject<HTMLHeadingElement | null>;
   heading: ComponentChildren;
   /** Why the list could not be read, as the page shows it. */
   failure: ComponentChildren;
@@ -169,7 +173,7 @@ export function useRevocation<T extends { readonly name: string }>({
   announcement: (item: T) => string;
   /** What revoking it does, said in the dialog. */
   consequence: ComponentChildren;
-  headingRef: RefObject<HTMLHeadingElement>;
+  headingRef: RefObject<HTMLHeadingElement | null>;
 }): { ask: (item: T) => void; dialog: VNode | null } {
   const announce = useContext(Announce);
   const [revoking, setRevoking] = useState<T>();
