@@ -15,6 +15,8 @@ import { platformCnameTarget } from './config/platform';
 import { AnimalStoreApi } from './constructs/animal-store-api';
 import { ConsoleIdentity } from './constructs/console-identity';
 import { ConsoleService } from './constructs/console-service';
+import { DEFAULT_SELF_SERVICE } from './config/self-service';
+import { SELF_SERVICE_PLAN } from '../lambda/core/self-service-settings';
 import { InvitationEmail } from './constructs/invitation-email';
 import { DataTables } from './constructs/data-tables';
 import { EdgeFirewall } from './constructs/edge-firewall';
@@ -147,6 +149,11 @@ export class AnimalStoreStack extends Stack {
         domainsTarget: platformCnameTarget(config.platformAddress.domain),
         distributionId,
         connectionGroupId,
+        // People's own projects (issue 27): on unless -c selfService=off, their keys in the Free usage plan.
+        selfService: {
+          settings: config.selfService ?? DEFAULT_SELF_SERVICE,
+          usagePlan: this.usagePlans.plans.get(SELF_SERVICE_PLAN)!,
+        },
         memorySize: config.lambdaMemoryMb,
         logRetention: config.logRetention,
         logRemovalPolicy: config.removalPolicy,

@@ -23,10 +23,10 @@ export function gatewayKeyQuotaMessage(stackName: string): string {
 }
 
 /**
- * Where a stack's usage plans and project keys are found: the projects tool lists them
- * (lambda/store/api-gateway-directory.ts, `ListedGatewayDirectory`); the console function knows
- * its one usage plan from its environment and lists nothing (`KnownUsagePlans`), so its role
- * needs no right to read the account's keys.
+ * Where a stack's usage plans and project keys are found: the projects tool lists both
+ * (lambda/store/api-gateway-directory.ts, `ListedGatewayDirectory`); the console function finds
+ * its one usage plan and lists no keys (lambda/store/api-gateway-usage-plans.ts, `StackUsagePlans`),
+ * so its role needs no right to read the account's keys.
  */
 export interface GatewayDirectory {
   /** The id of the usage plan of `plan` in the stack; an Error naming the fix when there is none. */
@@ -112,26 +112,5 @@ export class ApiGatewayProjectKeys implements ProjectGateway {
       }
     }
     this.made.delete(usageId);
-  }
-}
-
-/**
- * The console function's directory: the ids of the usage plans it may add keys to, from its
- * environment (the stack's tokens). It deletes only keys it made itself, by their ids.
- */
-export class KnownUsagePlans implements GatewayDirectory {
-  constructor(private readonly ids: Partial<Readonly<Record<PlanName, string>>>) {}
-
-  async usagePlanId(plan: PlanName): Promise<string> {
-    const id = this.ids[plan];
-    if (!id)
-      throw new Error(
-        `this function adds keys to the usage plans of ${Object.keys(this.ids).join(', ')} only, not ${plan}`,
-      );
-    return id;
-  }
-
-  async apiKeyIds(name: string): Promise<string[]> {
-    throw new Error(`this function deletes only the keys it made, and did not make ${name}`);
   }
 }
