@@ -47,6 +47,7 @@ export const STACK_OUTPUTS = {
   auditLogTable: 'AuditLogTableName',
   personalTokensTable: 'PersonalTokensTableName',
   platformDomain: 'PlatformDomain',
+  selfServiceProjectCap: 'SelfServiceProjectCap',
 } as const;
 
 /** Name of an output in {@link STACK_OUTPUTS}. */
@@ -278,6 +279,12 @@ export class AnimalStoreStack extends Stack {
     new CfnOutput(this, STACK_OUTPUTS.personalTokensTable, {
       description: "Members' personal access tokens (hashes only), read and written by the console function",
       value: this.tables.personalTokens.tableName,
+    });
+    // The self-service cap the projects tool measures against (issue 27); off where no console is.
+    const selfService = config.selfService ?? DEFAULT_SELF_SERVICE;
+    new CfnOutput(this, STACK_OUTPUTS.selfServiceProjectCap, {
+      description: "Most projects people may create themselves (npm run projects -- self-service), or 'off'",
+      value: this.console && selfService.enabled ? String(selfService.projectCap) : 'off',
     });
     if (config.platformAddress) {
       new CfnOutput(this, STACK_OUTPUTS.platformDomain, {

@@ -11,7 +11,9 @@ import {
   resourcesOfType,
   statementsOfFunction,
   tableIdFromOutput,
+  templateJson,
 } from '../template-queries';
+import { STACK_OUTPUTS } from '../../../lib/animal-store-stack';
 
 /**
  * The console function's self-service start in AWS (issue 27), on (the default) and off
@@ -90,6 +92,14 @@ describe('self-service on (the default)', () => {
       'dynamodb:UpdateItem',
     ]);
   });
+});
+
+test('the stack states the cap for the projects tool (npm run projects -- self-service), or off', () => {
+  const output = (template: Template) =>
+    (templateJson(template).Outputs as Record<string, { Value: unknown }>)[
+      STACK_OUTPUTS.selfServiceProjectCap
+    ]?.Value;
+  expect([output(on), output(off)]).toEqual(['2000', 'off']);
 });
 
 describe('self-service off (-c selfService=off)', () => {
