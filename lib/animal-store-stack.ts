@@ -15,6 +15,8 @@ import { platformCnameTarget } from './config/platform';
 import { AnimalStoreApi } from './constructs/animal-store-api';
 import { ConsoleIdentity } from './constructs/console-identity';
 import { ConsoleService } from './constructs/console-service';
+import { DEFAULT_SELF_SERVICE } from './config/self-service';
+import { SELF_SERVICE_PLAN } from '../lambda/core/self-service-settings';
 import { InvitationEmail } from './constructs/invitation-email';
 import { DataTables } from './constructs/data-tables';
 import { EdgeFirewall } from './constructs/edge-firewall';
@@ -45,6 +47,7 @@ export const STACK_OUTPUTS = {
   auditLogTable: 'AuditLogTableName',
   personalTokensTable: 'PersonalTokensTableName',
   platformDomain: 'PlatformDomain',
+  selfServiceProjectCap: 'SelfServiceProjectCap',
 } as const;
 
 /** Name of an output in {@link STACK_OUTPUTS}. */
@@ -147,6 +150,11 @@ export class AnimalStoreStack extends Stack {
         domainsTarget: platformCnameTarget(config.platformAddress.domain),
         distributionId,
         connectionGroupId,
+        // People's own projects (issue 27): on unless -c selfService=off, their keys in the Free usage plan.
+        selfService: {
+          settings: config.selfService ?? DEFAULT_SELF_SERVICE,
+          usagePlan: this.usagePlans.plans.get(SELF_SERVICE_PLAN)!,
+        },
         memorySize: config.lambdaMemoryMb,
         logRetention: config.logRetention,
         logRemovalPolicy: config.removalPolicy,
@@ -271,6 +279,12 @@ export class AnimalStoreStack extends Stack {
     new CfnOutput(this, STACK_OUTPUTS.personalTokensTable, {
       description: "Members' personal access tokens (hashes only), read and written by the console function",
       value: this.tables.personalTokens.tableName,
+    });
+    // The self-service cap the projects tool measures against (issue 27); off where no console is.
+    const selfService = config.selfService ?? DEFAULT_SELF_SERVICE;
+    new CfnOutput(this, STACK_OUTPUTS.selfServiceProjectCap, {
+      description: "Most projects people may create themselves (npm run projects -- self-service), or 'off'",
+      value: this.console && selfService.enabled ? String(selfService.projectCap) : 'off',
     });
     if (config.platformAddress) {
       new CfnOutput(this, STACK_OUTPUTS.platformDomain, {

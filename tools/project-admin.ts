@@ -98,6 +98,11 @@ function checkPlanNumbers(plan: PlanName, numbers: Partial<PlanLimits> | undefin
   return isAgreedPlan(planDefinition(plan)) ? (numbers as PlanLimits) : undefined;
 }
 
+/** A project's allowed origins as the tool prints them. */
+export function originsText(origins: readonly string[]): string {
+  return origins.length === 0 ? 'none' : origins.join(', ');
+}
+
 /** The origins given, normalized; a bad one (or too many) is a wrong invocation naming each. */
 export function checkOrigins(texts: readonly string[]): string[] {
   const parsed = parseAllowedOrigins(texts);

@@ -22,10 +22,11 @@ import {
   toolTableNames,
   toolTablesHelp,
 } from './local-store';
-import { checkOrigins, ProjectAdmin } from './project-admin';
+import { checkOrigins, originsText, ProjectAdmin } from './project-admin';
 import { migrateToProjects, migrationReport } from './project-migration';
 import { AUDIT_COMMAND, AUDIT_OPTIONS, auditCommand, projectsAuditSubject } from './project-audit';
 import { USAGE_COMMAND, USAGE_OPTIONS, usageCommand } from './project-usage';
+import { SELF_SERVICE_COMMAND, selfServiceCommand } from './project-self-service';
 import { connectStage, parseStage, type StageClients, type StageOptions } from './stage';
 
 const STANDARD_PLANS = PLAN_NAMES.filter((plan) => !isAgreedPlan(PLANS[plan]));
@@ -139,6 +140,7 @@ export const PROJECTS_TOOL: ToolSpec<typeof OPTIONS & typeof USAGE_OPTIONS & typ
     },
     USAGE_COMMAND,
     AUDIT_COMMAND,
+    SELF_SERVICE_COMMAND,
   ],
   epilogue: `Plans: ${STANDARD_PLANS.join(', ')}; ${AGREED_PLANS.map(agreedPlanText).join(', ')},
   whose numbers are agreed per project: --plan ${AGREED_PLANS[0] ?? 'enterprise'} --per-minute N --per-day N.
@@ -209,10 +211,6 @@ function projectJson(project: ProjectRecord, address: string) {
     allowedOrigins: project.allowedOrigins ?? [],
     createdAt: project.createdAt,
   };
-}
-
-function originsText(origins: readonly string[]): string {
-  return origins.length === 0 ? 'none' : origins.join(', ');
 }
 
 /** Runs one projects command against the local store at `io.endpoint`, or against `--stage`. */
@@ -362,6 +360,9 @@ export async function runProjectsCommand(argv: readonly string[], io: ProjectsCo
       break;
     case 'audit':
       run = auditCommand(name, values, stage, io);
+      break;
+    case 'self-service':
+      run = selfServiceCommand(values, stage, io);
       break;
     default:
       throw new Error(`Command ${command} is declared but not implemented.`);

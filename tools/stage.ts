@@ -10,7 +10,7 @@ import { MemberRepository } from '../lambda/store/member-repository';
 import { createDocumentClient } from '../lambda/store/dynamodb-client';
 import { PetRepository } from '../lambda/store/pet-repository';
 import { ProjectRepository } from '../lambda/store/project-repository';
-import { ApiGatewayProjectKeys } from './api-gateway-keys';
+import { stackProjectKeys } from './api-gateway-keys';
 import type { ToolConnection } from './connection';
 import { reason, UsageError } from './failures';
 import type { ProjectGateway } from './project-admin';
@@ -201,7 +201,7 @@ export async function connectStage(
     keys: new ApiKeyRepository(documents, tableName),
     projects: new ProjectRepository(documents, projectsTable),
     pets: new PetRepository(documents, petsTable),
-    gateway: new ApiGatewayProjectKeys(apiGateway, stackName),
+    gateway: stackProjectKeys(apiGateway, stackName),
     // The output is read when domains are counted, so the keys tool does not depend on it.
     domainsOf: async (project) =>
       new CustomDomainRepository(documents, output(STACK_OUTPUTS.customDomainsTable)).countByProject(project),

@@ -4,6 +4,7 @@ import { MemberRoles, Members } from '../core/members';
 import { PersonalTokens } from '../core/personal-tokens';
 import type { CustomDomains } from '../core/custom-domains/custom-domains';
 import { ProjectKeys } from '../core/project-keys';
+import type { ProjectGateway } from '../core/project-creation';
 import {
   SELF_SERVICE_CLOSED,
   SelfService,
@@ -41,6 +42,8 @@ export interface ConsoleStackPorts extends Pick<
 export type ConsolePorts = ConsoleStackPorts &
   Pick<ServicePorts, 'apiKeys' | 'invitations' | 'personalTokens' | 'auditLog'> & {
     readonly selfServiceSlots?: SelfServiceSlots;
+    /** Where a self-service project's API Gateway key is made: AWS's; none in local mode. */
+    readonly selfServiceGateway?: ProjectGateway;
   };
 
 /** How invitations reach people (issue 27): the mailer, the link's address, the vouched domains. */
@@ -82,8 +85,9 @@ export type ConsoleSignInSettings = Pick<
 export interface ConsoleParts extends SharedParts {
   readonly domains: CustomDomains;
   /**
-   * Self-service project creation over the console's members and keys (issue 27): local mode's
-   * ({@link composeSelfService}). @default closed (AWS: its projects' gateway keys are the tool's)
+   * Self-service project creation over the console's members and keys (issue 27), composed by
+   * {@link composeSelfService} (local mode, and the AWS console function where the stack turns it on).
+   * @default closed
    */
   readonly selfService?: (members: Members, keys: ProjectKeys) => SelfServiceDoor;
 }
@@ -170,7 +174,7 @@ export function composeProjectKeys(ports: Pick<ServicePorts, 'apiKeys' | 'projec
  * on only when the settings say so, and then its counters are required.
  */
 export function composeSelfService(
-  ports: Pick<ConsolePorts, 'projects' | 'apiKeys' | 'clock' | 'selfServiceSlots'>,
+  ports: Pick<ConsolePorts, 'projects' | 'apiKeys' | 'clock' | 'selfServiceSlots' | 'selfServiceGateway'>,
   settings: SelfServiceSettings | undefined,
   members: Members,
   keys: ProjectKeys,
@@ -182,7 +186,12 @@ export function composeSelfService(
   return new SelfService({
     settings: slots ? (settings ?? off) : off,
     slots: slots ?? { take: async () => undefined, giveBack: async () => undefined, count: async () => 0 },
-    creation: { projects: ports.projects, keys: ports.apiKeys, clock: () => new Date(ports.clock()) },
+    creation: {
+      projects: ports.projects,
+      keys: ports.apiKeys,
+      ...(ports.selfServiceGateway ? { gateway: ports.selfServiceGateway } : {}),
+      clock: () => new Date(ports.clock()),
+    },
     members,
     keys,
     nearCap: warnNearSelfServiceCap,

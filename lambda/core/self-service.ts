@@ -90,9 +90,8 @@ export interface SelfServiceDoor {
 }
 
 /**
- * Self-service where it is not set up (AWS today: its projects' API Gateway keys are made by the
- * projects tool only): the page says how to get a project, and a create is refused. The
- * creation's code is then not reached from the function, which needs no right to write projects.
+ * Self-service where no composition sets it up (a console composed without it): the page says how
+ * to get a project, and a create is refused.
  */
 export const SELF_SERVICE_CLOSED: SelfServiceDoor = {
   view: () => ({ available: false, message: SELF_SERVICE_OFF_MESSAGE, upgrade: UPGRADE_MESSAGE }),

@@ -1,5 +1,5 @@
 import { consoleApiHost, SIGN_IN_CALLBACK_PATH } from '../api/console-routes';
-import { composeConsole } from '../composition/console';
+import { composeConsole, composeSelfService } from '../composition/console';
 import { composeCustomDomains } from '../composition/custom-domains';
 import { now } from '../shared/clock';
 import { RUNTIME_ENV, requireEnv } from '../shared/runtime-env';
@@ -20,6 +20,7 @@ import {
 import { invitationMailerFromEnv } from '../store/invitation-mailer-from-environment';
 import { openIdSignInFromEnv } from '../store/oidc-from-environment';
 import { originSecretsFromEnv } from '../store/origin-secret-source';
+import { selfServiceFromEnv } from '../store/self-service-from-environment';
 
 /**
  * The console function (`/console/api/…`): sessions, usage, keys and the domains service over
@@ -29,6 +30,8 @@ import { originSecretsFromEnv } from '../store/origin-secret-source';
  */
 const platformDomain = requireEnv(RUNTIME_ENV.platformDomain);
 const originSecrets = originSecretsFromEnv(now);
+// People's own projects (issue 27), where the stack turns them on: its counters and gateway.
+const selfService = selfServiceFromEnv();
 const ports = {
   projects: projectRepositoryFromEnv(),
   apiKeys: apiKeyRepositoryFromEnv(),
@@ -44,6 +47,8 @@ const ports = {
   clock: now,
   // Through the console's distribution, sign-ins are counted per viewer, not per edge address.
   ...(originSecrets ? { originSecrets } : {}),
+  ...(selfService.slots ? { selfServiceSlots: selfService.slots } : {}),
+  ...(selfService.gateway ? { selfServiceGateway: selfService.gateway } : {}),
 };
 
 const consoleOrigin = requireEnv(RUNTIME_ENV.consoleOrigin);
@@ -65,5 +70,8 @@ export const handler = composeConsole(
       vouched: vouchedDomainsFromEnv(),
     },
   },
-  { domains: composeCustomDomains(ports, { target: requireEnv(RUNTIME_ENV.domainsTarget), platformDomain }) },
+  {
+    domains: composeCustomDomains(ports, { target: requireEnv(RUNTIME_ENV.domainsTarget), platformDomain }),
+    selfService: (members, keys) => composeSelfService(ports, selfService.settings, members, keys),
+  },
 );

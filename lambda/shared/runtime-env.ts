@@ -56,6 +56,9 @@ export const RUNTIME_ENV = {
    * carrying its value came through the edge. Unset: no request is believed to.
    */
   edgeOriginSecretArn: 'EDGE_ORIGIN_SECRET_ARN',
+  // The self-service start in AWS (issue 27), set only where it is on (SELF_SERVICE_PROJECTS=on).
+  /** The stack's name, which names its usage plans and a project's API Gateway key (usage-plan names). */
+  gatewayStackName: 'GATEWAY_STACK_NAME',
   // The console's sign-in through the identity provider (issue 26); unset: console tokens only.
   /** The OpenID provider's issuer URL (the Cognito user pool's). */
   oidcIssuer: 'OIDC_ISSUER',

@@ -6,6 +6,8 @@ import { type PlatformAddressConfig, platformAddressFromContext, platformAddress
 import { productionRegionFromContext, regionProblems } from './regions';
 import { edgeSettingProblems, originSecretVersionFromContext } from './edge-settings';
 import { type SignInEmailConfig, signInEmailFromContext } from './sign-in-email';
+import { SELF_SERVICE_CONTEXT, selfServiceFromContext } from './self-service';
+import type { SelfServiceSettings } from '../../lambda/core/self-service-settings';
 
 /** A Secrets Manager version id (lib/config/edge-settings.ts). */
 export { SECRET_VERSION_ID } from './edge-settings';
@@ -111,6 +113,13 @@ export interface EnvironmentConfig {
    * @default off: nothing reserved
    */
   readonly reservedConcurrency?: number;
+  /**
+   * People's own projects through the console (issue 27): on or off, and the platform cap (each
+   * project takes one of API Gateway's 10,000 keys per account and region). Given as
+   * `-c selfService=off` and `-c selfServiceProjectCap=N`; only where the console function is.
+   * @default DEFAULT_SELF_SERVICE: on, 2,000 projects
+   */
+  readonly selfService?: SelfServiceSettings;
   /**
    * Account and region to deploy to.
    * @default environment-agnostic, when CDK_DEFAULT_ACCOUNT / CDK_DEFAULT_REGION are unset
@@ -339,6 +348,7 @@ function reservedConcurrencyFromContext(name: EnvironmentName, value: unknown): 
  *   (ignored for staging).
  * - `stagingReservedConcurrency`, `productionReservedConcurrency`: each environment's
  *   {@link EnvironmentConfig.reservedConcurrency}; unset, nothing is reserved.
+ * - `selfService`, `selfServiceProjectCap`: {@link EnvironmentConfig.selfService}; unset, on at 2,000.
  * Nothing is looked up: synth stays offline.
  */
 export function environmentsFromContext(
@@ -355,6 +365,10 @@ export function environmentsFromContext(
   const productionRegion = productionRegionFromContext(context('productionRegion'));
   const originSecretVersion = originSecretVersionFromContext(context('originSecretVersion'));
   const signInEmail = signInEmailFromContext(context('signInEmailFrom'), context('signInEmailDomain'));
+  const selfService = selfServiceFromContext(
+    context(SELF_SERVICE_CONTEXT.enabled),
+    context(SELF_SERVICE_CONTEXT.cap),
+  );
   if (petsUpgradeStep !== undefined && names.length !== 1) {
     throw new Error(
       `Context value "petsUpgradeStep" applies to one environment's table: select it too, e.g. -c environments=production -c petsUpgradeStep=${petsUpgradeStep}.`,
@@ -370,6 +384,7 @@ export function environmentsFromContext(
       ...(originSecretVersion && name === 'production' ? { originSecretVersion } : {}),
       ...(signInEmail && name === 'production' ? { signInEmail } : {}),
       ...(reservedConcurrency === undefined ? {} : { reservedConcurrency }),
+      selfService,
     };
     validateEnvironmentConfig(config);
     return config;

@@ -21,6 +21,7 @@ import { EDGE_REGION } from '../edge-stack';
 import { consoleSiteOrigin } from './console-site';
 import { nagArn } from './nag-names';
 import type { DataTables } from './data-tables';
+import { ConsoleSelfService, type ConsoleSelfServiceProps } from './console-self-service';
 
 /** The console function's module under `lambda/handlers/`. */
 export const CONSOLE_HANDLER_MODULE = 'console';
@@ -113,6 +114,12 @@ export interface ConsoleServiceProps {
   readonly distributionId: string;
   /** The edge's connection group id (a token resolved at deploy is fine). */
   readonly connectionGroupId: string;
+  /**
+   * People's own projects (issue 27): the setting, and the Free plan's usage plan their keys join.
+   * Off, the function is told so and may create no project and no API Gateway key.
+   * @default off
+   */
+  readonly selfService?: ConsoleSelfServiceProps;
   /**
    * Memory of the function, in MB.
    * @default 512
@@ -297,6 +304,7 @@ export class ConsoleService extends Construct {
       target: 'table',
     });
     this.grantEdgeTenants();
+    new ConsoleSelfService(this, 'SelfService', fn, tables, props.selfService);
 
     const integration = new LambdaIntegration(fn, { proxy: true, allowTestInvoke: false });
     const prefix = props.restApi.root.resourceForPath(CONSOLE_API_PREFIX);

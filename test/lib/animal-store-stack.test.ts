@@ -75,7 +75,9 @@ describe.each(ENVIRONMENT_NAMES)('the %s stack', (name) => {
   });
 
   test('has no other URL output that would lack the version prefix', () => {
-    expect(ownOutputs(templateJson(template).Outputs)).toEqual(['BaseUrl', ...tableOutputs].sort());
+    expect(ownOutputs(templateJson(template).Outputs)).toEqual(
+      ['BaseUrl', STACK_OUTPUTS.selfServiceProjectCap, ...tableOutputs].sort(),
+    );
   });
 
   test('outputs the name of every table, each once', () => {

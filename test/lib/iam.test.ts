@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { everyStack } from '../support/nag-app';
 import {
+  allows,
   type DeployedFunction,
   missingPermissions,
   requestsOf,
@@ -196,6 +197,52 @@ describe("each function's SDK commands, derived from its bundle, against its rol
       await Promise.all(functions.map(({ fn, handler }) => unusedGrants(fn, handler.sent)))
     ).flat();
     expect(findings).toEqual([]);
+  });
+
+  test("the console's self-service start (issue 27) creates and undoes gateway keys, reads none, and may add them to the Free plan's usage plan only (found by name)", async () => {
+    const { fn, handler } = functions.find(
+      ({ fn: candidate }) => candidate.name === 'AnimalStore-production/Console/Function',
+    )!;
+    const gateway = handler.sent.filter((command) => command.sdkPackage === '@aws-sdk/client-api-gateway');
+    expect([...new Set(gateway.map((command) => command.operation))].sort()).toEqual([
+      'CreateApiKey',
+      'CreateUsagePlanKey',
+      'DeleteApiKey',
+      'GetUsagePlans',
+    ]);
+    const { requests } = await requestsOf(fn, handler.sent);
+    const region = fn.stack.region;
+    const usagePlanKeys = requests.find(
+      (request) => request.action === 'apigateway:POST' && request.anyOf[0]?.includes('/usageplans/'),
+    )?.anyOf[0];
+    expect(usagePlanKeys).toMatch(new RegExp(`^arn:aws:apigateway:${region}::/usageplans/[^/*]+/keys$`));
+    expect(
+      requests
+        .filter((request) => request.action.startsWith('apigateway:'))
+        .map((request) => `${request.action} ${request.anyOf.join(' ')}`)
+        .sort(),
+    ).toEqual([
+      `apigateway:DELETE arn:aws:apigateway:${region}::/apikeys/a1b2c3d4e5`,
+      `apigateway:GET arn:aws:apigateway:${region}::/usageplans`,
+      `apigateway:POST arn:aws:apigateway:${region}::/apikeys`,
+      `apigateway:POST ${usagePlanKeys}`,
+    ]);
+    // Another usage plan (a paid one), reading the account's keys, changing one: all refused.
+    expect(
+      await allows(fn, 'apigateway:POST', `arn:aws:apigateway:${region}::/usageplans/pro1234/keys`),
+    ).toBe(false);
+    expect(await allows(fn, 'apigateway:GET', `arn:aws:apigateway:${region}::/apikeys`)).toBe(false);
+    expect(await allows(fn, 'apigateway:PATCH', `arn:aws:apigateway:${region}::/apikeys/a1b2c3d4e5`)).toBe(
+      false,
+    );
+    // The project is stored by a put on the projects table, which the role allows.
+    const projectsTable = fn.environment.PROJECTS_TABLE_NAME;
+    expect(requests).toContainEqual(
+      expect.objectContaining({
+        action: 'dynamodb:PutItem',
+        anyOf: [`arn:aws:dynamodb:${region}:${SAMPLE_ACCOUNT}:table/${projectsTable}`],
+      }),
+    );
   });
 
   test('finds a missing dependent action: one planted in a copy of the further actions, which the console role lacks', async () => {

@@ -12,4 +12,6 @@ export const CONSOLE_TABLES_ENV = {
   [RUNTIME_ENV.invitationsTable]: LOCAL_TABLE_NAMES.invitations,
   [RUNTIME_ENV.personalTokensTable]: LOCAL_TABLE_NAMES.personalTokens,
   [RUNTIME_ENV.auditLogTable]: LOCAL_TABLE_NAMES.auditLog,
+  // Self-service is on by default, its keys named by the stack (test/lambda/handlers/console-self-service-aws.test.ts).
+  [RUNTIME_ENV.gatewayStackName]: 'AnimalStore-production',
 };

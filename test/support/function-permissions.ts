@@ -8,7 +8,15 @@ import {
   type IamReferenceAdditions,
 } from './iam-reference';
 import type { SentCommand } from './sdk-commands';
-import { listOf, type PolicyDocument, SAMPLE_ACCOUNT, type StackTemplate } from './template-policies';
+import { SELF_SERVICE_PLAN } from '../../lambda/core/self-service-settings';
+import { usagePlanName } from '../../lambda/store/api-gateway-names';
+import {
+  listOf,
+  type PolicyDocument,
+  resolveIntrinsics,
+  SAMPLE_ACCOUNT,
+  type StackTemplate,
+} from './template-policies';
 
 /**
  * Whether a function's role allows what its code sends: each SDK command's action, on the
@@ -24,6 +32,20 @@ export const SDK_SERVICE_PREFIX: Readonly<Record<string, string>> = {
   '@aws-sdk/client-acm': 'acm',
   '@aws-sdk/client-secrets-manager': 'secretsmanager',
   '@aws-sdk/client-sesv2': 'ses',
+  '@aws-sdk/client-api-gateway': 'apigateway',
+};
+
+/**
+ * API Gateway's management API is authorized by HTTP method on a resource path, not by operation
+ * (API Gateway Developer Guide, "Control access for managing an API": `apigateway:POST` on
+ * `/apikeys` creates a key): the action and resource type of each operation the functions send.
+ */
+export const API_GATEWAY_REQUESTS: Readonly<Record<string, { action: string; resourceType: string }>> = {
+  CreateApiKey: { action: 'apigateway:POST', resourceType: 'ApiKeys' },
+  CreateUsagePlanKey: { action: 'apigateway:POST', resourceType: 'UsagePlanKeys' },
+  DeleteApiKey: { action: 'apigateway:DELETE', resourceType: 'ApiKey' },
+  GetApiKeys: { action: 'apigateway:GET', resourceType: 'ApiKeys' },
+  GetUsagePlans: { action: 'apigateway:GET', resourceType: 'UsagePlans' },
 };
 
 /** Samples of the resources CloudFront and ACM name at run time (a tenant's id, a certificate's ARN). */
@@ -32,6 +54,9 @@ const RUN_TIME_SAMPLES: Readonly<Record<string, string>> = {
   // The console's ACM client is in us-east-1, where CloudFront reads certificates (cloudfront-from-environment.ts).
   'acm:certificate': `arn:aws:acm:us-east-1:${SAMPLE_ACCOUNT}:certificate/0d3e6e2f-1c2b-4a5d-8e9f-0123456789ab`,
 };
+
+/** An API key's id, as API Gateway assigns one at run time. */
+const SAMPLE_API_KEY_ID = 'a1b2c3d4e5';
 
 /** One function as deployed: its environment and its role's identity policies, resolved. */
 export interface DeployedFunction {
@@ -122,6 +147,25 @@ function resourcesOf(
         ? [`arn:aws:ses:${region}:${SAMPLE_ACCOUNT}:identity/${sender.slice(sender.lastIndexOf('@') + 1)}`]
         : new Unconfigured(RUNTIME_ENV.invitationSender);
     }
+    case 'apigateway:ApiKeys':
+      return [`arn:aws:apigateway:${region}::/apikeys`];
+    case 'apigateway:ApiKey':
+      return [`arn:aws:apigateway:${region}::/apikeys/${SAMPLE_API_KEY_ID}`];
+    case 'apigateway:UsagePlans':
+      return [`arn:aws:apigateway:${region}::/usageplans`];
+    case 'apigateway:UsagePlanKeys': {
+      // The self-service start's usage plan (issue 27), the Free plan's, which it finds by name.
+      const stackName = fn.environment[RUNTIME_ENV.gatewayStackName];
+      if (!stackName) return new Unconfigured(RUNTIME_ENV.gatewayStackName);
+      const name = usagePlanName(stackName, SELF_SERVICE_PLAN);
+      const found = Object.entries(template.Resources).find(
+        ([, candidate]) =>
+          candidate.Type === 'AWS::ApiGateway::UsagePlan' && candidate.Properties?.UsagePlanName === name,
+      );
+      if (!found) return `no usage plan named ${name} in the template`;
+      const id = String(resolveIntrinsics({ Ref: found[0] }, fn.stack));
+      return [`arn:aws:apigateway:${region}::/usageplans/${id}/keys`];
+    }
     default:
       return RUN_TIME_SAMPLES[type] ? [RUN_TIME_SAMPLES[type]] : `no way to find its ${type}: add one`;
   }
@@ -154,14 +198,19 @@ export async function requestsOf(
   const findings: string[] = [];
   const unconfigured: string[] = [];
   const seen = new Set<string>();
-  const add = async (action: string, command: SentCommand | undefined, because: string): Promise<void> => {
+  const add = async (
+    action: string,
+    command: SentCommand | undefined,
+    because: string,
+    resourceType?: string,
+  ): Promise<void> => {
     const [service = ''] = action.split(':');
     const details = await actionDetails(action);
     if (!details) {
       findings.push(`${fn.name}: ${action} (${because}) is no action of the Service Authorization Reference`);
       return;
     }
-    const types = await requestTypes(action);
+    const types = resourceType ? [resourceType] : await requestTypes(action);
     const targets =
       types.length === 0
         ? [['*', ['*']] as const]
@@ -206,7 +255,13 @@ export async function requestsOf(
       );
       continue;
     }
-    await add(`${prefix}:${command.operation}`, command, because);
+    const gatewayRequest = prefix === 'apigateway' ? API_GATEWAY_REQUESTS[command.operation] : undefined;
+    if (prefix === 'apigateway' && !gatewayRequest) {
+      findings.push(`${fn.name}: ${command.operation} (${because}) has no API Gateway method here: add it`);
+      continue;
+    }
+    if (gatewayRequest) await add(gatewayRequest.action, command, because, gatewayRequest.resourceType);
+    else await add(`${prefix}:${command.operation}`, command, because);
   }
   return { requests, findings, unconfigured };
 }

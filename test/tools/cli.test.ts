@@ -159,7 +159,7 @@ describe('wrong invocations: UsageError (exit 2) with a message, no exception na
     [['show', 'acme', '--yes'], /^show does not take --yes; it takes --json, --stage\./],
     [
       ['explode'],
-      /^Unknown command "explode": use create, list, show, set-plan, set-origins, delete, rotate-console-token, migrate, usage, audit\./,
+      /^Unknown command "explode": use create, list, show, set-plan, set-origins, delete, rotate-console-token, migrate, usage, audit, self-service\./,
     ],
     [
       ['set-origins'],

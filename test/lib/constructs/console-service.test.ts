@@ -132,6 +132,10 @@ describe('its environment', () => {
       [CONSOLE_OIDC_ENV.issuer]: expect.anything(),
       [CONSOLE_OIDC_ENV.clientId]: expect.anything(),
       [CONSOLE_OIDC_ENV.clientSecretArn]: expect.anything(),
+      // People's own projects, on by default (test/lib/constructs/console-self-service.test.ts).
+      SELF_SERVICE_PROJECTS: 'on',
+      SELF_SERVICE_PROJECT_CAP: '2000',
+      [RUNTIME_ENV.gatewayStackName]: 'AnimalStore-production',
     });
   });
 
@@ -170,7 +174,13 @@ describe('least privilege', () => {
       'dynamodb:PutItem',
       'dynamodb:UpdateItem',
     ]);
-    expect(onTable(projectsTable)).toEqual(['dynamodb:GetItem', 'dynamodb:UpdateItem']);
+    // ...and a self-service project put, or deleted again (test/lib/constructs/console-self-service.test.ts).
+    expect(onTable(projectsTable).sort()).toEqual([
+      'dynamodb:DeleteItem',
+      'dynamodb:GetItem',
+      'dynamodb:PutItem',
+      'dynamodb:UpdateItem',
+    ]);
     expect(onTable(sessionsTable)).toEqual([
       'dynamodb:DeleteItem',
       'dynamodb:GetItem',
@@ -331,8 +341,9 @@ describe('least privilege', () => {
     // (test/lib/edge-origin-trust.test.ts) and the sign-in's client secret
     // (test/lib/console-identity.test.ts).
     const others = granted.filter((grant) => !grant.actions.includes('secretsmanager:GetSecretValue'));
-    // ...the audit log's PutItem and Query (test/lib/audit-log.test.ts), and SES for invitations.
-    expect(others).toHaveLength(13);
+    // ...the audit log's PutItem and Query (test/lib/audit-log.test.ts), SES for invitations, and the
+    // self-service start's four (test/lib/constructs/console-self-service.test.ts).
+    expect(others).toHaveLength(17);
     expect(others.filter((grant) => grant.actions.some((action) => action.startsWith('ses:')))).toEqual([
       expect.objectContaining({ actions: ['ses:SendEmail'] }),
     ]);
