@@ -1,18 +1,10 @@
-import {
-  isAgreedPlan,
-  isPlanName,
-  type PlanLimits,
-  type PlanName,
-  PLAN_NAMES,
-  PLANS,
-} from '../lambda/core/plans';
 import { MAX_ALLOWED_ORIGINS, type ProjectRecord, projectLimits } from '../lambda/core/project';
 import { ENVIRONMENT_NAMES } from '../lib/config/environments';
 import { GATEWAY_KEY_QUOTA } from './api-gateway-keys';
 import { withAuditTrail } from './audit-trail';
 import { parseCommandLine, runToolMain, type ToolSpec } from './cli';
 import type { ToolConnection } from './connection';
-import { UsageError } from './failures';
+import { PLAN_NAMES } from '../lambda/core/plans';
 import {
   connectLocal,
   DEFAULT_LOCAL_API_PORT,
@@ -28,17 +20,14 @@ import { AUDIT_COMMAND, AUDIT_OPTIONS, auditCommand, projectsAuditSubject } from
 import { USAGE_COMMAND, USAGE_OPTIONS, usageCommand } from './project-usage';
 import { SELF_SERVICE_COMMAND, selfServiceCommand } from './project-self-service';
 import { connectStage, parseStage, type StageClients, type StageOptions } from './stage';
-
-const STANDARD_PLANS = PLAN_NAMES.filter((plan) => !isAgreedPlan(PLANS[plan]));
-const AGREED_PLANS = PLAN_NAMES.filter((plan) => isAgreedPlan(PLANS[plan]));
-
-/** `enterprise (at most 5000 per minute, 5000000 per day)`: an agreed plan and its ceiling. */
-function agreedPlanText(plan: PlanName): string {
-  const definition = PLANS[plan];
-  return isAgreedPlan(definition)
-    ? `${plan} (at most ${definition.ceiling.perMinute} per minute, ${definition.ceiling.perDay} per day)`
-    : plan;
-}
+import {
+  AGREED_PLANS,
+  agreedPlanText,
+  limitsText,
+  parseNumbers,
+  parsePlan,
+  STANDARD_PLANS,
+} from './project-plans';
 
 const OPTIONS = {
   plan: {
@@ -173,33 +162,6 @@ export interface ProjectsCommandIo {
   /** AWS clients to use with --stage instead of the default ones (tests). */
   readonly stageClients?: StageClients;
   readonly stageOptions?: StageOptions;
-}
-
-function parsePlan(value: string): PlanName {
-  if (!isPlanName(value)) {
-    throw new UsageError(`Unknown plan ${JSON.stringify(value)}: use one of ${PLAN_NAMES.join(', ')}.`);
-  }
-  return value;
-}
-
-/** The agreed numbers given, each a whole number as typed (planNumbersProblems words the range). */
-function parseNumbers(
-  perMinute: string | undefined,
-  perDay: string | undefined,
-): Partial<PlanLimits> | undefined {
-  if (perMinute === undefined && perDay === undefined) return undefined;
-  const count = (option: string, value: string | undefined) => {
-    if (value === undefined) return undefined;
-    if (!/^\d+$/.test(value))
-      throw new UsageError(`--${option} ${JSON.stringify(value)} is not a whole number.`);
-    return Number(value);
-  };
-  return { perMinute: count('per-minute', perMinute), perDay: count('per-day', perDay) };
-}
-
-function limitsText(project: Pick<ProjectRecord, 'plan' | 'agreedLimits'>): string {
-  const { perMinute, perDay } = projectLimits(project);
-  return `${perMinute} per minute, ${perDay} per day`;
 }
 
 function projectJson(project: ProjectRecord, address: string) {
