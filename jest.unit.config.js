@@ -21,6 +21,7 @@ module.exports = {
     '<rootDir>/test/bench/cost-model.test.ts',
     '<rootDir>/test/local/embedded-dynamodb.test.ts',
     '<rootDir>/test/local/table-upgrade.test.ts',
+    '<rootDir>/test/local/local-tables.test.ts',
     '<rootDir>/test/lib/config/environments.test.ts',
     '<rootDir>/test/lib/edge-redirect.test.ts',
     '<rootDir>/test/lib/console-path-function.test.ts',
