@@ -21,6 +21,7 @@ module.exports = {
     '<rootDir>/test/bench/cost-model.test.ts',
     '<rootDir>/test/local/embedded-dynamodb.test.ts',
     '<rootDir>/test/local/table-upgrade.test.ts',
+    '<rootDir>/test/local/local-tables.test.ts',
     '<rootDir>/test/lib/config/environments.test.ts',
     '<rootDir>/test/lib/edge-redirect.test.ts',
     '<rootDir>/test/lib/console-path-function.test.ts',
@@ -34,8 +35,9 @@ module.exports = {
     // The local API in process.
     '/test/lambda/middleware/request-log-attribution\\.test\\.ts$',
     '/test/tools/domains-(tool|import|sandbox-record)\\.test\\.ts$',
+    '/test/tools/smoke-stage\\.test\\.ts$',
     // The tools as processes.
-    '/test/tools/tool-processes\\.test\\.ts$',
+    '/test/tools/(tool|preflight)-process(es)?\\.test\\.ts$',
     // npm start and the smoke tool as processes (about 100 s of the edit loop on a busy machine).
     '/test/tools/smoke\\.test\\.ts$',
     // A synthesis of the whole app (the preflight's plan), with CDK's template validation.

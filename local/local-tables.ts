@@ -2,8 +2,10 @@ import {
   CreateTableCommand,
   DescribeTableCommand,
   DynamoDBClient,
+  ListTablesCommand,
   ResourceInUseException,
   ResourceNotFoundException,
+  type TableDescription,
 } from '@aws-sdk/client-dynamodb';
 import {
   API_KEYS_TABLE,
@@ -20,7 +22,7 @@ import {
   type TableDefinition,
 } from '../lambda/store/table-schema';
 import { createTableInput } from './table-input';
-import { upgradeLocalTable } from './table-upgrade';
+import { holdingTableName, indexesMatch, upgradeLocalTable } from './table-upgrade';
 
 export { createTableInput };
 
@@ -57,32 +59,63 @@ export const LOCAL_TABLES: readonly [TableDefinition, string][] = [
 const ACTIVE_POLL_MS = 25;
 const ACTIVE_DEADLINE_MS = 30_000;
 
-/** The table's status, with its indexes' (a table with an index still CREATING refuses queries on it). */
-async function tableStatus(client: DynamoDBClient, tableName: string): Promise<string | undefined> {
+/** A table's description, or undefined when it does not exist. */
+async function describeTable(
+  client: DynamoDBClient,
+  tableName: string,
+): Promise<TableDescription | undefined> {
   try {
-    const { Table } = await client.send(new DescribeTableCommand({ TableName: tableName }));
-    const indexes = Table?.GlobalSecondaryIndexes ?? [];
-    return indexes.every((index) => index.IndexStatus === undefined || index.IndexStatus === 'ACTIVE')
-      ? Table?.TableStatus
-      : 'CREATING';
+    return (await client.send(new DescribeTableCommand({ TableName: tableName }))).Table;
   } catch (error) {
     if (error instanceof ResourceNotFoundException) return undefined;
     throw error;
   }
 }
 
+/** The table's status, with its indexes' (a table with an index still CREATING refuses queries on it). */
+function statusOf(table: TableDescription | undefined): string | undefined {
+  const indexes = table?.GlobalSecondaryIndexes ?? [];
+  return indexes.every((index) => index.IndexStatus === undefined || index.IndexStatus === 'ACTIVE')
+    ? table?.TableStatus
+    : 'CREATING';
+}
+
+const tableStatus = async (client: DynamoDBClient, tableName: string) =>
+  statusOf(await describeTable(client, tableName));
+
+/** Every table's name on the store. */
+async function listedTables(client: DynamoDBClient): Promise<ReadonlySet<string>> {
+  const names = new Set<string>();
+  let start: string | undefined;
+  do {
+    const page = await client.send(new ListTablesCommand({ ExclusiveStartTableName: start }));
+    for (const name of page.TableNames ?? []) names.add(name);
+    start = page.LastEvaluatedTableName;
+  } while (start);
+  return names;
+}
+
 /**
  * Creates every table that does not exist yet (existing tables and their data are left
  * alone), then waits until each is ACTIVE: a store answers a new table's first item
  * operations with ResourceNotFoundException until then, so a caller may use every
- * table as soon as this resolves.
+ * table as soon as this resolves. Every tool command runs this: one listing and one
+ * description per table that is there (not three descriptions of each table).
  */
 export async function ensureLocalTables(client: DynamoDBClient): Promise<void> {
+  const listed = await listedTables(client);
   const waiting: string[] = [];
   for (const [table, tableName] of LOCAL_TABLES) {
-    // Data from an older release: its tables are rebuilt to today's indexes, items kept.
-    await upgradeLocalTable(client, table, tableName);
-    const status = await tableStatus(client, tableName);
+    let live = listed.has(tableName) ? await describeTable(client, tableName) : undefined;
+    // Data from an older release, or a rebuild cut short: rebuilt to today's indexes, items kept.
+    if (
+      listed.has(holdingTableName(tableName)) ||
+      (live && !indexesMatch(live.GlobalSecondaryIndexes, table))
+    ) {
+      await upgradeLocalTable(client, table, tableName);
+      live = await describeTable(client, tableName);
+    }
+    const status = statusOf(live);
     if (status === 'ACTIVE') continue;
     waiting.push(tableName);
     if (status !== undefined) continue;

@@ -31,8 +31,14 @@ async function describe(client: DynamoDBClient, tableName: string) {
   }
 }
 
+/** The table an upgrade holds a table's items in while it rebuilds it. */
+export const holdingTableName = (tableName: string): string => `${tableName}-upgrading`;
+
 /** Index names of a live table, sorted, against the definition's. */
-function indexesMatch(live: { IndexName?: string }[] | undefined, definition: TableDefinition): boolean {
+export function indexesMatch(
+  live: { IndexName?: string }[] | undefined,
+  definition: TableDefinition,
+): boolean {
   const have = (live ?? []).map((index) => index.IndexName ?? '').sort();
   const want = definition.globalIndexes.map((index) => index.indexName).sort();
   return have.length === want.length && have.every((name, position) => name === want[position]);
@@ -97,7 +103,7 @@ export async function upgradeLocalTable(
   definition: TableDefinition,
   tableName: string,
 ): Promise<number | undefined> {
-  const holding = `${tableName}-upgrading`;
+  const holding = holdingTableName(tableName);
   const documents = DynamoDBDocumentClient.from(client);
   const live = await describe(client, tableName);
   const held = await describe(client, holding);

@@ -2,11 +2,9 @@ import { Template } from 'aws-cdk-lib/assertions';
 import { CONSOLE_API_PREFIX } from '../../lambda/api/console-routes';
 import { ORIGIN_SECRET_HEADER } from '../../lambda/core/edge-request';
 import { RUNTIME_ENV } from '../../lambda/shared/runtime-env';
-import { AnimalStoreStack } from '../../lib/animal-store-stack';
-import { environmentConfigs } from '../../lib/config/environments';
 import { floodLimitPerIp, MANAGED_RULE_GROUPS } from '../../lib/constructs/edge-firewall';
 import { EDGE_PARAMETERS } from '../../lib/edge-stack';
-import { synthEnvironment, testApp } from '../support/synth';
+import { productionWithEdge, synthEnvironment } from '../support/synth';
 import {
   actionsOf,
   apiMethods,
@@ -25,12 +23,8 @@ import {
  * and the regional WAF limits the edge's requests per viewer rather than per CloudFront address.
  */
 
-const config = {
-  ...environmentConfigs({}).production,
-  platformAddress: { domain: 'animalstore.example', hostedZoneId: 'Z0123456789PLATFORM' },
-  region: 'eu-west-1',
-};
-const template = Template.fromStack(new AnimalStoreStack(testApp(), config.stackName, { config }));
+// Production as the edge serves it: the template the other tests share (test/support/synth.ts).
+const template = productionWithEdge();
 const authorizer = authorizerFunctionId(template);
 
 function ssmParameterId(name: string): string {

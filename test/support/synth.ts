@@ -36,8 +36,13 @@ export function testApp(
   });
 }
 
-/** What a test changes in an environment's shipped configuration (an upgrade step, a platform address). */
-export type EnvironmentChanges = Partial<Pick<EnvironmentConfig, 'petsUpgradeStep' | 'platformAddress'>>;
+/** What a test changes in an environment's shipped configuration (an upgrade step, a platform address, alarms). */
+export type EnvironmentChanges = Partial<
+  Pick<
+    EnvironmentConfig,
+    'petsUpgradeStep' | 'platformAddress' | 'reservedConcurrency' | 'alarmTopicArn' | 'alarmEmail'
+  >
+>;
 
 /**
  * Synthesizes one environment's stack in a {@link testApp}, environment-agnostic whatever the

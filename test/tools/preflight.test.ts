@@ -31,7 +31,7 @@ import { runPreflight } from '../../tools/preflight';
 import { type PreflightClients, preflightAws } from '../../tools/preflight-aws';
 import type { DeployPlan } from '../../tools/preflight-plan';
 import { type DelegationDns, startDelegationDns } from '../support/delegation-dns';
-import { runTs } from '../support/processes';
+import { DEVELOPER_NOISE } from './preflight-noise';
 
 /**
  * The preflight against AWS's documented answers (and errors) at the SDK boundary: STS,
@@ -59,9 +59,6 @@ const PLATFORM_CONTEXT = [
   '-c',
   `platformHostedZoneId=${ZONE_ID}`,
 ];
-
-/** What an operator must never see: exception names, stack lines. */
-const DEVELOPER_NOISE = /\b\w*(Error|Exception)\b|\n\s+at |ValidationError|NoSuchHostedZone|ExpiredToken/;
 
 /** Production with the edge, as planDeploy gives it (checked against a real synth in preflight-plan.test.ts). */
 function productionPlan(reservedConcurrency?: number): DeployPlan {
@@ -641,38 +638,4 @@ describe('invocation', () => {
     await expect(runPreflight(args, { out: () => undefined })).rejects.toThrow(UsageError);
     await expect(runPreflight(args, { out: () => undefined })).rejects.toThrow(message);
   });
-
-  it('as a process: --help on stdout, exit 0; a wrong invocation on stderr, exit 2', async () => {
-    const help = await runTs('tools/preflight.ts', ['--help'], {});
-    expect(help).toEqual({
-      code: 0,
-      stdout: expect.stringMatching(/^Usage: npm run preflight -- \[--stage NAME\]/),
-      stderr: '',
-    });
-    expect(help.stdout).toMatch(/^ {2}delegation +public DNS returns the zone's name servers/m);
-    const wrong = await runTs('tools/preflight.ts', ['--stage', 'qa'], {});
-    expect(wrong).toEqual({
-      code: 2,
-      stdout: '',
-      stderr: 'Unknown stage "qa": use staging or production.\n',
-    });
-  }, 60_000);
-
-  it('as a process, with the SDK of this machine and no region anywhere: the report on stdout, exit 1', async () => {
-    const nowhere = {
-      AWS_REGION: '',
-      AWS_DEFAULT_REGION: '',
-      AWS_PROFILE: '',
-      AWS_CONFIG_FILE: '/dev/null',
-      AWS_SHARED_CREDENTIALS_FILE: '/dev/null',
-      AWS_EC2_METADATA_DISABLED: 'true',
-    };
-    const run = await runTs('tools/preflight.ts', ['--stage', 'staging'], nowhere);
-    expect(run).toEqual({ code: 1, stdout: expect.any(String), stderr: '' });
-    expect(run.stdout).toMatch(
-      /^FAIL {2}region +no AWS region set: the CDK CLI would deploy to us-east-1\. Fix: set AWS_REGION/m,
-    );
-    expect(run.stdout).toMatch(/^Preflight of staging: .* Fix what failed, then run it again\.$/m);
-    expect(run.stdout).not.toMatch(DEVELOPER_NOISE);
-  }, 60_000);
 });

@@ -1,5 +1,5 @@
 import { DynamoDBClient } from '@aws-sdk/client-dynamodb';
-import { DynamoDBDocumentClient, GetCommand, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
+import { BatchGetCommand, DynamoDBDocumentClient, PutCommand, ScanCommand } from '@aws-sdk/lib-dynamodb';
 import { setClock } from '../../../lambda/shared/clock';
 import { createDocumentClient } from '../../../lambda/store/dynamodb-client';
 import { PetRepository } from '../../../lambda/store/pet-repository';
@@ -42,11 +42,22 @@ describe('PetRepository', () => {
       );
       const ids = new Set(created.map((pet) => pet.id));
       expect(ids.size).toBe(500);
+      // Read back 100 at a time (BatchGetItem's limit): 5 requests, not 500.
+      const stored = new Map<number, Record<string, unknown>>();
+      for (let start = 0; start < created.length; start += 100) {
+        let keys: Record<string, unknown>[] = created
+          .slice(start, start + 100)
+          .map((pet) => ({ id: pet.id }));
+        while (keys.length > 0) {
+          const { Responses, UnprocessedKeys } = await petStore.store.documents.send(
+            new BatchGetCommand({ RequestItems: { [LOCAL_TABLE_NAMES.pets]: { Keys: keys } } }),
+          );
+          for (const item of Responses?.[LOCAL_TABLE_NAMES.pets] ?? []) stored.set(item.id as number, item);
+          keys = UnprocessedKeys?.[LOCAL_TABLE_NAMES.pets]?.Keys ?? [];
+        }
+      }
       for (const pet of created) {
-        const { Item } = await petStore.store.documents.send(
-          new GetCommand({ TableName: LOCAL_TABLE_NAMES.pets, Key: { id: pet.id } }),
-        );
-        expect(Item).toMatchObject({ name: pet.name, categoryId: pet.categoryId });
+        expect(stored.get(pet.id)).toMatchObject({ name: pet.name, categoryId: pet.categoryId });
       }
     } finally {
       restore();

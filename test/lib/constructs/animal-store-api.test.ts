@@ -12,7 +12,7 @@ import { RUNTIME_ENV } from '../../../lambda/shared/runtime-env';
 import { PETS_TABLE } from '../../../lambda/store/table-schema';
 import { AnimalStoreStack } from '../../../lib/animal-store-stack';
 import { environmentConfigs } from '../../../lib/config/environments';
-import { synthEnvironment, testApp } from '../../support/synth';
+import { synthEnvironment } from '../../support/synth';
 import {
   actionsOf,
   apiMethods,
@@ -135,10 +135,7 @@ describe('the catch-all answers every other path and method under the prefix', (
   });
 
   test("with the environment's reserved concurrency, the catch-all reserves it, and only the catch-all", () => {
-    const config = { ...environmentConfigs({}).staging, reservedConcurrency: 10 };
-    const reservedTemplate = Template.fromStack(
-      new AnimalStoreStack(testApp(), config.stackName, { config }),
-    );
+    const reservedTemplate = synthEnvironment('staging', { reservedConcurrency: 10 });
     const reserved = Object.entries(resourcesOfType(reservedTemplate, 'AWS::Lambda::Function'))
       .filter(([, fn]) => fn.Properties.ReservedConcurrentExecutions !== undefined)
       .map(([id, fn]) => [id, fn.Properties.ReservedConcurrentExecutions]);

@@ -1,19 +1,14 @@
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { API_VERSION_PREFIX, CATCH_ALL, ROUTES } from '../../../lambda/api/routes';
 import { TABLES } from '../../../lambda/store/table-schema';
-import { AnimalStoreStack } from '../../../lib/animal-store-stack';
-import { type EnvironmentConfig, environmentConfigs } from '../../../lib/config/environments';
 import { ALARM_THRESHOLDS } from '../../../lib/constructs/observability';
-import { synthEnvironment, testApp } from '../../support/synth';
+import { type EnvironmentChanges, synthEnvironment } from '../../support/synth';
 import { apiMethods, invokedFunctionId, resourcesOfType } from '../template-queries';
 
 const TOPIC_ARN = 'arn:aws:sns:eu-west-1:123456789012:animal-store-alarms';
 
-function synthWith(changes: Partial<EnvironmentConfig>): Template {
-  const app = testApp();
-  const config = { ...environmentConfigs({}).staging, ...changes };
-  return Template.fromStack(new AnimalStoreStack(app, config.stackName, { config }));
-}
+/** Staging changed by `changes`, synthesized once per run (the API tests share reserved concurrency's). */
+const synthWith = (changes: EnvironmentChanges): Template => synthEnvironment('staging', changes);
 
 const template = synthEnvironment('production');
 const alarms = Object.values(resourcesOfType(template, 'AWS::CloudWatch::Alarm')).map(
