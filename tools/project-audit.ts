@@ -4,7 +4,7 @@ import { AuditLogRepository } from '../lambda/store/audit-log-repository';
 import { connectAuditLog } from './audit-trail';
 import { UsageError } from './failures';
 import type { ProjectAdmin } from './project-admin';
-import type { StageClients } from './stage';
+import type { SubcommandIo } from './stage';
 
 /**
  * `npm run projects -- audit <project> [--since …] [--json]`: a project's audit log, newest
@@ -69,12 +69,7 @@ export function auditCommand(
   name: string,
   values: { readonly since?: string; readonly json?: boolean },
   stage: EnvironmentName | undefined,
-  io: {
-    out: (line: string) => void;
-    endpoint?: string;
-    env?: NodeJS.ProcessEnv;
-    stageClients?: StageClients;
-  },
+  io: SubcommandIo,
 ): (admin: ProjectAdmin) => Promise<void> {
   const since = parseSince(values.since);
   return async (admin) => {

@@ -12,7 +12,7 @@ import type { EnvironmentName } from '../lib/config/environments';
 import { SELF_SERVICE_CONTEXT } from '../lib/config/self-service';
 import { GATEWAY_KEY_QUOTA } from './api-gateway-keys';
 import { openRateLimitsTable } from './project-usage';
-import { connectStageTable, findStack, type StageClients } from './stage';
+import { connectStageTable, findStack, type SubcommandIo } from './stage';
 
 /**
  * `npm run projects -- self-service [--json]`: how many self-service projects the platform holds
@@ -85,7 +85,7 @@ export function selfServiceReport(
 /** The facts: the platform's count, and the setting from the environment or the stage's stack output. */
 async function selfServiceFacts(
   stage: EnvironmentName | undefined,
-  io: { endpoint?: string; env?: NodeJS.ProcessEnv; stageClients?: StageClients },
+  io: Omit<SubcommandIo, 'out'>,
 ): Promise<SelfServiceFacts> {
   if (!stage) {
     const settings = selfServiceSettingsFrom(io.env ?? process.env);
@@ -124,12 +124,7 @@ async function selfServiceFacts(
 export function selfServiceCommand(
   values: { readonly json?: boolean },
   stage: EnvironmentName | undefined,
-  io: {
-    out: (line: string) => void;
-    endpoint?: string;
-    env?: NodeJS.ProcessEnv;
-    stageClients?: StageClients;
-  },
+  io: SubcommandIo,
 ): () => Promise<void> {
   return async () => {
     for (const line of selfServiceReport(await selfServiceFacts(stage, io), stage, values.json === true))

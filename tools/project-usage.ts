@@ -13,7 +13,7 @@ import { UsageError } from './failures';
 import { DEFAULT_TOP, parseTopCount, parseTopDay, usageTopReport } from './project-usage-top';
 import type { ProjectAdmin } from './project-admin';
 import { openLocalTable, toolStoreEndpoint } from './local-store';
-import { connectStageTable, type StageClients } from './stage';
+import { connectStageTable, type StageClients, type SubcommandIo } from './stage';
 
 /**
  * `npm run projects -- usage <project> [--days N] [--json]`: a project's calls per operation, the
@@ -156,12 +156,7 @@ export function usageCommand(
     readonly json?: boolean;
   },
   stage: EnvironmentName | undefined,
-  io: {
-    out: (line: string) => void;
-    endpoint?: string;
-    env?: NodeJS.ProcessEnv;
-    stageClients?: StageClients;
-  },
+  io: SubcommandIo,
 ): (admin: ProjectAdmin) => Promise<void> {
   const connection = {
     ...(stage ? { stage } : {}),

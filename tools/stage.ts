@@ -22,6 +22,15 @@ export interface StageClients {
   readonly documents?: DynamoDBDocumentClient;
 }
 
+/** What a command of the projects tool reads and writes besides its options: local or `--stage`. */
+export interface SubcommandIo {
+  readonly out: (line: string) => void;
+  /** The local store; by default where npm start runs it. */
+  readonly endpoint?: string;
+  readonly env?: NodeJS.ProcessEnv;
+  readonly stageClients?: StageClients;
+}
+
 /** A table of a deployed environment, found by name in an output of the environment's stack. */
 export interface StageTable {
   /** The environment's stack, e.g. `AnimalStore-production`. */
