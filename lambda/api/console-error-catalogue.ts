@@ -219,6 +219,11 @@ export const CONSOLE_ERROR_CATALOGUE = {
     status: 409,
     description: 'The project has as many pending invitations as it may have (50): revoke some first.',
   },
+  invitation_inviter_gone: {
+    status: 410,
+    description:
+      'Whoever sent the invitation may no longer invite with its role (removed, demoted, or a console token retired by the first owner): ask an owner or admin for a new one.',
+  },
   // Personal access tokens (issue 28).
   invalid_personal_token: {
     status: 401,

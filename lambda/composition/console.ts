@@ -202,6 +202,7 @@ export function composeConsole(
   const invitations = new Invitations({
     store: ports.invitations,
     members,
+    projects: ports.projects,
     mailer: settings.invitations.mailer,
     linkOf: settings.invitations.linkOf,
     vouched: settings.invitations.vouched ?? (() => []),

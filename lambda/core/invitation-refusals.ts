@@ -14,7 +14,8 @@ export type InvitationRefusalKind =
   | 'invitation_wrong_email'
   | 'invitation_email_unverified'
   | 'invitation_email_not_vouched'
-  | 'too_many_invitations';
+  | 'too_many_invitations'
+  | 'invitation_inviter_gone';
 
 /** Why an invitation was refused; each kind is one of the console's error codes. */
 export class InvitationRefusal extends Error {

@@ -8,7 +8,9 @@ import {
   type VouchedDomains,
 } from './invitation-refusals';
 import { type MemberRecord, MemberRefusal, type Members, type PersonRef } from './members';
+import { checkInviter, checkSameProject, type InviterRef } from './invitation-validity';
 import { isRole, mayManageMember, type Role } from './permissions';
+import type { ProjectRecord, ProjectStore } from './project';
 import { hashSecret, newSecret, secretMatches } from './secret';
 
 /**
@@ -53,6 +55,8 @@ export interface InvitationRecord {
   readonly role: Role;
   /** The inviter's email as their provider gave it (none for a console token's holder). */
   readonly invitedBy?: string;
+  /** Who invited, whose right to is checked again at accept; none on invitations made before it was kept. */
+  readonly inviter?: InviterRef;
   /** ISO 8601. */
   readonly createdAt: string;
   /** ISO 8601. */
@@ -131,6 +135,8 @@ export function parseInvitationToken(token: string): { id: string; secret: strin
 export interface InvitationsOptions {
   readonly store: InvitationStore;
   readonly members: Members;
+  /** The projects: an invitation joins only the project it was made in, and checks its inviter there. */
+  readonly projects: ProjectStore;
   readonly mailer: InvitationMailer;
   /** The link of a token: `https://console.<platform domain>/console/#invitation=<token>`. */
   readonly linkOf: (token: string) => string;
@@ -143,6 +149,8 @@ export interface InvitationsOptions {
 export interface Inviter {
   readonly role: Role;
   readonly email?: string;
+  /** Who they are, checked again at accept (invitation-validity.ts). */
+  readonly ref: InviterRef;
 }
 
 /** Sending, listing, revoking and accepting invitations. */
@@ -185,6 +193,10 @@ export class Invitations {
       email: address,
       role,
       ...(inviter.email === undefined ? {} : { invitedBy: inviter.email }),
+      inviter:
+        inviter.ref === 'console-token'
+          ? inviter.ref
+          : { issuer: inviter.ref.issuer, subject: inviter.ref.subject },
       createdAt: new Date(now).toISOString(),
       expiresAt: new Date(now + INVITATION_TTL_MS).toISOString(),
       state: 'pending',
@@ -286,15 +298,22 @@ export class Invitations {
    * given back then).
    */
   async open(token: string): Promise<InvitationRecord> {
+    return (await this.opened(token)).record;
+  }
+
+  /** {@link open}'s invitation, and its project as read then. */
+  private async opened(token: string): Promise<{ record: InvitationRecord; project: ProjectRecord }> {
     const parsed = parseInvitationToken(token);
     const record = parsed && (await this.options.store.get(parsed.id));
     if (!parsed || !record || !secretMatches(record.secretHash, parsed.secret)) throw notFound();
+    const project = await this.options.projects.get(record.project);
+    checkSameProject(record, project);
     const now = this.options.clock();
     if (record.state !== 'pending' || Date.parse(record.expiresAt) <= now) {
       if (record.state === 'pending' && record.holdsPlace) await this.reclaim(record, now);
       throw stateRefusal(record, now);
     }
-    return record;
+    return { record, project: project as ProjectRecord };
   }
 
   /**
@@ -304,8 +323,9 @@ export class Invitations {
    * and their membership stays as it is.
    */
   async accept(token: string, person: Person): Promise<MemberRecord> {
-    const record = await this.open(token);
+    const { record, project } = await this.opened(token);
     checkAcceptor(person, record.email, this.options.vouched);
+    await this.checkInviterNow(record, project);
     const nowIso = new Date(this.options.clock()).toISOString();
     const accepted = await this.options.store.accept(
       record.invitationId,
@@ -332,6 +352,16 @@ export class Invitations {
       if (!member) throw error;
       return member;
     }
+  }
+
+  /** The inviter's right, read now: their membership by key (consistent), the project's owners. */
+  private async checkInviterNow(record: InvitationRecord, project: ProjectRecord): Promise<void> {
+    const { inviter } = record;
+    const role =
+      inviter === undefined || inviter === 'console-token'
+        ? undefined
+        : (await this.options.members.current(record.project, inviter))?.role;
+    checkInviter(record, project, role);
   }
 }
 

@@ -30,6 +30,7 @@ const FIELDS = [
   'email',
   'role',
   'invitedBy',
+  'inviter',
   'createdAt',
   'expiresAt',
   'state',

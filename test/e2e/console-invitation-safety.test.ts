@@ -1,0 +1,148 @@
+import type { Role } from '../../lambda/core/permissions';
+import { DEV_COLLEAGUE } from '../../local/dev-people';
+import { consolePeople, newPerson } from '../support/console-people';
+import { acceptAs, invitationBrowser, refusedWith } from '../support/invitation-browser';
+import {
+  type ConsoleAnswer,
+  type ConsoleTestApi,
+  expectError,
+  startConsoleTestApi,
+} from '../support/local-console';
+
+/**
+ * What a pending invitation may still do once things changed (issue 27's security review), over
+ * HTTP against local mode's console, its real OpenID provider and embedded store: an inviter
+ * removed or demoted voids their invitations; an invitation never joins a later project of the
+ * same name, nor a deleted one (a refusal, never a 500).
+ */
+
+let t: ConsoleTestApi;
+let people: ReturnType<typeof consolePeople>;
+
+beforeAll(async () => {
+  t = await startConsoleTestApi({ openIdProvider: true });
+  people = consolePeople(t);
+});
+
+// Each test in a minute of its own: opening links and signing in are counted per client IP.
+beforeEach(() => t.advance(60_000));
+
+afterAll(async () => {
+  people?.close();
+  await t?.close();
+});
+
+interface Caller {
+  readonly cookie: string;
+  readonly csrfToken: string;
+}
+
+function as(caller: Caller, method: string, path: string, body?: unknown): Promise<ConsoleAnswer> {
+  return t.call(path, {
+    method,
+    cookie: caller.cookie,
+    ...(method === 'GET' ? {} : { origin: t.consoleOrigin, csrfToken: caller.csrfToken }),
+    ...(body === undefined ? {} : { body }),
+  });
+}
+
+/** A project with an owner and an admin, each signed in. */
+async function team() {
+  const { name } = await t.createProject('pro');
+  const owner = newPerson('owner');
+  const admin = newPerson('admin');
+  await people.add(name, owner, 'owner');
+  await people.add(name, admin, 'admin');
+  return {
+    name,
+    admin,
+    as: { owner: await people.signIn(owner, name), admin: await people.signIn(admin, name) },
+  };
+}
+
+/** Invites the colleague as `caller`: the link's token. */
+async function invite(caller: Caller, role: Role = 'admin'): Promise<string> {
+  const sent = await as(caller, 'POST', '/invitations', { email: DEV_COLLEAGUE.email, role });
+  if (sent.status !== 201) throw new Error(`invite: ${sent.status} ${JSON.stringify(sent.body)}`);
+  return new URLSearchParams(new URL(sent.body.link as string).hash.slice(1)).get('invitation') ?? '';
+}
+
+/** The colleague's role in the project as stored, undefined when they are no member. */
+const roleOfColleagueIn = async (project: string) =>
+  (await people.members.listOf(project)).find((each) => each.subject === DEV_COLLEAGUE.subject)?.role;
+
+describe("an inviter's removal or demotion voids their pending invitations", () => {
+  test('an admin removed by an owner: their invitation is refused at accept, and joins nobody', async () => {
+    const project = await team();
+    const token = await invite(project.as.admin);
+    await people.members.remove(project.name, project.admin, { role: 'owner' });
+
+    const returned = await acceptAs(t, token, DEV_COLLEAGUE);
+    expect(returned.location).toBe(refusedWith('invitation_inviter_gone'));
+    expect(await roleOfColleagueIn(project.name)).toBeUndefined();
+  });
+
+  test('an admin demoted to viewer: refused; an admin still admin: accepted', async () => {
+    const demoted = await team();
+    const voided = await invite(demoted.as.admin, 'developer');
+    await people.members.setRole(demoted.name, demoted.admin, 'viewer', { role: 'owner' });
+    expect((await acceptAs(t, voided, DEV_COLLEAGUE)).location).toBe(refusedWith('invitation_inviter_gone'));
+    expect(await roleOfColleagueIn(demoted.name)).toBeUndefined();
+
+    const kept = await team();
+    const valid = await invite(kept.as.admin);
+    const returned = await acceptAs(t, valid, DEV_COLLEAGUE);
+    expect(returned.location).toBe('/console/');
+    expect(await roleOfColleagueIn(kept.name)).toBe('admin');
+  });
+
+  test("a console token's invitation is void once the project has an owner (the token is retired)", async () => {
+    const { name, consoleToken } = await t.createProject('pro');
+    const sent = await t.call('/invitations', {
+      method: 'POST',
+      bearer: consoleToken,
+      body: { email: DEV_COLLEAGUE.email, role: 'developer' },
+    });
+    expect(sent.status).toBe(201);
+    const token =
+      new URLSearchParams(new URL(sent.body.link as string).hash.slice(1)).get('invitation') ?? '';
+    await people.add(name, newPerson('owner'), 'owner');
+    expect((await acceptAs(t, token, DEV_COLLEAGUE)).location).toBe(refusedWith('invitation_inviter_gone'));
+  });
+});
+
+describe('an invitation never outlives its project', () => {
+  test('into a later project of the same name (its deletion left the invitation): not found', async () => {
+    const project = await team();
+    const token = await invite(project.as.owner, 'developer');
+    const record = await t.projects.get(project.name);
+    // The project is deleted, but its invitations' removal failed; a project of that name is made.
+    await t.projects.delete(project.name);
+    t.advance(60_000);
+    await t.projects.create({ ...record!, createdAt: new Date(t.now()).toISOString() });
+
+    expectError(await invitationBrowser(t).open(token), 404, 'invitation_not_found');
+    const b = invitationBrowser(t);
+    // Opened while the old project stood, accepted after: refused at the callback too.
+    await t.projects.delete(project.name);
+    await t.projects.create(record!);
+    expect((await b.open(token)).status).toBe(200);
+    await t.projects.delete(project.name);
+    await t.projects.create({ ...record!, createdAt: new Date(t.now()).toISOString() });
+    const returned = await b.visit(await b.signInAs(DEV_COLLEAGUE));
+    expect(returned.location).toBe(refusedWith('invitation_not_found'));
+    expect(await roleOfColleagueIn(project.name)).toBeUndefined();
+  });
+
+  test('to a project deleted after its link was opened: the refusal, not a 500', async () => {
+    const project = await team();
+    const token = await invite(project.as.owner, 'developer');
+    const b = invitationBrowser(t);
+    expect((await b.open(token)).status).toBe(200);
+    await t.projects.delete(project.name);
+
+    const returned = await b.visit(await b.signInAs(DEV_COLLEAGUE));
+    expect(returned.status).toBe(303);
+    expect(returned.location).toBe(refusedWith('invitation_not_found'));
+  });
+});
