@@ -170,7 +170,7 @@ export function composeProjectKeys(ports: Pick<ServicePorts, 'apiKeys' | 'projec
  * on only when the settings say so, and then its counters are required.
  */
 export function composeSelfService(
-  ports: Pick<ConsolePorts, 'projects' | 'apiKeys' | 'clock' | 'selfServiceSlots'>,
+  ports: Pick<ConsolePorts, 'projects' | 'apiKeys' | 'members' | 'clock' | 'selfServiceSlots'>,
   settings: SelfServiceSettings | undefined,
   members: Members,
   keys: ProjectKeys,
@@ -182,7 +182,17 @@ export function composeSelfService(
   return new SelfService({
     settings: slots ? (settings ?? off) : off,
     slots: slots ?? { take: async () => undefined, giveBack: async () => undefined, count: async () => 0 },
-    creation: { projects: ports.projects, keys: ports.apiKeys, clock: () => new Date(ports.clock()) },
+    creation: {
+      projects: ports.projects,
+      keys: ports.apiKeys,
+      clock: () => new Date(ports.clock()),
+      // As the projects tool's: a deleted project's leftover members are not the new one's.
+      removeFormerMembers: async (name) => {
+        for (const member of await ports.members.listOf(name)) {
+          await ports.members.delete(name, member, member.role);
+        }
+      },
+    },
     members,
     keys,
     nearCap: warnNearSelfServiceCap,
