@@ -224,6 +224,11 @@ export const CONSOLE_ERROR_CATALOGUE = {
     description:
       'Whoever sent the invitation may no longer invite with its role (removed, demoted, or a console token retired by the first owner): ask an owner or admin for a new one.',
   },
+  invitation_not_accepted: {
+    status: 403,
+    description:
+      'The signed-in person cannot be made a member (the member rules refused them); the invitation stays pending.',
+  },
   // Personal access tokens (issue 28).
   invalid_personal_token: {
     status: 401,

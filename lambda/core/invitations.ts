@@ -3,6 +3,7 @@ import type { Person } from './identity';
 import {
   checkAcceptor,
   InvitationRefusal,
+  memberRefusalAsInvitation,
   notFound,
   stateRefusal,
   type VouchedDomains,
@@ -95,6 +96,11 @@ export interface InvitationStore {
   ): Promise<InvitationChange | undefined>;
   /** Marks it revoked if it is still pending and of this project; undefined otherwise. */
   revoke(invitationId: string, project: string, nowIso: string): Promise<InvitationChange | undefined>;
+  /**
+   * Puts back to pending an invitation accepted at `acceptedAt` by `acceptedBy` whose joining then
+   * failed (holding a place again if its accept freed one); nothing when it changed since.
+   */
+  reopen(invitationId: string, acceptedAt: string, acceptedBy: string, holdsPlace: boolean): Promise<void>;
   /** Gives up the place of an invitation still pending and expired at `nowIso`: true when it held one. */
   releaseExpired(invitationId: string, project: string, nowIso: string): Promise<boolean>;
   /** Takes one of the project's places if fewer than `cap` are taken, with one conditional write. */
@@ -333,9 +339,23 @@ export class Invitations {
       nowIso,
       person.email,
     );
-    if (!(await this.freed(record.project, accepted))) {
+    if (!accepted) {
       throw stateRefusal((await this.options.store.get(record.invitationId)) ?? record, this.options.clock());
     }
+    let member: MemberRecord;
+    try {
+      member = await this.join(record, person);
+    } catch (error) {
+      // Not burnt by a failure: pending again, with its place, so a retry may join.
+      await this.options.store.reopen(record.invitationId, nowIso, person.email, accepted.freedPlace);
+      throw memberRefusalAsInvitation(error);
+    }
+    await this.freed(record.project, accepted);
+    return member;
+  }
+
+  /** Makes the person a member with the invitation's role; already one, their membership stays. */
+  private async join(record: InvitationRecord, person: Person): Promise<MemberRecord> {
     const ref: PersonRef = { issuer: person.issuer, subject: person.subject };
     try {
       return await this.options.members.add(
@@ -346,9 +366,7 @@ export class Invitations {
       );
     } catch (error) {
       if (!(error instanceof MemberRefusal) || error.kind !== 'already_member') throw error;
-      const member = (await this.options.members.listOf(record.project)).find(
-        (each) => each.issuer === ref.issuer && each.subject === ref.subject,
-      );
+      const member = await this.options.members.current(record.project, ref);
       if (!member) throw error;
       return member;
     }

@@ -1,4 +1,11 @@
+import { StoreUnavailableError } from '../../lambda/core/errors';
+import { Invitations } from '../../lambda/core/invitations';
+import { type MemberRecord, Members, type MemberStore } from '../../lambda/core/members';
 import type { Role } from '../../lambda/core/permissions';
+import { createDocumentClient } from '../../lambda/store/dynamodb-client';
+import { InvitationRepository } from '../../lambda/store/invitation-repository';
+import { LOCAL_TABLE_NAMES } from '../../local/local-tables';
+import { localOutbox } from '../../local/invitation-outbox';
 import { DEV_COLLEAGUE } from '../../local/dev-people';
 import { consolePeople, newPerson } from '../support/console-people';
 import { acceptAs, invitationBrowser, refusedWith } from '../support/invitation-browser';
@@ -13,7 +20,7 @@ import {
  * What a pending invitation may still do once things changed (issue 27's security review), over
  * HTTP against local mode's console, its real OpenID provider and embedded store: an inviter
  * removed or demoted voids their invitations; an invitation never joins a later project of the
- * same name, nor a deleted one (a refusal, never a 500).
+ * same name, nor a deleted one (a refusal, never a 500); a failed accept does not burn it.
  */
 
 let t: ConsoleTestApi;
@@ -144,5 +151,57 @@ describe('an invitation never outlives its project', () => {
     const returned = await b.visit(await b.signInAs(DEV_COLLEAGUE));
     expect(returned.status).toBe(303);
     expect(returned.location).toBe(refusedWith('invitation_not_found'));
+  });
+});
+
+describe('a failed accept', () => {
+  test('does not burn the invitation: it is pending again, its place kept, and a retry joins', async () => {
+    const project = await team();
+    const person = newPerson('invitee');
+    const sent = await as(project.as.owner, 'POST', '/invitations', {
+      email: person.email,
+      role: 'developer',
+    });
+    expect(sent.status).toBe(201);
+    const token =
+      new URLSearchParams(new URL(sent.body.link as string).hash.slice(1)).get('invitation') ?? '';
+    const documents = createDocumentClient(t.api.dynamodbEndpoint);
+    try {
+      const repository = new InvitationRepository(documents, LOCAL_TABLE_NAMES.invitations);
+      // The members table fails once, as a throttled or unreachable table does.
+      let failures = 1;
+      const failingOnce: MemberStore = Object.assign(Object.create(people.store) as MemberStore, {
+        create: (record: MemberRecord) =>
+          failures-- > 0
+            ? Promise.reject(new StoreUnavailableError(new Error('throttled')))
+            : people.store.create(record),
+      });
+      const invitations = new Invitations({
+        store: repository,
+        members: new Members({
+          store: failingOnce,
+          owners: people.projects,
+          projects: people.projects,
+          clock: t.now,
+        }),
+        projects: people.projects,
+        mailer: localOutbox(),
+        linkOf: (each) => each,
+        vouched: () => [],
+        clock: t.now,
+      });
+      const places = await repository.placesTaken(project.name);
+
+      await expect(invitations.accept(token, person)).rejects.toBeInstanceOf(StoreUnavailableError);
+      const pending = (await as(project.as.owner, 'GET', '/invitations')).body.invitations;
+      expect(pending).toEqual([expect.objectContaining({ email: person.email, state: 'pending' })]);
+      expect(await repository.placesTaken(project.name)).toBe(places);
+
+      await expect(invitations.accept(token, person)).resolves.toMatchObject({ role: 'developer' });
+      expect(await repository.placesTaken(project.name)).toBe(places - 1);
+      await expect(invitations.accept(token, person)).rejects.toMatchObject({ kind: 'invitation_used' });
+    } finally {
+      documents.destroy();
+    }
   });
 });
