@@ -17,7 +17,8 @@ export type InvitationRefusalKind =
   | 'invitation_email_not_vouched'
   | 'too_many_invitations'
   | 'invitation_inviter_gone'
-  | 'invitation_not_accepted';
+  | 'invitation_not_accepted'
+  | 'too_many_invitations_today';
 
 /** Why an invitation was refused; each kind is one of the console's error codes. */
 export class InvitationRefusal extends Error {

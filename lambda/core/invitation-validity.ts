@@ -2,6 +2,7 @@ import { InvitationRefusal, notFound } from './invitation-refusals';
 import type { InvitationRecord } from './invitations';
 import type { PersonRef } from './members';
 import { mayManageMember, type Role } from './permissions';
+import { INVITATION_DAY_MS, MAX_INVITATIONS_PER_DAY } from './invitation-limits';
 import { hasOwners, type ProjectRecord } from './project';
 
 /**
@@ -46,6 +47,23 @@ export function checkInviter(
     throw new InvitationRefusal(
       'invitation_inviter_gone',
       `Whoever sent this invitation may no longer invite to ${record.project} as ${record.role} (removed, or their role changed): ask an owner or admin for a new one.`,
+    );
+  }
+}
+
+/**
+ * Refused `too_many_invitations_today` when the project created {@link MAX_INVITATIONS_PER_DAY}
+ * invitations in the 24 hours before `nowMs` (revoked ones too: revoking must not make the
+ * platform an unbounded mailer). Counted from the listing, so not exact under concurrency: a
+ * burst may pass it by as many invites as run at once, each still bounded by the pending cap.
+ */
+export function checkDailyCap(project: string, all: readonly InvitationRecord[], nowMs: number): void {
+  const since = nowMs - INVITATION_DAY_MS;
+  const recent = all.filter((each) => Date.parse(each.createdAt) > since).length;
+  if (recent >= MAX_INVITATIONS_PER_DAY) {
+    throw new InvitationRefusal(
+      'too_many_invitations_today',
+      `Project ${project} created ${MAX_INVITATIONS_PER_DAY} invitations in the last 24 hours, the most it may: try again later.`,
     );
   }
 }

@@ -9,7 +9,7 @@ import {
   type VouchedDomains,
 } from './invitation-refusals';
 import { type MemberRecord, MemberRefusal, type Members, type PersonRef } from './members';
-import { checkInviter, checkSameProject, type InviterRef } from './invitation-validity';
+import { checkDailyCap, checkInviter, checkSameProject, type InviterRef } from './invitation-validity';
 import { isRole, mayManageMember, type Role } from './permissions';
 import type { ProjectRecord, ProjectStore } from './project';
 import { hashSecret, newSecret, secretMatches } from './secret';
@@ -188,6 +188,7 @@ export class Invitations {
         `A member with the role ${inviter.role} may not invite ${role === 'owner' ? 'an owner' : 'a member'}.`,
       );
     }
+    checkDailyCap(project, await this.options.store.listOf(project), this.options.clock());
     await this.takePlace(project);
     const now = this.options.clock();
     const invitationId = randomBytes(8).toString('hex');

@@ -1,4 +1,5 @@
 import { StoreUnavailableError } from '../../lambda/core/errors';
+import { INVITATION_DAY_MS, MAX_INVITATIONS_PER_DAY } from '../../lambda/core/invitation-limits';
 import { Invitations } from '../../lambda/core/invitations';
 import { type MemberRecord, Members, type MemberStore } from '../../lambda/core/members';
 import type { Role } from '../../lambda/core/permissions';
@@ -20,7 +21,8 @@ import {
  * What a pending invitation may still do once things changed (issue 27's security review), over
  * HTTP against local mode's console, its real OpenID provider and embedded store: an inviter
  * removed or demoted voids their invitations; an invitation never joins a later project of the
- * same name, nor a deleted one (a refusal, never a 500); a failed accept does not burn it.
+ * same name, nor a deleted one (a refusal, never a 500); a failed accept does not burn it;
+ * sending and revoking does not make the platform an unbounded mailer.
  */
 
 let t: ConsoleTestApi;
@@ -204,4 +206,29 @@ describe('a failed accept', () => {
       documents.destroy();
     }
   });
+});
+
+test(`send-then-revoke is capped at ${MAX_INVITATIONS_PER_DAY} invitations a day per project, on the service's clock`, async () => {
+  const project = await team();
+  const other = await team();
+  const send = (caller: Caller) =>
+    as(caller, 'POST', '/invitations', { email: `${newPerson('x').subject}@people.test`, role: 'viewer' });
+  const first = t.now();
+  for (let pair = 0; pair < MAX_INVITATIONS_PER_DAY; pair += 1) {
+    // A minute every 20 pairs: the console's calls are counted per project and minute.
+    if (pair > 0 && pair % 20 === 0) t.advance(60_000);
+    const sent = await send(project.as.admin);
+    expect(sent.status).toBe(201);
+    const { invitationId } = sent.body.invitation as { invitationId: string };
+    expect((await as(project.as.admin, 'DELETE', `/invitations/${invitationId}`)).status).toBe(200);
+  }
+  expectError(await send(project.as.admin), 409, 'too_many_invitations_today');
+  expectError(await send(project.as.owner), 409, 'too_many_invitations_today');
+  // Another project's allowance is its own.
+  expect((await send(other.as.admin)).status).toBe(201);
+
+  // A day after the first ones were made, places in the window come back.
+  t.advance(first + INVITATION_DAY_MS + 1 - t.now());
+  // (The sessions ended meanwhile: the admin signs in again.)
+  expect((await send(await people.signIn(project.admin, project.name))).status).toBe(201);
 });
