@@ -206,6 +206,33 @@ describe('a failed accept', () => {
       documents.destroy();
     }
   });
+
+  test('because the project went between the checks and the join: not found, and still pending', async () => {
+    const project = await team();
+    const person = newPerson('invitee');
+    const sent = await as(project.as.owner, 'POST', '/invitations', { email: person.email, role: 'viewer' });
+    const token =
+      new URLSearchParams(new URL(sent.body.link as string).hash.slice(1)).get('invitation') ?? '';
+    const documents = createDocumentClient(t.api.dynamodbEndpoint);
+    try {
+      // The member rules find the project gone (deleted after the invitation's own checks read it).
+      const gone = { get: async () => undefined };
+      const invitations = new Invitations({
+        store: new InvitationRepository(documents, LOCAL_TABLE_NAMES.invitations),
+        members: new Members({ store: people.store, owners: people.projects, projects: gone, clock: t.now }),
+        projects: people.projects,
+        mailer: localOutbox(),
+        linkOf: (each) => each,
+        vouched: () => [],
+        clock: t.now,
+      });
+      await expect(invitations.accept(token, person)).rejects.toMatchObject({ kind: 'invitation_not_found' });
+      const pending = (await as(project.as.owner, 'GET', '/invitations')).body.invitations;
+      expect(pending).toEqual([expect.objectContaining({ email: person.email, state: 'pending' })]);
+    } finally {
+      documents.destroy();
+    }
+  });
 });
 
 test(`send-then-revoke is capped at ${MAX_INVITATIONS_PER_DAY} invitations a day per project, on the service's clock`, async () => {
