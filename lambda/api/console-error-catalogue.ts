@@ -5,6 +5,7 @@ import {
 } from '../core/limits';
 import { MAX_LIVE_TOKENS_PER_MEMBER, MAX_TOKEN_DAYS } from '../core/personal-token-views';
 import { MAX_PROJECTS_PER_PERSON } from '../core/self-service-settings';
+import { MAX_INVITATIONS_PER_DAY } from '../core/invitation-limits';
 
 /**
  * The console API's own codes (`/console/api/…`, the dashboard's backend): not part of the
@@ -218,6 +219,20 @@ export const CONSOLE_ERROR_CATALOGUE = {
   too_many_invitations: {
     status: 409,
     description: 'The project has as many pending invitations as it may have (50): revoke some first.',
+  },
+  invitation_inviter_gone: {
+    status: 410,
+    description:
+      'Whoever sent the invitation may no longer invite with its role (removed, demoted, or a console token retired by the first owner): ask an owner or admin for a new one.',
+  },
+  too_many_invitations_today: {
+    status: 409,
+    description: `The project created ${MAX_INVITATIONS_PER_DAY} invitations in the last 24 hours (revoked ones too), the most it may: try again later.`,
+  },
+  invitation_not_accepted: {
+    status: 403,
+    description:
+      'The signed-in person cannot be made a member (the member rules refused them); the invitation stays pending.',
   },
   // Personal access tokens (issue 28).
   invalid_personal_token: {

@@ -174,7 +174,10 @@ export function composeProjectKeys(ports: Pick<ServicePorts, 'apiKeys' | 'projec
  * on only when the settings say so, and then its counters are required.
  */
 export function composeSelfService(
-  ports: Pick<ConsolePorts, 'projects' | 'apiKeys' | 'clock' | 'selfServiceSlots' | 'selfServiceGateway'>,
+  ports: Pick<
+    ConsolePorts,
+    'projects' | 'apiKeys' | 'members' | 'clock' | 'selfServiceSlots' | 'selfServiceGateway'
+  >,
   settings: SelfServiceSettings | undefined,
   members: Members,
   keys: ProjectKeys,
@@ -191,6 +194,12 @@ export function composeSelfService(
       keys: ports.apiKeys,
       ...(ports.selfServiceGateway ? { gateway: ports.selfServiceGateway } : {}),
       clock: () => new Date(ports.clock()),
+      // As the projects tool's: a deleted project's leftover members are not the new one's.
+      removeFormerMembers: async (name) => {
+        for (const member of await ports.members.listOf(name)) {
+          await ports.members.delete(name, member, member.role);
+        }
+      },
     },
     members,
     keys,
@@ -211,6 +220,7 @@ export function composeConsole(
   const invitations = new Invitations({
     store: ports.invitations,
     members,
+    projects: ports.projects,
     mailer: settings.invitations.mailer,
     linkOf: settings.invitations.linkOf,
     vouched: settings.invitations.vouched ?? (() => []),

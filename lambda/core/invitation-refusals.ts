@@ -1,5 +1,6 @@
 import type { Person } from './identity';
 import type { InvitationRecord } from './invitations';
+import { MemberRefusal } from './members';
 
 /**
  * Why an invitation is refused (issue 27): the acceptor's checks, a link that names nothing, and
@@ -14,7 +15,10 @@ export type InvitationRefusalKind =
   | 'invitation_wrong_email'
   | 'invitation_email_unverified'
   | 'invitation_email_not_vouched'
-  | 'too_many_invitations';
+  | 'too_many_invitations'
+  | 'invitation_inviter_gone'
+  | 'invitation_not_accepted'
+  | 'too_many_invitations_today';
 
 /** Why an invitation was refused; each kind is one of the console's error codes. */
 export class InvitationRefusal extends Error {
@@ -102,4 +106,16 @@ export function stateRefusal(record: InvitationRecord, nowMs: number): Invitatio
     );
   }
   return new InvitationRefusal('invitation_used', 'This invitation changed while the request ran: reload.');
+}
+
+/**
+ * A refusal of the member rules at accept, as the invitation's (the sign-in's callback shows only
+ * those): its project gone is `invitation_not_found`; any other (a person the rules cannot make
+ * a member of) `invitation_not_accepted`. Anything else (a store failure) is thrown as it is.
+ */
+export function memberRefusalAsInvitation(error: unknown): unknown {
+  if (!(error instanceof MemberRefusal)) return error;
+  return error.kind === 'no_such_project'
+    ? notFound()
+    : new InvitationRefusal('invitation_not_accepted', error.message);
 }

@@ -3,12 +3,15 @@ import type { Person } from './identity';
 import {
   checkAcceptor,
   InvitationRefusal,
+  memberRefusalAsInvitation,
   notFound,
   stateRefusal,
   type VouchedDomains,
 } from './invitation-refusals';
 import { type MemberRecord, MemberRefusal, type Members, type PersonRef } from './members';
+import { checkDailyCap, checkInviter, checkSameProject, type InviterRef } from './invitation-validity';
 import { isRole, mayManageMember, type Role } from './permissions';
+import type { ProjectRecord, ProjectStore } from './project';
 import { hashSecret, newSecret, secretMatches } from './secret';
 
 /**
@@ -53,6 +56,8 @@ export interface InvitationRecord {
   readonly role: Role;
   /** The inviter's email as their provider gave it (none for a console token's holder). */
   readonly invitedBy?: string;
+  /** Who invited, whose right to is checked again at accept; none on invitations made before it was kept. */
+  readonly inviter?: InviterRef;
   /** ISO 8601. */
   readonly createdAt: string;
   /** ISO 8601. */
@@ -91,6 +96,11 @@ export interface InvitationStore {
   ): Promise<InvitationChange | undefined>;
   /** Marks it revoked if it is still pending and of this project; undefined otherwise. */
   revoke(invitationId: string, project: string, nowIso: string): Promise<InvitationChange | undefined>;
+  /**
+   * Puts back to pending an invitation accepted at `acceptedAt` by `acceptedBy` whose joining then
+   * failed (holding a place again if its accept freed one); nothing when it changed since.
+   */
+  reopen(invitationId: string, acceptedAt: string, acceptedBy: string, holdsPlace: boolean): Promise<void>;
   /** Gives up the place of an invitation still pending and expired at `nowIso`: true when it held one. */
   releaseExpired(invitationId: string, project: string, nowIso: string): Promise<boolean>;
   /** Takes one of the project's places if fewer than `cap` are taken, with one conditional write. */
@@ -131,6 +141,8 @@ export function parseInvitationToken(token: string): { id: string; secret: strin
 export interface InvitationsOptions {
   readonly store: InvitationStore;
   readonly members: Members;
+  /** The projects: an invitation joins only the project it was made in, and checks its inviter there. */
+  readonly projects: ProjectStore;
   readonly mailer: InvitationMailer;
   /** The link of a token: `https://console.<platform domain>/console/#invitation=<token>`. */
   readonly linkOf: (token: string) => string;
@@ -143,6 +155,8 @@ export interface InvitationsOptions {
 export interface Inviter {
   readonly role: Role;
   readonly email?: string;
+  /** Who they are, checked again at accept (invitation-validity.ts). */
+  readonly ref: InviterRef;
 }
 
 /** Sending, listing, revoking and accepting invitations. */
@@ -174,6 +188,7 @@ export class Invitations {
         `A member with the role ${inviter.role} may not invite ${role === 'owner' ? 'an owner' : 'a member'}.`,
       );
     }
+    checkDailyCap(project, await this.options.store.listOf(project), this.options.clock());
     await this.takePlace(project);
     const now = this.options.clock();
     const invitationId = randomBytes(8).toString('hex');
@@ -185,6 +200,10 @@ export class Invitations {
       email: address,
       role,
       ...(inviter.email === undefined ? {} : { invitedBy: inviter.email }),
+      inviter:
+        inviter.ref === 'console-token'
+          ? inviter.ref
+          : { issuer: inviter.ref.issuer, subject: inviter.ref.subject },
       createdAt: new Date(now).toISOString(),
       expiresAt: new Date(now + INVITATION_TTL_MS).toISOString(),
       state: 'pending',
@@ -286,15 +305,22 @@ export class Invitations {
    * given back then).
    */
   async open(token: string): Promise<InvitationRecord> {
+    return (await this.opened(token)).record;
+  }
+
+  /** {@link open}'s invitation, and its project as read then. */
+  private async opened(token: string): Promise<{ record: InvitationRecord; project: ProjectRecord }> {
     const parsed = parseInvitationToken(token);
     const record = parsed && (await this.options.store.get(parsed.id));
     if (!parsed || !record || !secretMatches(record.secretHash, parsed.secret)) throw notFound();
+    const project = await this.options.projects.get(record.project);
+    checkSameProject(record, project);
     const now = this.options.clock();
     if (record.state !== 'pending' || Date.parse(record.expiresAt) <= now) {
       if (record.state === 'pending' && record.holdsPlace) await this.reclaim(record, now);
       throw stateRefusal(record, now);
     }
-    return record;
+    return { record, project: project as ProjectRecord };
   }
 
   /**
@@ -304,8 +330,9 @@ export class Invitations {
    * and their membership stays as it is.
    */
   async accept(token: string, person: Person): Promise<MemberRecord> {
-    const record = await this.open(token);
+    const { record, project } = await this.opened(token);
     checkAcceptor(person, record.email, this.options.vouched);
+    await this.checkInviterNow(record, project);
     const nowIso = new Date(this.options.clock()).toISOString();
     const accepted = await this.options.store.accept(
       record.invitationId,
@@ -313,9 +340,23 @@ export class Invitations {
       nowIso,
       person.email,
     );
-    if (!(await this.freed(record.project, accepted))) {
+    if (!accepted) {
       throw stateRefusal((await this.options.store.get(record.invitationId)) ?? record, this.options.clock());
     }
+    let member: MemberRecord;
+    try {
+      member = await this.join(record, person);
+    } catch (error) {
+      // Not burnt by a failure: pending again, with its place, so a retry may join.
+      await this.options.store.reopen(record.invitationId, nowIso, person.email, accepted.freedPlace);
+      throw memberRefusalAsInvitation(error);
+    }
+    await this.freed(record.project, accepted);
+    return member;
+  }
+
+  /** Makes the person a member with the invitation's role; already one, their membership stays. */
+  private async join(record: InvitationRecord, person: Person): Promise<MemberRecord> {
     const ref: PersonRef = { issuer: person.issuer, subject: person.subject };
     try {
       return await this.options.members.add(
@@ -326,12 +367,20 @@ export class Invitations {
       );
     } catch (error) {
       if (!(error instanceof MemberRefusal) || error.kind !== 'already_member') throw error;
-      const member = (await this.options.members.listOf(record.project)).find(
-        (each) => each.issuer === ref.issuer && each.subject === ref.subject,
-      );
+      const member = await this.options.members.current(record.project, ref);
       if (!member) throw error;
       return member;
     }
+  }
+
+  /** The inviter's right, read now: their membership by key (consistent), the project's owners. */
+  private async checkInviterNow(record: InvitationRecord, project: ProjectRecord): Promise<void> {
+    const { inviter } = record;
+    const role =
+      inviter === undefined || inviter === 'console-token'
+        ? undefined
+        : (await this.options.members.current(record.project, inviter))?.role;
+    checkInviter(record, project, role);
   }
 }
 

@@ -263,6 +263,11 @@ export class Members {
     return current;
   }
 
+  /** The person's membership as stored now (a consistent read by key), or undefined. */
+  current(project: string, person: PersonRef): Promise<MemberRecord | undefined> {
+    return this.options.store.get(project, person);
+  }
+
   private async memberOf(project: string, person: PersonRef): Promise<MemberRecord> {
     const current = await this.options.store.get(project, person);
     if (!current) {

@@ -43,11 +43,13 @@ export function invitationOperations(invitations: Invitations) {
       body: { invitations: (await invitations.pendingOf(event.project.name)).map(invitationView) },
     }),
     createInvitation: async (event: ConsoleEvent<{ readonly email: string; readonly role: Role }>) => {
-      const inviterEmail = event.session?.record.person?.email;
+      // A personal token's member, a session's person, else the console token (it has no person).
+      const person = event.personalToken?.person ?? event.session?.record.person;
       const { record, link } = await invitationCall(() =>
         invitations.send(event.project.name, event.jsonBody.email, event.jsonBody.role, {
           role: event.role,
-          ...(inviterEmail === undefined ? {} : { email: inviterEmail }),
+          ...(person === undefined ? {} : { email: person.email }),
+          ref: person === undefined ? 'console-token' : { issuer: person.issuer, subject: person.subject },
         }),
       );
       return { body: { invitation: invitationView(record), link } };

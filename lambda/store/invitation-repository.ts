@@ -30,6 +30,7 @@ const FIELDS = [
   'email',
   'role',
   'invitedBy',
+  'inviter',
   'createdAt',
   'expiresAt',
   'state',
@@ -139,6 +140,32 @@ export class InvitationRepository implements InvitationStore {
         ':purgeAt': purgeAtAfter(nowIso),
       },
     });
+  }
+
+  async reopen(
+    invitationId: string,
+    acceptedAt: string,
+    acceptedBy: string,
+    holdsPlace: boolean,
+  ): Promise<void> {
+    await conditionalWrite(() =>
+      this.client.send(
+        new UpdateCommand({
+          TableName: this.tableName,
+          Key: { invitationId },
+          UpdateExpression: `SET #state = :pending${holdsPlace ? ', holdsPlace = :true' : ''} REMOVE acceptedAt, acceptedBy, purgeAt`,
+          ConditionExpression: '#state = :accepted AND acceptedAt = :at AND acceptedBy = :by',
+          ExpressionAttributeNames: { '#state': 'state' },
+          ExpressionAttributeValues: {
+            ':pending': 'pending',
+            ':accepted': 'accepted',
+            ':at': acceptedAt,
+            ':by': acceptedBy,
+            ...(holdsPlace ? { ':true': true } : {}),
+          },
+        }),
+      ),
+    );
   }
 
   async releaseExpired(invitationId: string, project: string, nowIso: string): Promise<boolean> {

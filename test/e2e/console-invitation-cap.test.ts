@@ -104,6 +104,7 @@ function rules(options: { store?: InvitationStore; mailer?: InvitationMailer } =
   return new Invitations({
     store: options.store ?? repository,
     members: people.members,
+    projects: people.projects,
     mailer: options.mailer ?? localOutbox(),
     linkOf: (token) => `${t.consoleOrigin}/console/#invitation=${token}`,
     vouched: () => [],
@@ -238,7 +239,7 @@ describe('a create that is refused or fails keeps no place', () => {
   test('failed: the store refuses the invitation, or its email cannot be sent', async () => {
     const { name, caller } = await projectWith();
     await fill(caller, MAX_PENDING_INVITATIONS - 1);
-    const owner = { role: 'owner' as const };
+    const owner = { role: 'owner' as const, ref: 'console-token' as const };
 
     // The store's put fails after the place was taken (a throttled or unreachable table).
     const failingPut: InvitationStore = Object.assign(Object.create(repository) as InvitationRepository, {

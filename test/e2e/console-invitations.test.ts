@@ -1,6 +1,4 @@
-import { request as httpRequest } from 'node:http';
 import { SESSION_COOKIE_NAME, SIGN_IN_COOKIE_NAME } from '../../lambda/api/console-cookies';
-import { SIGN_IN_START_PATH } from '../../lambda/api/console-routes';
 import { INVITATION_COOKIE_NAME } from '../../lambda/api/invitation-cookie';
 import { INVITATION_TTL_MS } from '../../lambda/core/invitations';
 import type { Role } from '../../lambda/core/permissions';
@@ -12,7 +10,7 @@ import {
   expectError,
   startConsoleTestApi,
 } from '../support/local-console';
-import { signInAtProvider } from '../support/local-oidc';
+import { acceptAs, invitationBrowser, refusedWith } from '../support/invitation-browser';
 
 /**
  * Invitations over HTTP against local mode's console and its real OpenID provider (issue 27):
@@ -73,81 +71,11 @@ async function invite(caller: Caller, email: string, role: Role = 'developer') {
   return { token, link, invitation: sent.body.invitation as { invitationId: string } };
 }
 
-interface Visit {
-  readonly status: number;
-  readonly location?: string;
-  readonly cookies: readonly string[];
-  readonly body: Record<string, unknown>;
-}
-
-/** A browser: requests at localhost (sent to loopback) with its own cookies. */
-function browser() {
-  const jar = new Map<string, string>();
-  const visit = (path: string, init: { method?: string; body?: unknown } = {}) =>
-    new Promise<Visit>((resolve, reject) => {
-      const payload = init.body === undefined ? undefined : JSON.stringify(init.body);
-      const request = httpRequest(
-        {
-          host: '127.0.0.1',
-          port: t.port,
-          path,
-          method: init.method ?? 'GET',
-          headers: {
-            Host: `localhost:${t.port}`,
-            Cookie: [...jar].map(([name, value]) => `${name}=${value}`).join('; '),
-            ...(payload === undefined ? {} : { 'Content-Type': 'application/json', Origin: t.consoleOrigin }),
-          },
-        },
-        (response) => {
-          const chunks: Buffer[] = [];
-          response.on('data', (chunk: Buffer) => chunks.push(chunk));
-          response.on('end', () => {
-            const cookies = response.headers['set-cookie'] ?? [];
-            for (const cookie of cookies) {
-              const [pair = ''] = cookie.split(';');
-              const split = pair.indexOf('=');
-              const value = pair.slice(split + 1);
-              if (value === '') jar.delete(pair.slice(0, split));
-              else jar.set(pair.slice(0, split), value);
-            }
-            const text = Buffer.concat(chunks).toString('utf8');
-            resolve({
-              status: response.statusCode ?? 0,
-              ...(response.headers.location ? { location: response.headers.location } : {}),
-              cookies,
-              body: text ? (JSON.parse(text) as Record<string, unknown>) : {},
-            });
-          });
-        },
-      );
-      request.on('error', reject);
-      request.end(payload);
-    });
-  return {
-    jar,
-    visit,
-    open: (token: string) => visit('/console/api/invitations/open', { method: 'POST', body: { token } }),
-    /** Signs in at the provider as `person`: the callback's path, not yet visited. */
-    signInAs: async (person: DevPerson) => {
-      const started = await visit(`${SIGN_IN_START_PATH}?returnTo=/console/`);
-      const provided = await signInAtProvider(started.location ?? '', person.email, person.password);
-      const callback = new URL(provided.callbackUrl ?? '');
-      return `${callback.pathname}${callback.search}`;
-    },
-  };
-}
+/** A browser of its own cookies (test/support/invitation-browser.ts). */
+const browser = () => invitationBrowser(t);
 
 /** Opens the link in a new browser, signs in as `person` and returns to the console. */
-async function accept(token: string, person: DevPerson): Promise<Visit & { session?: string }> {
-  const b = browser();
-  const opened = await b.open(token);
-  if (opened.status !== 200) return opened;
-  const returned = await b.visit(await b.signInAs(person));
-  const session = b.jar.get(SESSION_COOKIE_NAME);
-  return { ...returned, ...(session ? { session } : {}) };
-}
-
-const refusedWith = (code: string) => `/console/#invitation-refused=${code}`;
+const accept = (token: string, person: DevPerson) => acceptAs(t, token, person);
 
 describe('an invitation', () => {
   test('is sent by an owner, listed as pending (never its secret), and joins the invited person once', async () => {

@@ -26,6 +26,7 @@ beforeAll(async () => {
   invitations = new Invitations({
     store: repository,
     members: new Members({ store, owners: projects, projects, clock: Date.now }),
+    projects,
     mailer: localOutbox(),
     linkOf: (token) => token,
     vouched: () => [],
@@ -40,7 +41,7 @@ async function projectsTool(...argv: string[]): Promise<string[]> {
   return lines;
 }
 
-const owner = { role: 'owner' as const };
+const owner = { role: 'owner' as const, ref: 'console-token' as const };
 
 test("deleting a project removes its invitations and its counter of places, and no other project's", async () => {
   await projectsTool('create', 'inv-gone');

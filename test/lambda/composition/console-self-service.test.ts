@@ -29,7 +29,12 @@ function parts() {
   const ports = localTablePorts(store.documents, () => START);
   const members = composeMembers(ports, memberRolesOf(ports));
   // The tables self-service needs, without its counters (as the AWS console function has them).
-  const withoutSlots = { projects: ports.projects, apiKeys: ports.apiKeys, clock: ports.clock };
+  const withoutSlots = {
+    projects: ports.projects,
+    apiKeys: ports.apiKeys,
+    members: ports.members,
+    clock: ports.clock,
+  };
   return { ports, withoutSlots, members, keys: composeProjectKeys(ports) };
 }
 
@@ -72,5 +77,25 @@ describe('self-service where the console has no counters for it', () => {
     const { project } = await selfService.create(person, name);
     expect(project).toMatchObject({ name, plan: 'free' });
     expect(await ports.projects.get(name)).toMatchObject({ name, plan: 'free' });
+  });
+
+  it("removes a deleted project's leftover members before the person's project of that name is made", async () => {
+    const { ports, members, keys } = parts();
+    const selfService = composeSelfService(ports, { enabled: true, projectCap: 1000 }, members, keys);
+    const name = `ss-${randomBytes(4).toString('hex')}`;
+    // A member left behind by a deleted project of the same name (its removal failed).
+    const leftover = newPerson('admin');
+    await ports.members.create({
+      project: name,
+      ...leftover,
+      role: 'admin',
+      addedAt: new Date(START).toISOString(),
+    });
+
+    const person = newPerson('owner');
+    await selfService.create(person, name);
+    expect((await members.listOf(name)).map((member) => [member.subject, member.role])).toEqual([
+      [person.subject, 'owner'],
+    ]);
   });
 });
