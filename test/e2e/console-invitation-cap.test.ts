@@ -15,12 +15,8 @@ import { LOCAL_TABLE_NAMES } from '../../local/local-tables';
 import { sweepExpiredItems } from '../../local/expired-item-sweeper';
 import { localOutbox } from '../../local/invitation-outbox';
 import { consolePeople, newPerson } from '../support/console-people';
-import {
-  type ConsoleAnswer,
-  type ConsoleTestApi,
-  expectError,
-  startConsoleTestApi,
-} from '../support/local-console';
+import { type CallAs, type Caller, callWithSession } from '../support/console-callers';
+import { type ConsoleTestApi, expectError, startConsoleTestApi } from '../support/local-console';
 
 /**
  * The cap of pending invitations under concurrency (issue 27), over HTTP against local mode's
@@ -52,19 +48,7 @@ afterAll(async () => {
   await t?.close();
 });
 
-interface Caller {
-  readonly cookie: string;
-  readonly csrfToken: string;
-}
-
-function as(caller: Caller, method: string, path: string, body?: unknown): Promise<ConsoleAnswer> {
-  return t.call(path, {
-    method,
-    cookie: caller.cookie,
-    ...(method === 'GET' ? {} : { origin: t.consoleOrigin, csrfToken: caller.csrfToken }),
-    ...(body === undefined ? {} : { body }),
-  });
-}
+const as: CallAs = (...call) => callWithSession(t, ...call);
 
 /** A new project and a signed-in member of it with `role` (an owner by default). */
 async function projectWith(role: Role = 'owner') {

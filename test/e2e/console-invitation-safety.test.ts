@@ -10,12 +10,8 @@ import { localOutbox } from '../../local/invitation-outbox';
 import { DEV_COLLEAGUE } from '../../local/dev-people';
 import { consolePeople, newPerson } from '../support/console-people';
 import { acceptAs, invitationBrowser, refusedWith } from '../support/invitation-browser';
-import {
-  type ConsoleAnswer,
-  type ConsoleTestApi,
-  expectError,
-  startConsoleTestApi,
-} from '../support/local-console';
+import { type CallAs, type Caller, callWithSession } from '../support/console-callers';
+import { type ConsoleTestApi, expectError, startConsoleTestApi } from '../support/local-console';
 
 /**
  * What a pending invitation may still do once things changed (issue 27's security review), over
@@ -41,19 +37,7 @@ afterAll(async () => {
   await t?.close();
 });
 
-interface Caller {
-  readonly cookie: string;
-  readonly csrfToken: string;
-}
-
-function as(caller: Caller, method: string, path: string, body?: unknown): Promise<ConsoleAnswer> {
-  return t.call(path, {
-    method,
-    cookie: caller.cookie,
-    ...(method === 'GET' ? {} : { origin: t.consoleOrigin, csrfToken: caller.csrfToken }),
-    ...(body === undefined ? {} : { body }),
-  });
-}
+const as: CallAs = (...call) => callWithSession(t, ...call);
 
 /** A project with an owner and an admin, each signed in. */
 async function team() {

@@ -4,12 +4,8 @@ import { INVITATION_TTL_MS } from '../../lambda/core/invitations';
 import type { Role } from '../../lambda/core/permissions';
 import { DEV_COLLEAGUE, DEV_UNVERIFIED, DEV_VIEWER, type DevPerson } from '../../local/dev-people';
 import { consolePeople, newPerson } from '../support/console-people';
-import {
-  type ConsoleAnswer,
-  type ConsoleTestApi,
-  expectError,
-  startConsoleTestApi,
-} from '../support/local-console';
+import { type CallAs, type Caller, callWithSession } from '../support/console-callers';
+import { type ConsoleTestApi, expectError, startConsoleTestApi } from '../support/local-console';
 import { acceptAs, invitationBrowser, refusedWith } from '../support/invitation-browser';
 
 /**
@@ -36,19 +32,7 @@ afterAll(async () => {
   await t?.close();
 });
 
-interface Caller {
-  readonly cookie: string;
-  readonly csrfToken: string;
-}
-
-function as(caller: Caller, method: string, path: string, body?: unknown): Promise<ConsoleAnswer> {
-  return t.call(path, {
-    method,
-    cookie: caller.cookie,
-    ...(method === 'GET' ? {} : { origin: t.consoleOrigin, csrfToken: caller.csrfToken }),
-    ...(body === undefined ? {} : { body }),
-  });
-}
+const as: CallAs = (...call) => callWithSession(t, ...call);
 
 /** A project with an owner and an admin signed in. */
 async function team() {

@@ -38,16 +38,26 @@ export interface ConsoleWithPeople {
   close(): Promise<void>;
 }
 
+/** A call to `t` with a person's session, from the console's page (see {@link CallAs}). */
+export function callWithSession(
+  t: ConsoleTestApi,
+  caller: Caller,
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<ConsoleAnswer> {
+  return t.call(path, {
+    method,
+    cookie: caller.cookie,
+    ...(method === 'GET' ? {} : { origin: t.consoleOrigin, csrfToken: caller.csrfToken }),
+    ...(body === undefined ? {} : { body }),
+  });
+}
+
 export async function startConsoleWithPeople(): Promise<ConsoleWithPeople> {
   const t = await startConsoleTestApi();
   const people = consolePeople(t);
-  const as: CallAs = (caller, method, path, body) =>
-    t.call(path, {
-      method,
-      cookie: caller.cookie,
-      ...(method === 'GET' ? {} : { origin: t.consoleOrigin, csrfToken: caller.csrfToken }),
-      ...(body === undefined ? {} : { body }),
-    });
+  const as: CallAs = (...call) => callWithSession(t, ...call);
   const memberOf = async (project: string, role: Role): Promise<Caller> => {
     const person = newPerson(role);
     await people.add(project, person, role);
