@@ -135,6 +135,8 @@ export class AnimalStoreStack extends Stack {
         restApi: this.api.restApi,
       });
     }
+    // People's own projects (issue 27): the console's setting, its alarm and the tools' output.
+    const selfService = config.selfService ?? DEFAULT_SELF_SERVICE;
     if (servedByEdge(config)) {
       // The edge stack (us-east-1) writes its ids here; read at deploy, so synth stays offline.
       const distributionId = StringParameter.valueForStringParameter(this, EDGE_PARAMETERS.distributionId);
@@ -152,7 +154,7 @@ export class AnimalStoreStack extends Stack {
         connectionGroupId,
         // People's own projects (issue 27): on unless -c selfService=off, their keys in the Free usage plan.
         selfService: {
-          settings: config.selfService ?? DEFAULT_SELF_SERVICE,
+          settings: selfService,
           usagePlan: this.usagePlans.plans.get(SELF_SERVICE_PLAN)!,
         },
         memorySize: config.lambdaMemoryMb,
@@ -237,6 +239,7 @@ export class AnimalStoreStack extends Stack {
       ]),
       errorOnlyFunctions: reserved ? capped : new Map(),
       tables: this.tables.all,
+      ...(this.console && selfService.enabled ? { selfServiceProjectCap: selfService.projectCap } : {}),
       alarmEmail: config.alarmEmail,
       alarmTopic:
         config.alarmTopicArn === undefined
@@ -281,7 +284,6 @@ export class AnimalStoreStack extends Stack {
       value: this.tables.personalTokens.tableName,
     });
     // The self-service cap the projects tool measures against (issue 27); off where no console is.
-    const selfService = config.selfService ?? DEFAULT_SELF_SERVICE;
     new CfnOutput(this, STACK_OUTPUTS.selfServiceProjectCap, {
       description: "Most projects people may create themselves (npm run projects -- self-service), or 'off'",
       value: this.console && selfService.enabled ? String(selfService.projectCap) : 'off',

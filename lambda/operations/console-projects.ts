@@ -3,15 +3,12 @@ import { ApiError } from '../api/errors';
 import type { CreatedProjectView } from '../core/console-views';
 import { type SelfServiceDoor, SelfServiceRefusal } from '../core/self-service';
 import type { SessionEvent } from '../middleware/console-handler';
-import { log, serviceMetrics } from '../shared/observability';
+import { log, SELF_SERVICE_METRIC, serviceMetrics } from '../shared/observability';
 
 /**
  * The console's self-service start (issue 27): `POST /projects`, a person's own Free project.
  * The rules and caps are lambda/core/self-service.ts's; here they get the console's words.
  */
-
-/** The metric of self-service projects, published at every create past the warning share. */
-export const SELF_SERVICE_METRIC = 'SelfServiceProjects';
 
 /**
  * A create at or past the warning share of the platform's cap: a warning in the log and the

@@ -18,6 +18,12 @@ export const SERVICE_METRICS = {
   rateLimited: 'RateLimited',
 } as const;
 
+/**
+ * The count of people's own projects (issue 27), published by the console at each create from
+ * the warning share of the platform's cap, with the Environment dimension only; an alarm reads it.
+ */
+export const SELF_SERVICE_METRIC = 'SelfServiceProjects';
+
 export const METRIC_DIMENSIONS = {
   environment: 'Environment',
   operation: 'Operation',

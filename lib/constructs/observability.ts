@@ -13,14 +13,18 @@ import {
 } from 'aws-cdk-lib/aws-cloudwatch';
 import { SnsAction } from 'aws-cdk-lib/aws-cloudwatch-actions';
 import type { Table } from 'aws-cdk-lib/aws-dynamodb';
-import { Effect, PolicyStatement, ServicePrincipal } from 'aws-cdk-lib/aws-iam';
-import { Key } from 'aws-cdk-lib/aws-kms';
 import type { IFunction } from 'aws-cdk-lib/aws-lambda';
-import { type ITopic, Topic } from 'aws-cdk-lib/aws-sns';
-import { EmailSubscription } from 'aws-cdk-lib/aws-sns-subscriptions';
+import type { ITopic } from 'aws-cdk-lib/aws-sns';
 import { Construct } from 'constructs';
+import { emailAlarmTopic } from './alarm-topic';
 import type { OperationId } from '../../lambda/api/routes';
-import { METRIC_DIMENSIONS, METRICS_NAMESPACE, SERVICE_METRICS } from '../../lambda/shared/observability';
+import { warningThreshold } from '../../lambda/core/self-service-settings';
+import {
+  METRIC_DIMENSIONS,
+  METRICS_NAMESPACE,
+  SELF_SERVICE_METRIC,
+  SERVICE_METRICS,
+} from '../../lambda/shared/observability';
 import type { TableDefinition } from '../../lambda/store/table-schema';
 
 /** Window of every alarm's datapoints. */
@@ -65,6 +69,12 @@ export interface ObservabilityProps {
   /** The tables to watch. */
   readonly tables: readonly ObservedTable[];
   /**
+   * The platform's cap of people's own projects, where self-service is on: an alarm once their
+   * count reaches the warning share (the console publishes it from there), to raise it in time.
+   * @default no alarm
+   */
+  readonly selfServiceProjectCap?: number;
+  /**
    * Email address notified of alarms through a topic this construct creates.
    * @default no topic
    */
@@ -105,7 +115,9 @@ export class Observability extends Construct {
     const prefix = Stack.of(this).stackName;
     this.alarmTopic =
       props.alarmTopic ??
-      (props.alarmEmail === undefined ? undefined : this.emailTopic(props.alarmEmail, props.removalPolicy));
+      (props.alarmEmail === undefined
+        ? undefined
+        : emailAlarmTopic(this, props.alarmEmail, props.removalPolicy));
 
     const serverErrors = props.stage.metricServerError({ statistic: 'Average', period: ALARM_PERIOD });
     const latencyP99 = props.stage.metricLatency({ statistic: 'p99', period: ALARM_PERIOD });
@@ -158,6 +170,22 @@ export class Observability extends Construct {
         description: `Reads or writes on the ${name} table or its indexes were throttled within 5 minutes`,
         metric,
         threshold: ALARM_THRESHOLDS.tableThrottles,
+      });
+    }
+
+    if (props.selfServiceProjectCap !== undefined) {
+      const threshold = warningThreshold(props.selfServiceProjectCap);
+      this.alarm('SelfServiceProjects', {
+        name: `${prefix}-self-service-projects`,
+        description: `People's own projects reached ${threshold} of the cap of ${props.selfServiceProjectCap}: raise selfServiceProjectCap or plan another account`,
+        metric: new Metric({
+          namespace: METRICS_NAMESPACE,
+          metricName: SELF_SERVICE_METRIC,
+          dimensionsMap: { [METRIC_DIMENSIONS.environment]: props.environmentName },
+          statistic: 'Maximum',
+          period: ALARM_PERIOD,
+        }),
+        threshold,
       });
     }
 
@@ -298,43 +326,6 @@ export class Observability extends Construct {
     }
     this.alarms.push(alarm);
     return alarm;
-  }
-
-  /**
-   * A topic for the alarms with the email subscribed: encrypted with a key of its own (the
-   * AWS-managed SNS key cannot let CloudWatch publish), TLS only, publishable by this
-   * account's alarms alone.
-   */
-  private emailTopic(email: string, removalPolicy: RemovalPolicy = RemovalPolicy.RETAIN): Topic {
-    const key = new Key(this, 'AlarmTopicKey', {
-      description: `Encrypts the alarm notifications of ${Stack.of(this).stackName}`,
-      enableKeyRotation: true,
-      removalPolicy,
-    });
-    const cloudWatch = new ServicePrincipal('cloudwatch.amazonaws.com');
-    key.grant(cloudWatch, 'kms:Decrypt', 'kms:GenerateDataKey*');
-    const topic = new Topic(this, 'AlarmTopic', {
-      displayName: `${Stack.of(this).stackName} alarms`,
-      masterKey: key,
-      enforceSSL: true,
-    });
-    const { account, region } = Stack.of(this);
-    topic.addToResourcePolicy(
-      new PolicyStatement({
-        effect: Effect.ALLOW,
-        principals: [cloudWatch],
-        actions: ['sns:Publish'],
-        resources: [topic.topicArn],
-        conditions: {
-          StringEquals: { 'aws:SourceAccount': account },
-          ArnLike: {
-            'aws:SourceArn': `arn:${Stack.of(this).partition}:cloudwatch:${region}:${account}:alarm:*`,
-          },
-        },
-      }),
-    );
-    topic.addSubscription(new EmailSubscription(email));
-    return topic;
   }
 }
 

@@ -1,8 +1,11 @@
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { API_VERSION_PREFIX, CATCH_ALL, ROUTES } from '../../../lambda/api/routes';
+import { warningThreshold } from '../../../lambda/core/self-service-settings';
+import { METRICS_NAMESPACE, SELF_SERVICE_METRIC } from '../../../lambda/shared/observability';
 import { TABLES } from '../../../lambda/store/table-schema';
+import { DEFAULT_SELF_SERVICE } from '../../../lib/config/self-service';
 import { ALARM_THRESHOLDS } from '../../../lib/constructs/observability';
-import { type EnvironmentChanges, synthEnvironment } from '../../support/synth';
+import { type EnvironmentChanges, productionWithEdge, synthEnvironment } from '../../support/synth';
 import { apiMethods, invokedFunctionId, resourcesOfType } from '../template-queries';
 
 const TOPIC_ARN = 'arn:aws:sns:eu-west-1:123456789012:animal-store-alarms';
@@ -288,5 +291,35 @@ describe('dashboard', () => {
     );
     expect(staging.length).toBeGreaterThan(0);
     for (const line of staging) expect(line).not.toContain('production');
+  });
+});
+
+describe('the self-service alarm (issue 27)', () => {
+  const named = (alarmsOf: Template, environment: string) =>
+    Object.values(resourcesOfType(alarmsOf, 'AWS::CloudWatch::Alarm'))
+      .map((alarm) => alarm.Properties)
+      .find((alarm) => alarm.AlarmName === `AnimalStore-${environment}-self-service-projects`);
+
+  test('alarms once the count of people’s projects reaches the warning share of the cap', () => {
+    const cap = DEFAULT_SELF_SERVICE.projectCap;
+    expect(named(productionWithEdge(), 'production')).toMatchObject({
+      Namespace: METRICS_NAMESPACE,
+      MetricName: SELF_SERVICE_METRIC,
+      Dimensions: [{ Name: 'Environment', Value: 'production' }],
+      Statistic: 'Maximum',
+      Period: 300,
+      Threshold: warningThreshold(cap),
+      ComparisonOperator: 'GreaterThanOrEqualToThreshold',
+      TreatMissingData: 'notBreaching',
+    });
+    expect(warningThreshold(cap)).toBeLessThan(cap);
+  });
+
+  test('follows the cap given, and is absent where self-service is off or no console is', () => {
+    const capped = productionWithEdge({ selfService: { enabled: true, projectCap: 50 } });
+    expect(named(capped, 'production')?.Threshold).toBe(warningThreshold(50));
+    const off = productionWithEdge({ selfService: { enabled: false, projectCap: 0 } });
+    expect(named(off, 'production')).toBeUndefined();
+    expect(named(template, 'production')).toBeUndefined();
   });
 });
