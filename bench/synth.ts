@@ -16,12 +16,19 @@ export function baselineAppCommand(): string {
 }
 
 /** Seconds one `cdk synth` takes, from the repository root (so cdk.json applies), into a fresh folder. */
-function timeSynth(outDir: string, appCommand?: string): Promise<number> {
+function timeSynth(outDir: string, appCommand: string | undefined, validation: boolean): Promise<number> {
   // As a platform engineer runs it offline: no AWS credentials, account or region.
   const env = Object.fromEntries(
     Object.entries(process.env).filter(([name]) => !/^(AWS_|CDK_DEFAULT_)/.test(name)),
   );
-  const args = ['synth', '--quiet', '--output', outDir, ...(appCommand ? ['--app', appCommand] : [])];
+  const args = [
+    'synth',
+    '--quiet',
+    '--output',
+    outDir,
+    ...(appCommand ? ['--app', appCommand] : []),
+    ...(validation ? [] : ['--no-validation']),
+  ];
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
     const child = spawn(CDK, args, { cwd: REPO_ROOT, env, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -52,27 +59,39 @@ export interface SynthTimes {
  * `wholeApp: false` puts the baseline app in the app's place, timed once per round for both: the
  * same figure for a run that only checks the bench works (the whole app's synth costs some 6-8 s
  * of CPU more than the baseline's, and the template tests synthesize the app anyway).
+ * `validation: false` turns CDK's CloudFormation validation off in both (`--no-validation`):
+ * the quick run's, whose figure compares the baseline with itself; its WebAssembly engine costs
+ * some 5 s of CPU a run, and the template tests run it over every stack.
  */
 export async function measureSynth(
   rounds: number,
   workDir: string,
-  { wholeApp }: { wholeApp: boolean },
+  { wholeApp, validation }: { wholeApp: boolean; validation: boolean },
 ): Promise<{ figures: Figure[]; times: SynthTimes }> {
   const times: SynthTimes = { app: [], baseline: [] };
   const baseline = baselineAppCommand();
   for (let round = 0; round < rounds; round += 1) {
-    const baselineSeconds = await timeSynth(path.join(workDir, `synth-baseline-${round}`), baseline);
+    const baselineSeconds = await timeSynth(
+      path.join(workDir, `synth-baseline-${round}`),
+      baseline,
+      validation,
+    );
     times.baseline.push(baselineSeconds);
     // Without the whole app, its place holds the same baseline app: a second run would repeat the first.
-    times.app.push(wholeApp ? await timeSynth(path.join(workDir, `synth-app-${round}`)) : baselineSeconds);
+    times.app.push(
+      wholeApp
+        ? await timeSynth(path.join(workDir, `synth-app-${round}`), undefined, validation)
+        : baselineSeconds,
+    );
   }
   const what = wholeApp ? 'the whole app (every stack)' : 'the baseline app in place of the whole app';
+  const checks = validation ? '' : ", without CDK's CloudFormation validation";
   return {
     times,
     figures: [
       figure({
         name: 'synth.app',
-        description: `cdk synth of ${what}, median of ${rounds}`,
+        description: `cdk synth of ${what}${checks}, median of ${rounds}`,
         value: median(times.app),
         unit: 's',
         baseline: { value: median(times.baseline), name: 'one NodejsFunction reading a table' },

@@ -2,6 +2,21 @@ import { planDeploy } from '../../tools/preflight-plan';
 
 /** The preflight's plan comes from the app itself: a synth with the -c values a deploy takes. */
 
+/**
+ * Without CDK's built-in CloudFormation validation (CDK_VALIDATION=false, which the App reads):
+ * it starts a WebAssembly engine (about 5 s of CPU) and checks each template (1 to 2 s each),
+ * and the plan reads no finding of it. The same stacks are validated once per run by the
+ * synthesis the nag and IAM tests share and by the offline `cdk synth` test.
+ */
+const validationBefore = process.env.CDK_VALIDATION;
+beforeAll(() => {
+  process.env.CDK_VALIDATION = 'false';
+});
+afterAll(() => {
+  if (validationBefore === undefined) delete process.env.CDK_VALIDATION;
+  else process.env.CDK_VALIDATION = validationBefore;
+});
+
 const PLATFORM = {
   productionRegion: 'eu-west-1',
   platformDomain: 'animalstore.example',
