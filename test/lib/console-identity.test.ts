@@ -2,8 +2,6 @@ import { App, Stack } from 'aws-cdk-lib';
 import { Match, Template } from 'aws-cdk-lib/assertions';
 import { Certificate } from 'aws-cdk-lib/aws-certificatemanager';
 import { Code, Function as LambdaFunction, Runtime } from 'aws-cdk-lib/aws-lambda';
-import { addAnimalStoreStacks } from '../../lib/animal-store-app';
-import { environmentConfigs } from '../../lib/config/environments';
 import { AuthDomainCertificate, authDomainHost } from '../../lib/constructs/auth-domain';
 import {
   CONSOLE_OIDC_ENV,
@@ -12,8 +10,13 @@ import {
   type ConsoleIdentityProps,
 } from '../../lib/constructs/console-identity';
 import { CONSOLE_API_PREFIX } from '../../lambda/api/console-routes';
-import { EDGE_PARAMETERS, EDGE_STACK_NAME } from '../../lib/edge-stack';
-import { productionWithEdge, synthEnvironment, TEST_PLATFORM, testApp } from '../support/synth';
+import { EDGE_PARAMETERS } from '../../lib/edge-stack';
+import {
+  edgeOfProductionWithEdge,
+  productionWithEdge,
+  synthEnvironment,
+  TEST_PLATFORM,
+} from '../support/synth';
 import {
   actionsOf,
   environmentOf,
@@ -233,17 +236,11 @@ describe('the client secret and the console function', () => {
 });
 
 describe('the certificate of auth.<platform domain>', () => {
-  const app = testApp();
-  const config = {
-    ...environmentConfigs({}).production,
-    platformAddress: TEST_PLATFORM,
-    region: 'eu-west-1',
-  };
-  addAnimalStoreStacks(app, { environments: [config] });
-  const edge = Template.fromStack(app.node.findChild(EDGE_STACK_NAME) as Stack);
+  const edge = edgeOfProductionWithEdge();
 
+  // In us-east-1: the certificate's construct is made nowhere else (the last test here), and
+  // edge-stack.test.ts pins the app's edge stack there.
   test('is made in the edge stack, in us-east-1, DNS-validated in the platform zone', () => {
-    expect((app.node.findChild(EDGE_STACK_NAME) as Stack).region).toBe('us-east-1');
     edge.hasResourceProperties('AWS::CertificateManager::Certificate', {
       DomainName: AUTH_HOST,
       ValidationMethod: 'DNS',
@@ -287,7 +284,11 @@ describe('where there is no console, there is no pool', () => {
 
 /** The construct alone in a regional stack, with a stand-in function and certificate. */
 function identityStack(props: Partial<ConsoleIdentityProps>): Template {
-  const stack = new Stack(new App(), 'Identity', { env: { account: '123456789012', region: 'eu-west-1' } });
+  // Without CDK's template validation: its WebAssembly compile costs several seconds of CPU in
+  // each process, and it runs once per run over every stack the app deploys.
+  const stack = new Stack(new App({ builtinCloudFormationValidation: false }), 'Identity', {
+    env: { account: '123456789012', region: 'eu-west-1' },
+  });
   const consoleFunction = new LambdaFunction(stack, 'Console', {
     runtime: Runtime.NODEJS_22_X,
     handler: 'index.handler',

@@ -16,7 +16,7 @@ import {
 } from '../../lib/constructs/console-site';
 import { ORIGIN_SECRET_HEADER } from '../../lib/constructs/origin-secret';
 import { EDGE_OUTPUTS, EDGE_REGION, EDGE_STACK_NAME, EdgeStack } from '../../lib/edge-stack';
-import { CDK_JSON_CONTEXT, testApp } from '../support/synth';
+import { testApp } from '../support/synth';
 import { type CfnResource, resourcesOfType, templateJson } from './template-queries';
 
 const PLATFORM: PlatformAddressConfig = {
@@ -326,10 +326,9 @@ describe('the console site, bundled as `cdk synth` does', () => {
   afterAll(() => rmSync(outdir, { recursive: true, force: true }));
   let bundled: Template;
   beforeAll(() => {
-    const app = new App({
-      outdir,
-      context: { ...CDK_JSON_CONTEXT, 'aws:cdk:bundling-stacks': [EDGE_STACK_NAME] },
-    });
+    // Without CDK's template validation (testApp): its WebAssembly compile costs several seconds of
+    // CPU in each process, and it runs once per run over every stack the app deploys.
+    const app = testApp({ 'aws:cdk:bundling-stacks': [EDGE_STACK_NAME] }, { outdir });
     bundled = Template.fromStack(edgeStack(app));
     app.synth();
   }, 60_000);

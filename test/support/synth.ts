@@ -1,13 +1,15 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { App } from 'aws-cdk-lib';
+import { App, type Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
+import { addAnimalStoreStacks } from '../../lib/animal-store-app';
 import { AnimalStoreStack } from '../../lib/animal-store-stack';
 import {
   type EnvironmentConfig,
   type EnvironmentName,
   environmentConfigs,
 } from '../../lib/config/environments';
+import { EDGE_STACK_NAME } from '../../lib/edge-stack';
 import { REPO_ROOT } from './processes';
 import { cachedTemplate } from './synth-cache';
 
@@ -72,5 +74,23 @@ export function productionWithEdge(changes: Partial<EnvironmentConfig> = {}): Te
       ...changes,
     };
     return Template.fromStack(new AnimalStoreStack(testApp(), config.stackName, { config }));
+  });
+}
+
+/**
+ * The edge stack of the app that serves {@link productionWithEdge}'s production (that production
+ * alone, composed by `addAnimalStoreStacks` as bin/ does), synthesized once per test run: the
+ * console's and the sign-in domain's tests read it, and each built that app of its own.
+ */
+export function edgeOfProductionWithEdge(): Template {
+  return cachedTemplate(['edgeOfProductionWithEdge'], () => {
+    const app = testApp();
+    const config = {
+      ...environmentConfigs({}).production,
+      platformAddress: TEST_PLATFORM,
+      region: 'eu-west-1',
+    };
+    addAnimalStoreStacks(app, { environments: [config] });
+    return Template.fromStack(app.node.findChild(EDGE_STACK_NAME) as Stack);
   });
 }

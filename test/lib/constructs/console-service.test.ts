@@ -1,4 +1,3 @@
-import { Stack } from 'aws-cdk-lib';
 import { Template } from 'aws-cdk-lib/assertions';
 import { CONSOLE_API_PREFIX } from '../../../lambda/api/console-routes';
 import { ENVIRONMENT_VARIABLE } from '../../../lambda/shared/observability';
@@ -19,7 +18,13 @@ import {
 } from '../../../lib/constructs/console-service';
 import { CONSOLE_OIDC_ENV } from '../../../lib/constructs/console-identity';
 import { EDGE_PARAMETERS, EDGE_STACK_NAME } from '../../../lib/edge-stack';
-import { productionWithEdge, synthEnvironment, TEST_PLATFORM, testApp } from '../../support/synth';
+import {
+  edgeOfProductionWithEdge,
+  productionWithEdge,
+  synthEnvironment,
+  TEST_PLATFORM,
+  testApp,
+} from '../../support/synth';
 import {
   actionsOf,
   cloudFrontArn,
@@ -140,10 +145,7 @@ describe('its environment', () => {
   });
 
   test("the CNAME target is the edge stack's: one name for both", () => {
-    const app = testApp();
-    const config = { ...environmentConfigs({}).production, platformAddress: PLATFORM, region: 'eu-west-1' };
-    addAnimalStoreStacks(app, { environments: [config] });
-    const edge = Template.fromStack(app.node.findChild(EDGE_STACK_NAME) as Stack);
+    const edge = edgeOfProductionWithEdge();
     expect(templateJson(edge).Outputs.DomainsTarget?.Value).toBe(
       environmentOf(template, consoleFunctionId)[RUNTIME_ENV.domainsTarget],
     );

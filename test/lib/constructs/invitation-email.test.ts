@@ -11,8 +11,15 @@ import { resourcesOfType } from '../template-queries';
  * in the platform zone, and a function's permission to send through it as the invitations' sender.
  */
 
-function standalone() {
-  const stack = new Stack(new App(), 'Mail', { env: { account: '123456789012', region: 'eu-west-1' } });
+/**
+ * The construct in a stack of its own, built once for the tests that read it (a template is
+ * immutable), without CDK's template validation: its WebAssembly compile was most of this
+ * file's time, and it runs once per run over every stack the app deploys (test/support/synth.ts).
+ */
+const standalone = (() => {
+  const stack = new Stack(new App({ builtinCloudFormationValidation: false }), 'Mail', {
+    env: { account: '123456789012', region: 'eu-west-1' },
+  });
   const email = new InvitationEmail(stack, 'InvitationEmail', { platform: TEST_PLATFORM });
   const fn = new LambdaFunction(stack, 'Console', {
     runtime: Runtime.NODEJS_22_X,
@@ -21,10 +28,10 @@ function standalone() {
   });
   email.grantSend(fn);
   return { template: Template.fromStack(stack), email };
-}
+})();
 
 test('the identity is the platform domain, verified by Easy DKIM records CDK writes in the platform zone', () => {
-  const { template } = standalone();
+  const { template } = standalone;
   template.resourceCountIs('AWS::SES::EmailIdentity', 1);
   template.hasResourceProperties('AWS::SES::EmailIdentity', { EmailIdentity: TEST_PLATFORM.domain });
   const records = Object.values(resourcesOfType(template, 'AWS::Route53::RecordSet'));
@@ -36,7 +43,7 @@ test('the identity is the platform domain, verified by Easy DKIM records CDK wri
 });
 
 test('grantSend allows ses:SendEmail on that identity alone, from the invitations sender alone', () => {
-  const { template, email } = standalone();
+  const { template, email } = standalone;
   expect(email.sender).toBe(`invitations@${TEST_PLATFORM.domain}`);
   template.hasResourceProperties('AWS::IAM::Policy', {
     PolicyDocument: {
