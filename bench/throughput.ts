@@ -24,13 +24,16 @@ interface Tally {
   failed: number;
 }
 
-async function load({ stack, projects }: Target, seconds: number): Promise<Tally> {
+/** How long each load lasts: a time (the full run), or a count of requests (the quick run). */
+export type LoadSize = { readonly seconds: number } | { readonly requests: number };
+
+async function load({ stack, projects }: Target, size: LoadSize): Promise<Tally> {
   let next = 0;
   const base = new URL(stack.baseUrl);
   const result = await autocannon({
     url: base.origin,
     connections: CONNECTIONS,
-    duration: seconds,
+    ...('seconds' in size ? { duration: size.seconds } : { amount: size.requests }),
     setupClient: (client) => {
       // A pet is found only through a key of its own project.
       const { key, newest } = projects[next++ % projects.length] as SeededProject;
@@ -67,7 +70,7 @@ async function load({ stack, projects }: Target, seconds: number): Promise<Tally
 export async function measureThroughput(
   on: Target,
   off: Target,
-  { rounds, seconds, warmUpSeconds }: { rounds: number; seconds: number; warmUpSeconds: number },
+  { rounds, warmUpSeconds, ...size }: LoadSize & { rounds: number; warmUpSeconds: number },
 ): Promise<{ figures: Figure[]; failed: { on: number; off: number } }> {
   const tally = { on: { ok: 0, seconds: 0, failed: 0 }, off: { ok: 0, seconds: 0, failed: 0 } };
   const add = (into: Tally, from: Tally) => {
@@ -76,12 +79,12 @@ export async function measureThroughput(
     into.failed += from.failed;
   };
   if (warmUpSeconds > 0) {
-    await load(on, warmUpSeconds);
-    await load(off, warmUpSeconds);
+    await load(on, { seconds: warmUpSeconds });
+    await load(off, { seconds: warmUpSeconds });
   }
   for (let round = 0; round < rounds; round++) {
-    add(tally.on, await load(on, seconds));
-    add(tally.off, await load(off, seconds));
+    add(tally.on, await load(on, size));
+    add(tally.off, await load(off, size));
   }
   // The 'off' server must really have skipped the limiter's store: its counters table holds no
   // counter (the daily ranking's `top` item, written at start, is no request's).
