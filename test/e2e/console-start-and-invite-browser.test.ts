@@ -13,7 +13,12 @@ import { DEV_COLLEAGUE, DEV_NEWCOMER, type DevPerson } from '../../local/dev-peo
 import { outboxFolder } from '../../local/invitation-outbox';
 import { LOCAL_TABLE_NAMES } from '../../local/local-tables';
 import { type LocalApi, startLocalApi } from '../../local/server';
-import { describeInBrowser, launchChromiumForPeople, seriousAxeViolations } from '../support/chromium';
+import {
+  describeInBrowser,
+  launchChromiumForPeople,
+  screenshotToLookAt,
+  seriousAxeViolations,
+} from '../support/chromium';
 import { CONSOLE_SCREENSHOTS, curlPets, DESKTOP, NARROW } from '../support/console-page';
 import { fakeClock } from '../support/fake-clock';
 
@@ -91,14 +96,20 @@ describeInBrowser('starting alone and inviting a colleague')('start alone, invit
 
   async function axeAtBothWidths(page: Page, name: string) {
     expect(await seriousAxeViolations(page)).toEqual([]);
-    await page.screenshot({ path: path.join(CONSOLE_SCREENSHOTS, `${name}-desktop.png`), fullPage: true });
+    await screenshotToLookAt(page, {
+      path: path.join(CONSOLE_SCREENSHOTS, `${name}-desktop.png`),
+      fullPage: true,
+    });
     await page.setViewportSize(NARROW);
     try {
       expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(
         NARROW.width,
       );
       expect(await seriousAxeViolations(page)).toEqual([]);
-      await page.screenshot({ path: path.join(CONSOLE_SCREENSHOTS, `${name}-360.png`), fullPage: true });
+      await screenshotToLookAt(page, {
+        path: path.join(CONSOLE_SCREENSHOTS, `${name}-360.png`),
+        fullPage: true,
+      });
     } finally {
       await page.setViewportSize(DESKTOP);
     }
