@@ -10,7 +10,7 @@ import type { ToolConnection } from '../../tools/connection';
 import { connectLocal } from '../../tools/local-store';
 import { KeyAdmin } from '../../tools/key-admin';
 import { ProjectAdmin } from '../../tools/project-admin';
-import { describeInBrowser, launchChromium } from '../support/chromium';
+import { describeInBrowser, launchChromium, screenshotToLookAt } from '../support/chromium';
 import {
   CONSOLE_SCREENSHOTS,
   type ConsolePage,
@@ -219,7 +219,7 @@ describeInBrowser('the console feedback browser tests')(
           expect(await steps.inPage<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(
             NARROW.width,
           );
-          await page.screenshot({
+          await screenshotToLookAt(page, {
             path: path.join(CONSOLE_SCREENSHOTS, `domains-menu-${idOf(name)}-360.png`),
           });
           await page.keyboard.press('Escape');

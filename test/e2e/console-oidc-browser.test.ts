@@ -13,7 +13,12 @@ import { DEV_PROJECT } from '../../local/dev-project';
 import { CONSOLE_PAGE_PATH } from '../../local/console-site';
 import { LOCAL_TABLE_NAMES } from '../../local/local-tables';
 import { type LocalApi, startLocalApi } from '../../local/server';
-import { describeInBrowser, launchChromium, seriousAxeViolations } from '../support/chromium';
+import {
+  describeInBrowser,
+  launchChromium,
+  screenshotToLookAt,
+  seriousAxeViolations,
+} from '../support/chromium';
 import { CONSOLE_SCREENSHOTS, DESKTOP, NARROW } from '../support/console-page';
 
 /**
@@ -79,14 +84,20 @@ describeInBrowser('the console sign-in through the local OpenID provider')('sign
 
   async function axeAtBothWidths(name: string) {
     expect(await seriousAxeViolations(page)).toEqual([]);
-    await page.screenshot({ path: path.join(CONSOLE_SCREENSHOTS, `${name}-desktop.png`), fullPage: true });
+    await screenshotToLookAt(page, {
+      path: path.join(CONSOLE_SCREENSHOTS, `${name}-desktop.png`),
+      fullPage: true,
+    });
     await page.setViewportSize(NARROW);
     try {
       expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(
         NARROW.width,
       );
       expect(await seriousAxeViolations(page)).toEqual([]);
-      await page.screenshot({ path: path.join(CONSOLE_SCREENSHOTS, `${name}-360.png`), fullPage: true });
+      await screenshotToLookAt(page, {
+        path: path.join(CONSOLE_SCREENSHOTS, `${name}-360.png`),
+        fullPage: true,
+      });
     } finally {
       await page.setViewportSize(DESKTOP);
     }

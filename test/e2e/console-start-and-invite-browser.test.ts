@@ -3,12 +3,22 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { buildConsole } from '../../console/build';
+import { CONSOLE_ERROR_CATALOGUE } from '../../lambda/api/console-error-catalogue';
+import { INVITATION_DAY_MS, MAX_INVITATIONS_PER_DAY } from '../../lambda/core/invitation-limits';
 import { INVITATION_TTL_MS } from '../../lambda/core/invitations';
+import { createDocumentClient } from '../../lambda/store/dynamodb-client';
+import { InvitationRepository } from '../../lambda/store/invitation-repository';
 import { CONSOLE_PAGE_PATH } from '../../local/console-site';
 import { DEV_COLLEAGUE, DEV_NEWCOMER, type DevPerson } from '../../local/dev-people';
 import { outboxFolder } from '../../local/invitation-outbox';
+import { LOCAL_TABLE_NAMES } from '../../local/local-tables';
 import { type LocalApi, startLocalApi } from '../../local/server';
-import { describeInBrowser, launchChromium, seriousAxeViolations } from '../support/chromium';
+import {
+  describeInBrowser,
+  launchChromiumForPeople,
+  screenshotToLookAt,
+  seriousAxeViolations,
+} from '../support/chromium';
 import { CONSOLE_SCREENSHOTS, curlPets, DESKTOP, NARROW } from '../support/console-page';
 import { fakeClock } from '../support/fake-clock';
 
@@ -16,7 +26,10 @@ import { fakeClock } from '../support/fake-clock';
  * Issue 27's Done-when, in Chromium against local mode: a new person signs in, creates a project
  * and gets a key that answers 200; invites a colleague as developer; the colleague opens the
  * invitation from the outbox, signs in and joins; a second use of the link is refused, and so is
- * a use after expiry (the service's clock moved 7 days). axe-core at 1280 and 360 px on the new pages.
+ * a use after expiry (the service's clock moved 7 days). The refusals of issue 27's safety review
+ * are shown and focused too: the day's cap of invitations at the form, an inviter gone and a
+ * person the member rules refuse at the sign-in's return. axe-core at 1280 and 360 px on the new
+ * pages. One Chromium, a context per person (cookies of their own, at the console and the provider).
  */
 describeInBrowser('starting alone and inviting a colleague')('start alone, invite, join', () => {
   let api: LocalApi;
@@ -24,7 +37,7 @@ describeInBrowser('starting alone and inviting a colleague')('start alone, invit
   let dataDir: string;
   let origin: string;
   let clock: ReturnType<typeof fakeClock>;
-  const browsers: Awaited<ReturnType<typeof launchChromium>>[] = [];
+  let chromium: Awaited<ReturnType<typeof launchChromiumForPeople>>;
 
   beforeAll(async () => {
     mkdirSync(CONSOLE_SCREENSHOTS, { recursive: true });
@@ -41,10 +54,11 @@ describeInBrowser('starting alone and inviting a colleague')('start alone, invit
       selfService: { enabled: true, projectCap: 100 },
     });
     origin = `http://localhost:${api.port}`;
+    chromium = await launchChromiumForPeople();
   }, 120_000);
 
   afterAll(async () => {
-    for (const browser of browsers) await browser.close();
+    await chromium?.close();
     await api?.close();
     clock?.restore();
     rmSync(buildDir, { recursive: true, force: true });
@@ -53,21 +67,49 @@ describeInBrowser('starting alone and inviting a colleague')('start alone, invit
 
   /** A browser of one person's own (its own cookies, at the console and at the provider). */
   async function newBrowser(): Promise<Page> {
-    const browser = await launchChromium({ viewport: DESKTOP });
-    browsers.push(browser);
-    return browser.context.newPage();
+    return (await chromium.newContext({ viewport: DESKTOP })).newPage();
+  }
+
+  /** The project's invitations of the last day, up to the cap, stored as sent and revoked. */
+  async function sendTheDaysLast(project: string) {
+    const documents = createDocumentClient(api.dynamodbEndpoint);
+    try {
+      const store = new InvitationRepository(documents, LOCAL_TABLE_NAMES.invitations);
+      const at = new Date(Date.now()).toISOString();
+      for (let made = 1; made <= MAX_INVITATIONS_PER_DAY; made += 1) {
+        await store.create({
+          invitationId: made.toString(16).padStart(16, '0'),
+          project,
+          secretHash: '0'.repeat(64),
+          email: `sent-${made}@people.test`,
+          role: 'viewer',
+          createdAt: at,
+          expiresAt: new Date(Date.now() + 7 * INVITATION_DAY_MS).toISOString(),
+          state: 'revoked',
+          revokedAt: at,
+        });
+      }
+    } finally {
+      documents.destroy();
+    }
   }
 
   async function axeAtBothWidths(page: Page, name: string) {
     expect(await seriousAxeViolations(page)).toEqual([]);
-    await page.screenshot({ path: path.join(CONSOLE_SCREENSHOTS, `${name}-desktop.png`), fullPage: true });
+    await screenshotToLookAt(page, {
+      path: path.join(CONSOLE_SCREENSHOTS, `${name}-desktop.png`),
+      fullPage: true,
+    });
     await page.setViewportSize(NARROW);
     try {
       expect(await page.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(
         NARROW.width,
       );
       expect(await seriousAxeViolations(page)).toEqual([]);
-      await page.screenshot({ path: path.join(CONSOLE_SCREENSHOTS, `${name}-360.png`), fullPage: true });
+      await screenshotToLookAt(page, {
+        path: path.join(CONSOLE_SCREENSHOTS, `${name}-360.png`),
+        fullPage: true,
+      });
     } finally {
       await page.setViewportSize(DESKTOP);
     }
@@ -105,7 +147,7 @@ describeInBrowser('starting alone and inviting a colleague')('start alone, invit
     return path.join(folder, newest);
   }
 
-  it('a newcomer starts a project, invites a colleague, who joins once and only before expiry', async () => {
+  it('a newcomer starts a project, invites a colleague, who joins once and only before expiry; refusals shown and focused', async () => {
     // 1. A new person signs in.
     const newcomer = await newBrowser();
     await newcomer.goto(`${origin}${CONSOLE_PAGE_PATH}`);
@@ -156,6 +198,20 @@ describeInBrowser('starting alone and inviting a colleague')('start alone, invit
     await newcomer.getByRole('button', { name: 'Invite' }).click();
     const lateLink = (await newcomer.locator('#invitation-link code').textContent()) ?? '';
     expect(lateLink).toContain('#invitation=inv_');
+
+    // 6. The day's cap reached, the next invitation is refused at the form, which takes the focus.
+    await sendTheDaysLast(project);
+    await newcomer.getByLabel('Email address').fill('one-too-many@dev.animalstore.localhost');
+    await newcomer.getByRole('button', { name: 'Invite' }).click();
+    const capped = newcomer.locator('#invite-error');
+    await capped.waitFor();
+    expect(await capped.textContent()).toContain(
+      `created ${MAX_INVITATIONS_PER_DAY} invitations in the last 24 hours`,
+    );
+    expect(await newcomer.evaluate<string | undefined>('document.activeElement?.id')).toBe('invite-email');
+    expect(await newcomer.getByLabel('Email address').getAttribute('aria-describedby')).toBe('invite-error');
+    await axeAtBothWidths(newcomer, 'invitations-refused');
+
     clock.advance(INVITATION_TTL_MS);
     const late = await newBrowser();
     await late.goto(lateLink);
@@ -167,5 +223,16 @@ describeInBrowser('starting alone and inviting a colleague')('start alone, invit
     await late.getByRole('heading', { level: 1, name: 'This invitation cannot be used' }).waitFor();
     expect(await late.locator('#join-refusal').textContent()).toContain('not the invited address');
     expect(await late.evaluate<string | undefined>('document.activeElement?.id')).toBe('join-heading');
+    // So are an inviter who may no longer invite and a person the member rules refuse, as the
+    // callback sends them back (its redirect: console-invitation-safety.test.ts), each a page of its own.
+    for (const code of ['invitation_inviter_gone', 'invitation_not_accepted'] as const) {
+      await late.goto('about:blank');
+      await late.goto(`${origin}${CONSOLE_PAGE_PATH}#invitation-refused=${code}`);
+      await late.getByRole('heading', { level: 1, name: 'This invitation cannot be used' }).waitFor();
+      expect(await late.locator('#join-refusal').textContent()).toBe(
+        CONSOLE_ERROR_CATALOGUE[code].description,
+      );
+      expect(await late.evaluate<string | undefined>('document.activeElement?.id')).toBe('join-heading');
+    }
   }, 240_000);
 });

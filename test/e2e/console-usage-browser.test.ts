@@ -14,7 +14,12 @@ import { KeyAdmin } from '../../tools/key-admin';
 import { ProjectAdmin } from '../../tools/project-admin';
 import { ROLE_CACHE_MS } from '../../lambda/core/members';
 import { runProjectsCommand } from '../../tools/projects';
-import { describeInBrowser, launchChromium, seriousAxeViolations } from '../support/chromium';
+import {
+  describeInBrowser,
+  launchChromium,
+  screenshotToLookAt,
+  seriousAxeViolations,
+} from '../support/chromium';
 import { consolePeople, newPerson } from '../support/console-people';
 import { type ConsolePage, consolePage, DESKTOP, NARROW } from '../support/console-page';
 import { fakeClock } from '../support/fake-clock';
@@ -25,7 +30,7 @@ import { seedUsage } from '../support/usage-seed';
  * The console's Usage page in Chromium against local mode, with the service clock in the
  * test's hand and the browser in a viewer's zone (Colombo, UTC+05:30, so a UTC hour starts at
  * half past). A project with a month of usage in the store: charts and tables, whose numbers are
- * the console API's, axe-core at both widths and the pictures in doc/images/; the exports. A
+ * the console API's, axe-core at both widths and the pictures in doc/images/ (SCREENSHOTS=1); the exports. A
  * project with a known mix of real requests across an hour boundary: the page shows exactly
  * the admitted counts, as do the console API and the projects tool. The page's refusals: the store
  * unreachable (with and without figures shown), the session ended, the person removed from the
@@ -87,10 +92,13 @@ function expectedTable(history: UsageHistory, span: 'hours' | 'days') {
   }));
 }
 
-/** axe-core at 1280 and 360 px (no sideways scroll at 360), and the pictures of doc/console.md. */
+/**
+ * axe-core at 1280 and 360 px (no sideways scroll at 360), and the pictures of doc/console.md when
+ * the run is asked for them (`SCREENSHOTS=1`): checked in, so a plain run leaves them as they are.
+ */
 async function checkAndPicture(name: string): Promise<void> {
   expect(await seriousAxeViolations(page)).toEqual([]);
-  await page.screenshot({ path: path.join(PICTURES, `${name}.png`), fullPage: true });
+  await screenshotToLookAt(page, { path: path.join(PICTURES, `${name}.png`), fullPage: true });
   await page.setViewportSize(NARROW);
   try {
     await page.locator('.usage-canvas canvas, .usage-table').first().waitFor();
@@ -98,7 +106,7 @@ async function checkAndPicture(name: string): Promise<void> {
       NARROW.width,
     );
     expect(await seriousAxeViolations(page)).toEqual([]);
-    await page.screenshot({ path: path.join(PICTURES, `${name}-360.png`), fullPage: true });
+    await screenshotToLookAt(page, { path: path.join(PICTURES, `${name}-360.png`), fullPage: true });
   } finally {
     await page.setViewportSize(DESKTOP);
   }

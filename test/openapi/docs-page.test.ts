@@ -7,14 +7,15 @@ import type { Page } from 'playwright-core';
 import openapi from '../../openapi.json';
 import { ERROR_CATALOGUE } from '../../lambda/api/errors';
 import { ROUTES } from '../../lambda/api/routes';
-import { describeInBrowser, launchChromium } from '../support/chromium';
+import { describeInBrowser, launchChromium, screenshotToLookAt } from '../support/chromium';
 import { REDOCLY_ENV } from './redocly-env';
 
 /**
  * `npm run docs` renders openapi.json into docs/index.html (a build artifact, not
  * checked in); a headless Chromium must load it, list every operation, and render the
  * error codes whole inside code spans with no Markdown left as literal backticks.
- * Screenshots go to test-output/screenshots/ (gitignored) for a person to look at.
+ * Screenshots go to test-output/screenshots/ (gitignored) for a person to look at, when the run
+ * keeps them (SCREENSHOTS=1).
  * Debian's chromium is used; without it the test is skipped locally but fails in CI.
  */
 const ROOT = path.join(__dirname, '..', '..');
@@ -90,7 +91,7 @@ describeInBrowser('the API docs page test')('npm run docs', () => {
 
       // The introduction lists every error code, each in a code element on one line.
       await page.getByRole('heading', { name: 'Error codes' }).first().scrollIntoViewIfNeeded();
-      await page.screenshot({ path: path.join(SCREENSHOTS, 'api-page-error-codes.png') });
+      await screenshotToLookAt(page, { path: path.join(SCREENSHOTS, 'api-page-error-codes.png') });
       const introCodes = await codeElements(page, CODES);
       expect([...new Set(introCodes.map(([code]) => code))].sort()).toEqual([...CODES].sort());
       expect(introCodes.filter(([, boxes]) => boxes !== 1)).toEqual([]);
@@ -122,7 +123,7 @@ describeInBrowser('the API docs page test')('npm run docs', () => {
         }
         if (operation.operationId === 'createPet') {
           await section.getByRole('heading', { name: 'Responses' }).first().scrollIntoViewIfNeeded();
-          await page.screenshot({ path: path.join(SCREENSHOTS, 'api-page-createPet.png') });
+          await screenshotToLookAt(page, { path: path.join(SCREENSHOTS, 'api-page-createPet.png') });
         }
       }
       expect([...new Set(backticks)]).toEqual([]);
@@ -131,7 +132,7 @@ describeInBrowser('the API docs page test')('npm run docs', () => {
       await page.setViewportSize({ width: 390, height: 844 });
       await page.goto(url);
       await page.getByRole('heading', { name: 'Error codes' }).first().scrollIntoViewIfNeeded();
-      await page.screenshot({ path: path.join(SCREENSHOTS, 'api-page-error-codes-narrow.png') });
+      await screenshotToLookAt(page, { path: path.join(SCREENSHOTS, 'api-page-error-codes-narrow.png') });
       expect((await codeElements(page, CODES)).filter(([, boxes]) => boxes !== 1)).toEqual([]);
       expect(errors).toEqual([]);
     } finally {

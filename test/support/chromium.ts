@@ -66,6 +66,21 @@ export async function launchChromium(
   };
 }
 
+/**
+ * Screenshots are for a person to look at, and nothing in a run reads them: taken only when the
+ * run is asked for them (`SCREENSHOTS=1 npx jest …`), into the gitignored test-output/. Each
+ * full-page picture costs Chromium some 0.1 s of CPU, some 70 of them a run.
+ */
+export const SCREENSHOTS_WANTED = process.env.SCREENSHOTS === '1';
+
+/** `page.screenshot` when the run keeps screenshots (SCREENSHOTS_WANTED); otherwise nothing. */
+export async function screenshotToLookAt(
+  page: Page,
+  options: Parameters<Page['screenshot']>[0],
+): Promise<void> {
+  if (SCREENSHOTS_WANTED) await page.screenshot(options);
+}
+
 /** An axe-core finding, as plain data. */
 export interface AxeViolation {
   readonly id: string;

@@ -3,7 +3,7 @@ import path from 'node:path';
 import type { Page } from 'playwright-core';
 import { sessionCookie } from '../../lambda/api/console-cookies';
 import { CONSOLE_PAGE_PATH } from '../../local/console-site';
-import { seriousAxeViolations } from './chromium';
+import { screenshotToLookAt, seriousAxeViolations } from './chromium';
 
 /**
  * The console page as the browser tests drive it: the steps a person takes (sign in, follow a
@@ -27,7 +27,7 @@ export interface ConsolePage {
   card(domain: string): ReturnType<Page['locator']>;
   /** The focused element's id and text: where the focus landed. */
   focused(): Promise<{ id: string; text: string }>;
-  /** axe-core on the page as it is, then screenshots at both widths; the narrow one must not scroll sideways. */
+  /** axe-core on the page as it is at both widths (the narrow one must not scroll sideways), and screenshots if the run keeps them. */
   check(name: string): Promise<void>;
   signIn(token: string): Promise<void>;
   /**
@@ -55,14 +55,20 @@ export function consolePage(page: Page, origin: string): ConsolePage {
       ),
     check: async (name) => {
       expect(await seriousAxeViolations(page)).toEqual([]);
-      await page.screenshot({ path: path.join(CONSOLE_SCREENSHOTS, `${name}-desktop.png`), fullPage: true });
+      await screenshotToLookAt(page, {
+        path: path.join(CONSOLE_SCREENSHOTS, `${name}-desktop.png`),
+        fullPage: true,
+      });
       await page.setViewportSize(NARROW);
       try {
         expect(await inPage<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(
           NARROW.width,
         );
         expect(await seriousAxeViolations(page)).toEqual([]);
-        await page.screenshot({ path: path.join(CONSOLE_SCREENSHOTS, `${name}-360.png`), fullPage: true });
+        await screenshotToLookAt(page, {
+          path: path.join(CONSOLE_SCREENSHOTS, `${name}-360.png`),
+          fullPage: true,
+        });
       } finally {
         await page.setViewportSize(DESKTOP);
       }
