@@ -5,7 +5,14 @@ import { parseCommandLine, runToolMain, type ToolSpec } from './cli';
 import type { ToolConnection } from './connection';
 import { UsageError } from './failures';
 import { KeyAdmin } from './key-admin';
-import { connectLocal, localStoreHelp, type ToolTable, toolTableNames, toolTablesHelp } from './local-store';
+import {
+  connectLocal,
+  inOneCommand,
+  localStoreHelp,
+  type ToolTable,
+  toolTableNames,
+  toolTablesHelp,
+} from './local-store';
 import { connectStage, parseStage, type StageClients } from './stage';
 
 export { UsageError } from './failures';
@@ -116,7 +123,12 @@ function keyJson({ keyId, project, name, createdAt, revokedAt }: ApiKeyRecord) {
 }
 
 /** Runs one keys command against the local store at `io.endpoint`, or against `--stage`. */
-export async function runKeysCommand(argv: readonly string[], io: KeysCommandIo): Promise<void> {
+export function runKeysCommand(argv: readonly string[], io: KeysCommandIo): Promise<void> {
+  // Its connection and its audit entry's make sure of the local tables once between them.
+  return inOneCommand(() => keysCommand(argv, io));
+}
+
+async function keysCommand(argv: readonly string[], io: KeysCommandIo): Promise<void> {
   refuseRemoved(argv);
   const line = parseCommandLine(KEYS_TOOL, argv);
   if (line.help !== undefined) {

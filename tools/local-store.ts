@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { DescribeTableCommand, ResourceNotFoundException } from '@aws-sdk/client-dynamodb';
 import type { DynamoDBDocumentClient } from '@aws-sdk/lib-dynamodb';
 import { createDocumentClient } from '../lambda/store/dynamodb-client';
@@ -72,6 +73,29 @@ export function localStoreHelp(tables: readonly { variable: string; what: string
   ].join('\n');
 }
 
+/** The stores whose local tables the running command has made sure of, by endpoint. */
+const checkedInCommand = new AsyncLocalStorage<Set<string>>();
+
+/**
+ * Runs one tool command so that the local tables are made sure of once in it, not once per
+ * connection: a command that records an audit entry connects twice, and asked the store 24
+ * times about its tables where the first 12 answers hold for the second connection too.
+ * Inside another's run (see {@link withLocalTablesChecked}), it shares what that one checked.
+ */
+export function inOneCommand<T>(run: () => Promise<T>): Promise<T> {
+  return checkedInCommand.run(checkedInCommand.getStore() ?? new Set(), run);
+}
+
+/**
+ * Runs tool commands on stores whose local tables are known to be there (`endpoints`): a test
+ * that made a store's tables runs its many commands without each asking the store about all
+ * eleven again (12 of a command's some 17 requests). Other stores are checked as usual; what
+ * the check does is tested on its own (test/local/local-tables.test.ts, test/tools/cli.test.ts).
+ */
+export function withLocalTablesChecked<T>(endpoints: readonly string[], run: () => Promise<T>): Promise<T> {
+  return checkedInCommand.run(new Set(endpoints), run);
+}
+
 /**
  * Connects a tool to tables of the local store at `endpoint`. The store is asked first,
  * so that a store that is not running, or a table that is not there, gets one message
@@ -85,8 +109,11 @@ export async function openLocalTables(
   const localNames = Object.values(LOCAL_TABLE_NAMES) as string[];
   let table: LocalTable | undefined;
   try {
-    if (tables.some((candidate) => localNames.includes(candidate.tableName)))
+    const checked = checkedInCommand.getStore();
+    if (tables.some((candidate) => localNames.includes(candidate.tableName)) && !checked?.has(endpoint)) {
       await ensureLocalTablesAt(endpoint);
+      checked?.add(endpoint);
+    }
     const admin = localStoreClient(endpoint);
     try {
       for (table of tables.filter((candidate) => !localNames.includes(candidate.tableName))) {

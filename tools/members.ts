@@ -8,7 +8,7 @@ import { LOCAL_TABLE_NAMES } from '../local/local-tables';
 import { withAuditTrail } from './audit-trail';
 import { parseCommandLine, runToolMain, type ToolSpec } from './cli';
 import { Refusal, UsageError } from './failures';
-import { localStoreHelp, openLocalTables, toolStoreEndpoint } from './local-store';
+import { inOneCommand, localStoreHelp, openLocalTables, toolStoreEndpoint } from './local-store';
 import { connectStageTable, parseStage, type StageClients } from './stage';
 
 /**
@@ -158,7 +158,12 @@ async function connect(stageName: string | undefined, io: MembersCommandIo) {
 }
 
 /** Runs one members command against the local store at `io.endpoint`, or against `--stage`. */
-export async function runMembersCommand(argv: readonly string[], io: MembersCommandIo): Promise<void> {
+export function runMembersCommand(argv: readonly string[], io: MembersCommandIo): Promise<void> {
+  // Its connection and its audit entry's make sure of the local tables once between them.
+  return inOneCommand(() => membersCommand(argv, io));
+}
+
+async function membersCommand(argv: readonly string[], io: MembersCommandIo): Promise<void> {
   const line = parseCommandLine(MEMBERS_TOOL, argv);
   if (line.help !== undefined) {
     io.out(line.help);

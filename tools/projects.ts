@@ -8,6 +8,7 @@ import { PLAN_NAMES } from '../lambda/core/plans';
 import {
   connectLocal,
   DEFAULT_LOCAL_API_PORT,
+  inOneCommand,
   LOCAL_API_PORT_VARIABLE,
   localStoreHelp,
   type ToolTable,
@@ -176,7 +177,12 @@ function projectJson(project: ProjectRecord, address: string) {
 }
 
 /** Runs one projects command against the local store at `io.endpoint`, or against `--stage`. */
-export async function runProjectsCommand(argv: readonly string[], io: ProjectsCommandIo): Promise<void> {
+export function runProjectsCommand(argv: readonly string[], io: ProjectsCommandIo): Promise<void> {
+  // Its connection and its audit entry's make sure of the local tables once between them.
+  return inOneCommand(() => projectsCommand(argv, io));
+}
+
+async function projectsCommand(argv: readonly string[], io: ProjectsCommandIo): Promise<void> {
   const line = parseCommandLine(PROJECTS_TOOL, argv);
   if (line.help !== undefined) {
     io.out(line.help);

@@ -16,7 +16,8 @@ import { holdingTableName } from '../../local/table-upgrade';
 /**
  * The local tables as `npm start` and every tool command find them (ensureLocalTables): created
  * when missing, rebuilt when an older release left other indexes, and, on a store that has them
- * all, asked about with one listing and one description each: a tool's command runs this twice.
+ * all, asked about with one listing and one description each: once per tool command, its audit
+ * entry's connection included (test/tools/audit-trail.test.ts).
  */
 
 let store: EmbeddedDynamoDb;

@@ -1,6 +1,7 @@
 import { runTool } from '../../tools/cli';
 import { DOMAINS_TOOL, runDomainsCommand } from '../../tools/domains';
 import { KEYS_TOOL, runKeysCommand } from '../../tools/keys';
+import { withLocalTablesChecked } from '../../tools/local-store';
 import { MEMBERS_TOOL, runMembersCommand } from '../../tools/members';
 import { PROJECTS_TOOL, runProjectsCommand } from '../../tools/projects';
 import type { RunResult } from './processes';
@@ -11,6 +12,11 @@ export interface ToolPlace {
   readonly endpoint: string;
   /** The rest of the environment the tool reads (PORT, for the addresses it prints). */
   readonly env?: NodeJS.ProcessEnv;
+  /**
+   * The store's local tables are known to be there (the local API made them): the command's
+   * check of all eleven, 12 of its some 17 requests, is left out (withLocalTablesChecked).
+   */
+  readonly tablesMade?: boolean;
 }
 
 /**
@@ -35,19 +41,15 @@ export async function runToolInProcess(
     stderr += text;
   };
   const note = (line: string) => err(`${line}\n`);
-  const { endpoint, env = process.env } = place;
-  const code =
+  const { endpoint, env = process.env, tablesMade = false } = place;
+  const run = () =>
     tool === 'keys'
-      ? await runTool(KEYS_TOOL, (args) => runKeysCommand(args, { out, endpoint }), argv, err)
+      ? runTool(KEYS_TOOL, (args) => runKeysCommand(args, { out, endpoint }), argv, err)
       : tool === 'projects'
-        ? await runTool(
-            PROJECTS_TOOL,
-            (args) => runProjectsCommand(args, { out, note, endpoint, env }),
-            argv,
-            err,
-          )
+        ? runTool(PROJECTS_TOOL, (args) => runProjectsCommand(args, { out, note, endpoint, env }), argv, err)
         : tool === 'members'
-          ? await runTool(MEMBERS_TOOL, (args) => runMembersCommand(args, { out, endpoint, env }), argv, err)
-          : await runTool(DOMAINS_TOOL, (args) => runDomainsCommand(args, { out, endpoint }), argv, err);
+          ? runTool(MEMBERS_TOOL, (args) => runMembersCommand(args, { out, endpoint, env }), argv, err)
+          : runTool(DOMAINS_TOOL, (args) => runDomainsCommand(args, { out, endpoint }), argv, err);
+  const code = await (tablesMade ? withLocalTablesChecked([endpoint], run) : run());
   return { code, stdout, stderr };
 }

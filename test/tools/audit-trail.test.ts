@@ -1,3 +1,5 @@
+import { createServer, request } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { userInfo } from 'node:os';
 import type { AuditEntry } from '../../lambda/core/audit';
 import { memberId } from '../../lambda/core/members';
@@ -9,6 +11,7 @@ import { runMembersCommand } from '../../tools/members';
 import { runProjectsCommand } from '../../tools/projects';
 import { startTestStore, type TestStore } from '../support/embedded-store';
 import { fakeClock } from '../support/fake-clock';
+import { withLocalTablesChecked } from '../../tools/local-store';
 
 /**
  * The platform tools' audit trail (issue 28): each command that changes a project leaves one
@@ -26,7 +29,10 @@ async function tool(
   ...argv: string[]
 ): Promise<string[]> {
   const lines: string[] = [];
-  await run(argv, { out: (line) => lines.push(line), endpoint: t.store.endpoint, env: {} });
+  // startTestStore made the store's tables: each command's check of them is left out.
+  await withLocalTablesChecked([t.store.endpoint], () =>
+    run(argv, { out: (line) => lines.push(line), endpoint: t.store.endpoint, env: {} }),
+  );
   return lines;
 }
 
@@ -171,4 +177,36 @@ test("prints a caller's text one entry to a line, its control characters escaped
   );
   expect(line).toContain('token ci\\u009b31m (');
   expect(line).toMatch(/from 203\.0\.113\.9\\u000d$/);
+});
+
+test('an audited command makes sure of the local tables once, for its work and its entry together', async () => {
+  // An HTTP relay in front of the store that counts the operations the tool asks for.
+  const asked: string[] = [];
+  const relay = createServer((incoming, answer) => {
+    asked.push(String(incoming.headers['x-amz-target']).split('.').pop() ?? '');
+    const onward = request(
+      `${t.store.endpoint}${incoming.url ?? '/'}`,
+      { method: incoming.method, headers: incoming.headers },
+      (reply) => {
+        answer.writeHead(reply.statusCode ?? 500, reply.headers);
+        reply.pipe(answer);
+      },
+    );
+    incoming.pipe(onward);
+  });
+  await new Promise<void>((resolve) => relay.listen(0, '127.0.0.1', resolve));
+  try {
+    const endpoint = `http://127.0.0.1:${(relay.address() as AddressInfo).port}`;
+    const project = `trail-once-${Date.now().toString(36)}`;
+    await runProjectsCommand(['create', project], { out: () => undefined, endpoint, env: {} });
+    const count = (operation: string) => asked.filter((name) => name === operation).length;
+    expect(count('ListTables')).toBe(1);
+    expect(count('DescribeTable')).toBe(Object.keys(LOCAL_TABLE_NAMES).length);
+    // The entry was written all the same.
+    expect(count('PutItem')).toBe(2);
+    expect((await auditOf(project)).map((entry) => entry.action)).toEqual(['project.create']);
+  } finally {
+    relay.closeAllConnections();
+    await new Promise<void>((resolve) => relay.close(() => resolve()));
+  }
 });

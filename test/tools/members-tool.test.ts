@@ -5,6 +5,7 @@ import { LOCAL_TABLE_NAMES } from '../../local/local-tables';
 import { Refusal, UsageError } from '../../tools/failures';
 import { runMembersCommand } from '../../tools/members';
 import { startTestStore, type TestStore } from '../support/embedded-store';
+import { withLocalTablesChecked } from '../../tools/local-store';
 
 /** `npm run members` in process on the embedded store: the platform's way to recover a project. */
 
@@ -23,7 +24,10 @@ afterAll(() => t.close());
 
 async function membersTool(...argv: string[]): Promise<string[]> {
   const lines: string[] = [];
-  await runMembersCommand(argv, { out: (line) => lines.push(line), endpoint: t.store.endpoint });
+  // startTestStore made the store's tables: each command's check of them is left out.
+  await withLocalTablesChecked([t.store.endpoint], () =>
+    runMembersCommand(argv, { out: (line) => lines.push(line), endpoint: t.store.endpoint }),
+  );
   return lines;
 }
 

@@ -7,6 +7,7 @@ import { localOutbox } from '../../local/invitation-outbox';
 import { LOCAL_TABLE_NAMES } from '../../local/local-tables';
 import { runProjectsCommand } from '../../tools/projects';
 import { startTestStore, type TestStore } from '../support/embedded-store';
+import { withLocalTablesChecked } from '../../tools/local-store';
 
 /**
  * `npm run projects -- delete` removes the project's invitations and their counter of places
@@ -37,7 +38,10 @@ afterAll(() => t.close());
 
 async function projectsTool(...argv: string[]): Promise<string[]> {
   const lines: string[] = [];
-  await runProjectsCommand(argv, { out: (line) => lines.push(line), endpoint: t.store.endpoint, env: {} });
+  // startTestStore made the store's tables: each command's check of them is left out.
+  await withLocalTablesChecked([t.store.endpoint], () =>
+    runProjectsCommand(argv, { out: (line) => lines.push(line), endpoint: t.store.endpoint, env: {} }),
+  );
   return lines;
 }
 

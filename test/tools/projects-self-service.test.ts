@@ -9,6 +9,7 @@ import { selfServiceReport } from '../../tools/project-self-service';
 import { runProjectsCommand } from '../../tools/projects';
 import { startTestStore, type TestStore } from '../support/embedded-store';
 import { stacksMock, stackWithOutputs } from './fake-gateway';
+import { withLocalTablesChecked } from '../../tools/local-store';
 
 /**
  * `npm run projects -- self-service` (issue 27): the platform's self-service projects against
@@ -38,7 +39,10 @@ async function taken(count: number): Promise<void> {
 
 async function projectsTool(env: NodeJS.ProcessEnv, ...argv: string[]): Promise<string[]> {
   const lines: string[] = [];
-  await runProjectsCommand(argv, { out: (line) => lines.push(line), endpoint: t.store.endpoint, env });
+  // startTestStore made the store's tables: each command's check of them is left out.
+  await withLocalTablesChecked([t.store.endpoint], () =>
+    runProjectsCommand(argv, { out: (line) => lines.push(line), endpoint: t.store.endpoint, env }),
+  );
   return lines;
 }
 

@@ -15,6 +15,7 @@ import { PROJECTS_TOOL, runProjectsCommand } from '../../tools/projects';
 import { startTestStore, type TestStore } from '../support/embedded-store';
 import { fakeClock } from '../support/fake-clock';
 import { FakeGateway, stacksMock, stackWithOutputs } from './fake-gateway';
+import { withLocalTablesChecked } from '../../tools/local-store';
 
 /**
  * `npm run projects -- usage --top [N] [--day YYYY-MM-DD]` (issue 29): the projects that used the
@@ -33,8 +34,11 @@ async function projectsTool(...argv: string[]) {
   let err = '';
   const code = await runTool(
     PROJECTS_TOOL,
+    // startTestStore made the store's tables: each command's check of them is left out.
     (args) =>
-      runProjectsCommand(args, { out: (line) => out.push(line), endpoint: t.store.endpoint, env: {} }),
+      withLocalTablesChecked([t.store.endpoint], () =>
+        runProjectsCommand(args, { out: (line) => out.push(line), endpoint: t.store.endpoint, env: {} }),
+      ),
     argv,
     (text) => {
       err += text;

@@ -8,6 +8,7 @@ import { UsageError } from '../../tools/failures';
 import { runProjectsCommand } from '../../tools/projects';
 import { startTestStore, type TestStore } from '../support/embedded-store';
 import { fakeClock } from '../support/fake-clock';
+import { withLocalTablesChecked } from '../../tools/local-store';
 
 /** `npm run projects -- usage`: exactly the calls the limiter admitted, per operation, hour and day. */
 let t: TestStore;
@@ -18,7 +19,10 @@ afterAll(() => t.close());
 
 async function projectsTool(...argv: string[]): Promise<string[]> {
   const lines: string[] = [];
-  await runProjectsCommand(argv, { out: (line) => lines.push(line), endpoint: t.store.endpoint, env: {} });
+  // startTestStore made the store's tables: each command's check of them is left out.
+  await withLocalTablesChecked([t.store.endpoint], () =>
+    runProjectsCommand(argv, { out: (line) => lines.push(line), endpoint: t.store.endpoint, env: {} }),
+  );
   return lines;
 }
 

@@ -53,20 +53,19 @@ describe('help: stdout, exit 0', () => {
 });
 
 describe('wrong input: a message on stderr, exit 2', () => {
-  it.each([
-    ['tools/openapi.ts', ['--bogus'], /^Unknown option --bogus\.\nHelp: npm run openapi -- --help\n$/],
-    ['tools/keys.ts', ['list', '--bogus'], /^Unknown option --bogus\.\nHelp: npm run keys -- list --help\n$/],
-  ])(
-    '%s %j, as a process',
-    async (script, args, message) => {
-      const result = await runTs(script, args, byPort(1));
-      expect(result).toEqual({ code: 2, stdout: '', stderr: expect.stringMatching(message) });
-      expect(result.stderr).not.toMatch(DEVELOPER_NOISE);
-    },
-    30_000,
-  );
+  it('openapi --bogus, as a process', async () => {
+    const result = await runTs('tools/openapi.ts', ['--bogus'], byPort(1));
+    expect(result).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: expect.stringMatching(/^Unknown option --bogus\.\nHelp: npm run openapi -- --help\n$/),
+    });
+    expect(result.stderr).not.toMatch(DEVELOPER_NOISE);
+  }, 30_000);
 
+  // The keys program exits 2 as a process below (a DYNAMODB_PORT that is not a port).
   it.each([
+    ['keys', ['list', '--bogus'], /^Unknown option --bogus\.\nHelp: npm run keys -- list --help\n$/],
     [
       'domains',
       ['verify', 'shop.example.com', '--resolver', 'not-an-address'],
