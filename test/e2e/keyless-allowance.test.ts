@@ -71,13 +71,11 @@ const codeOf = (response: RawResponse) => (JSON.parse(response.text) as { code: 
 const remaining = (response: RawResponse) => response.headers['x-ratelimit-remaining'];
 
 describe('preflights are counted per client, never on the project', () => {
-  it("a flood of forged-Origin preflights from one client, past the Free minute, leaves the project's Remaining and every key untouched", async () => {
+  it("a flood of 200 forged-Origin preflights from one client leaves the project's Remaining and every key untouched", async () => {
     const { apiKeys, host } = await freeProject(3);
     const statuses = new Set<number>();
-    // One past the project's minute: were preflights counted on the project, this one would be
-    // refused, and the keys' Remaining below would be short by all of them.
-    for (let sent = 0; sent <= FREE.perMinute; sent++) statuses.add((await preflight(host)).status);
-    // Past the Free minute, and the page's browsers are still answered.
+    for (let sent = 0; sent < 200; sent++) statuses.add((await preflight(host)).status);
+    // Over three times the Free minute, and the page's browsers are still answered.
     expect([...statuses]).toEqual([204]);
     // Each key is admitted, with the project's whole minute and day left but for the keyed calls themselves.
     for (const [index, apiKey] of apiKeys.entries()) {
