@@ -193,16 +193,19 @@ describe('network errors and other 5xx back off with full jitter', () => {
   });
 
   it('the deadline: no wait is started that would end past it', async () => {
-    // Ceilings 200, 400, 800: waits 199 and 399 end at 598; the next (799) would end at 1397.
+    // Ceilings 20, 40, 80 s: waits 19.98 and 39.96 s end at 59.94 s; the next (79.92 s) would end
+    // past the 100 s deadline. The waits are the fake clock's, the attempts real: the 40 s left
+    // for them keep a loaded machine's slow loopback answers clear of the deadline (with 0.4 s
+    // left, a third answer once came after it and the call ended in a NetworkError).
     const { client, requests, sleeps } = await setup(
       [errorStep(500, 'internal_error'), errorStep(500, 'internal_error'), errorStep(500, 'internal_error')],
-      { baseDelayMs: 200, deadlineMs: 1000, maxAttempts: 10 },
+      { baseDelayMs: 20_000, maxDelayMs: 100_000, deadlineMs: 100_000, maxAttempts: 10 },
       [0.999, 0.999, 0.999],
     );
     const error = await failure(client.listPets(), ApiError);
-    expect(error.retry).toEqual({ attempts: 3, waitedMs: 598, reason: 'deadline' });
+    expect(error.retry).toEqual({ attempts: 3, waitedMs: 59_940, reason: 'deadline' });
     expect(requests).toHaveLength(3);
-    expect(sleeps).toEqual([199, 399]);
+    expect(sleeps).toEqual([19_980, 39_960]);
   });
 
   it('the deadline also ends an attempt that gets no answer', async () => {
