@@ -14,7 +14,7 @@ import { SMOKE_CHECKS } from '../../tools/smoke-checks';
 import { UsageError } from '../../tools/failures';
 import { runTool } from '../../tools/cli';
 import { INTERRUPTED, runSmoke, SMOKE_TOOL } from '../../tools/smoke';
-import { REPO_ROOT, runTs, type RunResult, startLocalMode } from '../support/processes';
+import { REPO_ROOT, runTs, type RunResult, startLocalMode, TSX } from '../support/processes';
 import { waitUntil } from '../support/wait-until';
 
 /**
@@ -182,7 +182,7 @@ describe('npm run smoke -- --url against npm start', () => {
     );
     try {
       // The script in the child itself (tsx as a loader), so SIGINT reaches it as a terminal's Ctrl-C does.
-      const child = spawn(process.execPath, ['--import', 'tsx', 'tools/smoke.ts', '--url', proxy.base], {
+      const child = spawn(process.execPath, [...TSX, 'tools/smoke.ts', '--url', proxy.base], {
         cwd: REPO_ROOT,
         env: { ...process.env, ...toolEnv() },
       });
