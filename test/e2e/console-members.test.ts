@@ -169,13 +169,20 @@ describe('every role against every action of the permission table', () => {
       if (may(role, 'manageMembers')) expect(answer.status).toBe(200);
       else expectError(answer, 403, 'action_not_permitted');
       expect((await people.store.get(owned.name, target)) === undefined).toBe(may(role, 'manageMembers'));
-      // Leaving takes no right: a member of each role leaves a project of two owners.
-      const project = await teamProject();
-      const leaving = project.team[role];
+      // Leaving takes no right: a member of each role leaves a project of two owners (the leaver
+      // and another; only the leaver signs in).
+      const project = await t.createProject('business');
       await people.add(project.name, newPerson('second-owner'), 'owner');
-      const left = await as(leaving.caller, 'DELETE', `/members/${memberId(leaving.person)}`);
+      if (role !== 'owner') await people.add(project.name, newPerson('third-owner'), 'owner');
+      const leaver = newPerson(role);
+      await people.add(project.name, leaver, role);
+      const left = await as(
+        await people.signIn(leaver, project.name),
+        'DELETE',
+        `/members/${memberId(leaver)}`,
+      );
       expect(left.status).toBe(200);
-      expect(await people.store.get(project.name, leaving.person)).toBeUndefined();
+      expect(await people.store.get(project.name, leaver)).toBeUndefined();
     });
   }
 
@@ -250,9 +257,15 @@ describe('every role against every action of the permission table', () => {
 });
 
 describe("members of one project against another's resources", () => {
+  // Two teams for both tests: neither test changes what the other reads of them.
+  let acme: Awaited<ReturnType<typeof teamProject>>;
+  let globex: Awaited<ReturnType<typeof teamProject>>;
+  beforeAll(async () => {
+    acme = await teamProject();
+    globex = await teamProject();
+  });
+
   it("finds none of another project's keys, domains or members, and cannot switch to it", async () => {
-    const acme = await teamProject();
-    const globex = await teamProject();
     const intruder = acme.team.owner.caller;
     const { keyId } = await t.issueKey(globex.name);
     expectError(await as(intruder, 'POST', `/keys/${keyId}/rotate`), 404, 'key_not_found');
@@ -281,8 +294,6 @@ describe("members of one project against another's resources", () => {
   });
 
   it("answers for another project's domains, keys and members exactly as for ones that do not exist", async () => {
-    const acme = await teamProject();
-    const globex = await teamProject();
     const theirs = newDomain();
     expect((await as(globex.team.owner.caller, 'POST', '/domains', { name: theirs })).status).toBe(201);
     const { keyId } = await t.issueKey(globex.name);
