@@ -18,6 +18,23 @@ const DYNAMODB_TIMEOUTS = { connectionTimeout: 500, requestTimeout: 1_000 };
  */
 const LOCAL_STORE_TIMEOUTS = { connectionTimeout: 5_000, requestTimeout: 10_000 };
 
+/**
+ * A local store (dynalite, DynamoDB Local) checks that a request carries a SigV4
+ * Authorization header and a date, never its signature, and the credentials are the
+ * placeholder `local` anyway: the header's form without the hashing (canonical request,
+ * four HMACs) that cost every local call CPU. AWS (no endpoint) keeps the SDK's signer.
+ */
+const LOCAL_STORE_SIGNER = {
+  sign: async <T extends { headers: Record<string, string> }>(request: T): Promise<T> => {
+    const date = new Date().toISOString().replace(/[-:]|\.\d{3}/g, '');
+    request.headers['x-amz-date'] = date;
+    request.headers.authorization = `AWS4-HMAC-SHA256 Credential=local/${date.slice(0, 8)}/local/dynamodb/aws4_request, SignedHeaders=host;x-amz-date, Signature=local`;
+    return request;
+  },
+};
+/** The SDK works its user agent out (os.release() among it) on every call; a local store ignores it. */
+const LOCAL_STORE_USER_AGENT = async () => [['aws-sdk-js', 'local-store']] as [string, string][];
+
 /** A DynamoDB document client for `endpoint` (a local DynamoDB-compatible store), or for AWS when it is undefined. */
 export function createDocumentClient(endpoint?: string): DynamoDBDocumentClient {
   const client = new DynamoDBClient({
@@ -28,6 +45,8 @@ export function createDocumentClient(endpoint?: string): DynamoDBDocumentClient 
           endpoint,
           region: process.env.AWS_REGION ?? 'local',
           credentials: { accessKeyId: 'local', secretAccessKey: 'local' },
+          signer: LOCAL_STORE_SIGNER,
+          defaultUserAgentProvider: LOCAL_STORE_USER_AGENT,
         }
       : {}),
   });
