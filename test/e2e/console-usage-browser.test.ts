@@ -171,7 +171,8 @@ describeInBrowser('the console usage browser tests')('the Usage page in Chromium
     await store?.close();
     clock?.restore();
     rmSync(buildDir, { recursive: true, force: true });
-  });
+    // A hang's deadline: once, in CI with coverage on, these closes ran past jest's 30 s.
+  }, 120_000);
 
   describe('a project with a month of usage', () => {
     const project = 'acme-pets';
