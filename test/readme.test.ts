@@ -4,6 +4,7 @@ import { isAgreedPlan, isPlanName, PLANS, type PlanName, type StandardPlan } fro
 import { DEV_OWNER } from '../local/dev-people';
 import { DEV_PROJECT, DEV_PROJECT_DEFAULT_PLAN } from '../local/dev-project';
 import { generatedBlocks } from '../tools/doc-tables';
+import { CHROMIUM } from './support/chromium';
 
 /**
  * The README is the front door: what the service is, the quick start, the first five
@@ -36,8 +37,10 @@ describe('README', () => {
     expect(readme).toContain('npm ci && npm test');
     const ci = readFileSync(path.join(ROOT, '.ci', 'run'), 'utf8');
     expect(ci).toMatch(/^npm test/m);
-    expect(ci).toMatch(/apt-get install -y .*chromium/);
-    expect(readme).toContain('apt-get install -y chromium');
+    // The package that holds the browser the tests launch (test/support/chromium.ts).
+    const browserPackage = path.basename(CHROMIUM);
+    expect(ci).toMatch(new RegExp(`apt-get install -y .*\\b${browserPackage}\\b`));
+    expect(readme).toContain(`apt-get install -y ${browserPackage}\``);
   });
 
   it('names the development project that npm start creates and its plan, linking to the plan table', () => {
