@@ -40,7 +40,8 @@ const COVERAGE_FLOORS = [
 
 /** @type {import('jest').Config} */
 module.exports = {
-  testEnvironment: 'node',
+  // jest's node environment, which disables each file's AsyncLocalStorages when it ends.
+  testEnvironment: '<rootDir>/test/support/test-environment.ts',
   roots: ['<rootDir>/test', '<rootDir>/client/test'],
   testMatch: ['**/*.test.ts'],
   transform: { '\\.[cm]?[jt]s$': '<rootDir>/test/support/esbuild-jest-transform.js' },
