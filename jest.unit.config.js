@@ -22,6 +22,7 @@ module.exports = {
     '<rootDir>/test/local/embedded-dynamodb.test.ts',
     '<rootDir>/test/local/table-upgrade.test.ts',
     '<rootDir>/test/local/local-tables.test.ts',
+    '<rootDir>/test/local/function-timeout.test.ts',
     '<rootDir>/test/lib/config/environments.test.ts',
     '<rootDir>/test/lib/edge-redirect.test.ts',
     '<rootDir>/test/lib/console-path-function.test.ts',

@@ -94,8 +94,12 @@ export function localSandboxRecordsApi(
   });
 }
 
-/** The listener for every request under the console prefix. */
+/**
+ * The listener for every request under the console prefix; each function may run
+ * `functionTimeoutMs` before it is cut off.
+ */
 export function createConsoleListener(
+  functionTimeoutMs: number,
   consoleFunction: OperationHandler,
   sandboxFunction?: OperationHandler,
 ): RequestListener {
@@ -152,6 +156,7 @@ export function createConsoleListener(
           event,
           sandbox ? SANDBOX_FUNCTION_NAME : FUNCTION_NAME,
           requestId,
+          functionTimeoutMs,
         ),
       );
     } catch (error) {

@@ -13,6 +13,7 @@ import { gatewayError } from '../lambda/api/gateway-errors';
 import { MAX_BODY_BYTES } from '../lambda/api/limits';
 import { CATCH_ALL, type OperationId } from '../lambda/api/routes';
 import { log } from '../lambda/shared/observability';
+import { API_FUNCTION_TIMEOUT_SECONDS } from '../lambda/shared/runtime-env';
 import { matchRoute } from './route-matcher';
 
 export type OperationHandler = (
@@ -32,6 +33,8 @@ export interface LocalGatewayOptions {
   readonly authorizer: AuthorizerHandler;
   /** Stage name put into events (the path carries no stage prefix locally, as on a custom domain). */
   readonly stage?: string;
+  /** Milliseconds a function may run before it is cut off, as Lambda does. */
+  readonly functionTimeoutMs: number;
 }
 
 const ACCOUNT_ID = '000000000000';
@@ -134,9 +137,28 @@ export function requestUrl(target: string): URL | undefined {
   }
 }
 
+/** The local-mode variable that sets how long a local function may run (doc/operations.md). */
+export const FUNCTION_TIMEOUT_VARIABLE = 'FUNCTION_TIMEOUT_SECONDS';
+
+/**
+ * Milliseconds a local function may run before it is cut off, as Lambda cuts one off: the
+ * stack's timeout of the API's functions unless FUNCTION_TIMEOUT_SECONDS says otherwise (longer
+ * to step through a handler in a debugger; the tests give a loaded machine ten minutes).
+ */
+export function functionTimeoutMsFrom(env: Readonly<Record<string, string | undefined>>): number {
+  const text = env[FUNCTION_TIMEOUT_VARIABLE];
+  const seconds = text === undefined ? API_FUNCTION_TIMEOUT_SECONDS : Number(text);
+  if (!Number.isInteger(seconds) || seconds < 1 || seconds > 3600) {
+    throw new Error(
+      `${FUNCTION_TIMEOUT_VARIABLE}=${JSON.stringify(text)}: set it to a whole number of seconds from 1 to 3600.`,
+    );
+  }
+  return seconds * 1000;
+}
+
 /** A Lambda context good enough for handlers that only read the request id and the remaining time. */
-export function lambdaContext(functionName: string, requestId: string): Context {
-  const deadline = Date.now() + 10_000;
+export function lambdaContext(functionName: string, requestId: string, timeoutMs: number): Context {
+  const deadline = Date.now() + timeoutMs;
   return {
     callbackWaitsForEmptyEventLoop: false,
     functionName,
@@ -184,10 +206,11 @@ export async function invokeProxy(
   event: APIGatewayProxyEvent,
   functionName: string,
   requestId: string,
+  timeoutMs: number,
 ): Promise<APIGatewayProxyResult> {
   let result: unknown;
   try {
-    result = await fn(event, lambdaContext(functionName, requestId));
+    result = await fn(event, lambdaContext(functionName, requestId, timeoutMs));
   } catch {
     result = undefined;
   }
@@ -205,6 +228,7 @@ export function createGatewayListener({
   catchAll,
   authorizer,
   stage = 'local',
+  functionTimeoutMs,
 }: LocalGatewayOptions): RequestListener {
   return async (request, response) => {
     const requestId = randomUUID();
@@ -314,7 +338,7 @@ export function createGatewayListener({
         isBase64Encoded: binary,
       } as unknown as APIGatewayProxyEvent;
 
-      reply(await invokeProxy(operation, event, functionName, requestId));
+      reply(await invokeProxy(operation, event, functionName, requestId, functionTimeoutMs));
     } catch (error) {
       if (!response.headersSent) reply(toErrorResponse(error));
       else response.destroy();

@@ -23,6 +23,7 @@ import { consoleSite, isConsolePagePath } from './console-site';
 import { type EmbeddedDynamoDb, startEmbeddedDynamoDb } from './embedded-dynamodb';
 import {
   createGatewayListener,
+  functionTimeoutMsFrom,
   type LocalGatewayOptions,
   type OperationHandler,
   requestUrl,
@@ -64,6 +65,11 @@ export interface LocalApiOptions {
   readonly dynamodbEndpoint?: string;
   /** Port of the embedded store when it is started; 0 picks a free one. */
   readonly dynamodbPort?: number;
+  /**
+   * Milliseconds each function may run before it is cut off, as in Lambda.
+   * @default from FUNCTION_TIMEOUT_SECONDS, else the stack's timeout of the API's functions (10 s)
+   */
+  readonly functionTimeoutMs?: number;
   /** Folder the embedded store keeps its data in; in memory when omitted. */
   readonly dataDir?: string;
   /** Seconds the authorizer caches key lookups (as in AWS). */
@@ -153,7 +159,7 @@ function composeLocalService(
 }
 
 /** The gateway's functions: each operation of the route table, the catch-all and the authorizer. */
-function gatewayFunctions(service: Service): Omit<LocalGatewayOptions, 'stage'> {
+function gatewayFunctions(service: Service): Omit<LocalGatewayOptions, 'stage' | 'functionTimeoutMs'> {
   const operations = new Map<OperationId, OperationHandler>(
     ROUTES.map((route) => [route.operationId, service.operations[route.operationId]]),
   );
@@ -195,7 +201,8 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
     const originSecret = options.customDomains ? randomBytes(32).toString('hex') : undefined;
     const ports = localTablePorts(client, now);
     const service = composeLocalService(ports, options, originSecret);
-    const listener = createGatewayListener(gatewayFunctions(service));
+    const functionTimeoutMs = options.functionTimeoutMs ?? functionTimeoutMsFrom(process.env);
+    const listener = createGatewayListener({ ...gatewayFunctions(service), functionTimeoutMs });
     let consoleListener: ReturnType<typeof createConsoleListener> | undefined;
     const site = options.consoleSite ? consoleSite(options.consoleSite) : undefined;
     // Known once listening: the page is served at these hosts alone, as in AWS at console.<platform domain>.
@@ -261,6 +268,7 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
         openIdProvider = signIn.provider;
       }
       consoleListener = createConsoleListener(
+        functionTimeoutMs,
         localConsoleApi(
           service,
           domains.service,

@@ -2,6 +2,9 @@
  * Names of the environment variables the functions read. The CDK stack sets them
  * and the local server sets them, from this one list.
  */
+/** Seconds one invocation of an API function may run: the stack sets it, and local mode gives its functions it. */
+export const API_FUNCTION_TIMEOUT_SECONDS = 10;
+
 export const RUNTIME_ENV = {
   /** Name of the pets table. */
   petsTable: 'PETS_TABLE_NAME',

@@ -14,7 +14,7 @@ import { Architecture, Code, Function as LambdaFunction, Runtime, Tracing } from
 import { LogGroup, RetentionDays } from 'aws-cdk-lib/aws-logs';
 import type { Construct } from 'constructs';
 import { type BuildOptions, buildSync } from 'esbuild';
-import type { RuntimeEnvName } from '../../lambda/shared/runtime-env';
+import { API_FUNCTION_TIMEOUT_SECONDS, type RuntimeEnvName } from '../../lambda/shared/runtime-env';
 
 const REPO_ROOT = path.join(__dirname, '..', '..');
 const HANDLERS_DIR = path.join(REPO_ROOT, 'lambda', 'handlers');
@@ -142,7 +142,7 @@ export interface ApiFunctionProps {
   readonly handlerName?: string;
   /**
    * How long one invocation may run.
-   * @default Duration.seconds(10)
+   * @default Duration.seconds(API_FUNCTION_TIMEOUT_SECONDS), 10 s
    */
   readonly timeout?: Duration;
   /**
@@ -227,7 +227,7 @@ export class ApiFunction extends LambdaFunction {
       runtime: Runtime.NODEJS_22_X,
       architecture: Architecture.ARM_64,
       memorySize: props.memorySize ?? 512,
-      timeout: props.timeout ?? Duration.seconds(10),
+      timeout: props.timeout ?? Duration.seconds(API_FUNCTION_TIMEOUT_SECONDS),
       tracing: Tracing.ACTIVE,
       logGroup,
       description: props.description,

@@ -18,7 +18,9 @@ export const CHROMIUM = '/usr/bin/chromium-headless-shell';
 export function describeInBrowser(what: string): jest.Describe {
   const available = existsSync(CHROMIUM);
   if (available || process.env.CI) return describe;
-  console.warn(`Skipping ${what}: ${CHROMIUM} is missing (apt-get install -y chromium-headless-shell). CI runs it.`);
+  console.warn(
+    `Skipping ${what}: ${CHROMIUM} is missing (apt-get install -y chromium-headless-shell). CI runs it.`,
+  );
   return describe.skip;
 }
 

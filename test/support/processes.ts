@@ -73,6 +73,9 @@ export function startTsInProcess(
   return startProcess(process.execPath, [...TSX, script], env, ready, 'SIGKILL');
 }
 
+/** How long a started child may take to print that it is ready. */
+const READY_DEADLINE_MS = 90_000;
+
 function startProcess(
   command: string,
   args: string[],
@@ -86,11 +89,12 @@ function startProcess(
   // 'close', not 'exit': by then every byte the child wrote has been read.
   const exited = new Promise<number | null>((resolve) => child.on('close', resolve));
   return new Promise((resolve, reject) => {
-    // A deadline for a child that hangs; a busy machine starts tsx in a few seconds.
+    // A deadline for a child that hangs, not a measure of speed: idle, it is ready in some 3 s,
+    // and two suites at once on a machine already busy took more than 30.
     const timer = setTimeout(() => {
       child.kill(stopSignal);
-      reject(new Error(`not ready after 30 s:\n${output}`));
-    }, 30_000);
+      reject(new Error(`not ready after ${READY_DEADLINE_MS / 1000} s:\n${output}`));
+    }, READY_DEADLINE_MS);
     const onData = (chunk: Buffer) => {
       output += chunk.toString();
       if (ready.test(output)) {
