@@ -1,9 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
 import { request as httpsRequest } from 'node:https';
-import os from 'node:os';
-import path from 'node:path';
-import { buildConsole } from '../../console/build';
 import { NO_SUCH_PATH } from '../../lambda/api/gateway-errors';
 import { issueApiKey } from '../../lambda/core/api-key';
 import { issueConsoleToken, newUsageId } from '../../lambda/core/project';
@@ -14,6 +10,7 @@ import { LOCAL_TABLE_NAMES } from '../../local/local-tables';
 import { type LocalApi, startLocalApi } from '../../local/server';
 import { closeRawConnections, rawRequest } from '../support/raw-http';
 import { type TextAnswer, textOf } from '../support/text-answer';
+import { sharedConsoleBuild } from '../support/console-build';
 
 /**
  * The console answers only at its own address. A tenant's custom domain reaches its project's
@@ -27,7 +24,6 @@ import { type TextAnswer, textOf } from '../support/text-answer';
 const SHOP = 'shop.console-address.test';
 
 let api: LocalApi;
-let buildDir: string;
 let project: string;
 let consoleToken: string;
 let apiKey: string;
@@ -77,8 +73,7 @@ function viaEdge(
 const NOT_HERE = { code: 'not_found', message: NO_SUCH_PATH, status: 404 };
 
 beforeAll(async () => {
-  buildDir = mkdtempSync(path.join(os.tmpdir(), 'console-address-'));
-  const site = await buildConsole(buildDir);
+  const site = await sharedConsoleBuild();
   api = await startLocalApi({ port: 0, dynamodbPort: 0, consoleSite: site, customDomains: {} });
   const documents = createDocumentClient(api.dynamodbEndpoint);
   try {
@@ -112,7 +107,6 @@ beforeAll(async () => {
 afterAll(async () => {
   closeRawConnections();
   await api?.close();
-  rmSync(buildDir, { recursive: true, force: true });
 });
 
 describe('through a custom domain, on the HTTPS edge', () => {

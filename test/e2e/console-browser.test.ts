@@ -1,8 +1,5 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import { mkdirSync } from 'node:fs';
 import type { Page } from 'playwright-core';
-import { buildConsole } from '../../console/build';
 import { PLANS } from '../../lambda/core/plans';
 import { ownershipToken, projectTarget } from '../../lambda/core/custom-domains/project-target';
 import { SANDBOX_RECORDS_PATH } from '../../local/console-gateway';
@@ -19,6 +16,7 @@ import {
   curlPets,
   DESKTOP,
 } from '../support/console-page';
+import { sharedConsoleBuild } from '../support/console-build';
 
 /**
  * The console as a person uses it, in Debian's Chromium against local mode with the sandbox
@@ -36,7 +34,6 @@ const API_DOMAIN = 'api.acme-pets.test';
 const WWW = 'www.acme-pets.test';
 
 let api: LocalApi;
-let buildDir: string;
 let connection: ToolConnection;
 let browser: Awaited<ReturnType<typeof launchChromium>>;
 let page: Page;
@@ -77,8 +74,7 @@ describeInBrowser('the console browser tests')('the console page in Chromium', (
 
   beforeAll(async () => {
     mkdirSync(CONSOLE_SCREENSHOTS, { recursive: true });
-    buildDir = mkdtempSync(path.join(os.tmpdir(), 'console-build-'));
-    const consoleSite = await buildConsole(buildDir);
+    const consoleSite = await sharedConsoleBuild();
     api = await startLocalApi({
       port: 0,
       dynamodbPort: 0,
@@ -101,7 +97,6 @@ describeInBrowser('the console browser tests')('the console page in Chromium', (
     await browser?.close();
     connection?.close();
     await api?.close();
-    rmSync(buildDir, { recursive: true, force: true });
   });
 
   it('signs in with the console token and shows the plan; the CSRF token is in no web storage and no URL', async () => {

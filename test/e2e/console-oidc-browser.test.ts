@@ -1,8 +1,6 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Page, Request } from 'playwright-core';
-import { buildConsole } from '../../console/build';
 import { Members } from '../../lambda/core/members';
 import { issueConsoleToken, newUsageId } from '../../lambda/core/project';
 import { createDocumentClient } from '../../lambda/store/dynamodb-client';
@@ -20,6 +18,7 @@ import {
   seriousAxeViolations,
 } from '../support/chromium';
 import { CONSOLE_SCREENSHOTS, DESKTOP, NARROW } from '../support/console-page';
+import { sharedConsoleBuild } from '../support/console-build';
 
 /**
  * The development owner signs in through the local OpenID provider in Chromium, with no human
@@ -28,7 +27,6 @@ import { CONSOLE_SCREENSHOTS, DESKTOP, NARROW } from '../support/console-page';
  */
 describeInBrowser('the console sign-in through the local OpenID provider')('sign-in in Chromium', () => {
   let api: LocalApi;
-  let buildDir: string;
   let browser: Awaited<ReturnType<typeof launchChromium>>;
   let page: Page;
   let origin: string;
@@ -36,11 +34,10 @@ describeInBrowser('the console sign-in through the local OpenID provider')('sign
 
   beforeAll(async () => {
     mkdirSync(CONSOLE_SCREENSHOTS, { recursive: true });
-    buildDir = mkdtempSync(path.join(os.tmpdir(), 'console-build-'));
     api = await startLocalApi({
       port: 0,
       dynamodbPort: 0,
-      consoleSite: await buildConsole(buildDir),
+      consoleSite: await sharedConsoleBuild(),
       customDomains: {},
       openIdProviderPort: 0,
     });
@@ -79,7 +76,6 @@ describeInBrowser('the console sign-in through the local OpenID provider')('sign
     await browser?.close();
     for (const client of documents) client.destroy();
     await api?.close();
-    rmSync(buildDir, { recursive: true, force: true });
   });
 
   async function axeAtBothWidths(name: string) {

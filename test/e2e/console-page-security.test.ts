@@ -1,11 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
-import { buildConsole, type ConsoleBuild } from '../../console/build';
+import { type ConsoleBuild } from '../../console/build';
 import { CONSOLE_SECURITY_HEADERS } from '../../console/security-headers';
 import { CONSOLE_PAGE_PATH } from '../../local/console-site';
 import { type LocalApi, startLocalApi } from '../../local/server';
 import { describeInBrowser, launchChromium } from '../support/chromium';
+import { sharedConsoleBuild } from '../support/console-build';
 
 /**
  * The console page as local mode serves it: every answer carries exactly the one list of
@@ -16,7 +14,6 @@ import { describeInBrowser, launchChromium } from '../support/chromium';
 
 let api: LocalApi;
 let site: ConsoleBuild;
-let buildDir: string;
 let origin: string;
 
 /** The headers a server chooses (not those of the HTTP connection itself). */
@@ -30,15 +27,13 @@ const lowerCased = (headers: Record<string, string>) =>
   Object.fromEntries(Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]));
 
 beforeAll(async () => {
-  buildDir = mkdtempSync(path.join(os.tmpdir(), 'console-build-'));
-  site = await buildConsole(buildDir);
+  site = await sharedConsoleBuild();
   api = await startLocalApi({ port: 0, dynamodbPort: 0, consoleSite: site, customDomains: {} });
   origin = `http://localhost:${api.port}`;
 }, 60_000);
 
 afterAll(async () => {
   await api?.close();
-  rmSync(buildDir, { recursive: true, force: true });
 });
 
 describe('the console page over HTTP', () => {

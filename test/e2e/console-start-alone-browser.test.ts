@@ -1,8 +1,5 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import { mkdirSync } from 'node:fs';
 import type { Page } from 'playwright-core';
-import { buildConsole } from '../../console/build';
 import { type LocalApi, startLocalApi } from '../../local/server';
 import { describeInBrowser, launchChromium } from '../support/chromium';
 import { consolePeople, newPerson } from '../support/console-people';
@@ -13,6 +10,7 @@ import {
   curlPets,
   DESKTOP,
 } from '../support/console-page';
+import { sharedConsoleBuild } from '../support/console-build';
 
 /**
  * The self-service start in the page (issue 27), in Chromium against local mode: a person of no
@@ -24,7 +22,6 @@ import {
  */
 
 let api: LocalApi;
-let buildDir: string;
 let browser: Awaited<ReturnType<typeof launchChromium>>;
 let page: Page;
 let steps: ConsolePage;
@@ -35,7 +32,7 @@ async function start(enabled: boolean): Promise<void> {
   api = await startLocalApi({
     port: 0,
     dynamodbPort: 0,
-    consoleSite: await buildConsole(buildDir),
+    consoleSite: await sharedConsoleBuild(),
     customDomains: {},
     selfService: { enabled, projectCap: 100 },
   });
@@ -52,14 +49,12 @@ async function stop(): Promise<void> {
 describeInBrowser('the console start-alone browser test')('a person who starts alone, in Chromium', () => {
   beforeAll(async () => {
     mkdirSync(CONSOLE_SCREENSHOTS, { recursive: true });
-    buildDir = mkdtempSync(path.join(os.tmpdir(), 'console-build-'));
     browser = await launchChromium({ viewport: DESKTOP });
     page = await browser.context.newPage();
   }, 60_000);
 
   afterAll(async () => {
     await browser?.close();
-    rmSync(buildDir, { recursive: true, force: true });
   });
 
   describe('self-service on', () => {

@@ -2,7 +2,6 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:
 import os from 'node:os';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { buildConsole } from '../../console/build';
 import { CONSOLE_ERROR_CATALOGUE } from '../../lambda/api/console-error-catalogue';
 import { INVITATION_DAY_MS, MAX_INVITATIONS_PER_DAY } from '../../lambda/core/invitation-limits';
 import { INVITATION_TTL_MS } from '../../lambda/core/invitations';
@@ -21,6 +20,7 @@ import {
 } from '../support/chromium';
 import { CONSOLE_SCREENSHOTS, curlPets, DESKTOP, NARROW } from '../support/console-page';
 import { fakeClock } from '../support/fake-clock';
+import { sharedConsoleBuild } from '../support/console-build';
 
 /**
  * Issue 27's Done-when, in Chromium against local mode: a new person signs in, creates a project
@@ -33,7 +33,6 @@ import { fakeClock } from '../support/fake-clock';
  */
 describeInBrowser('starting alone and inviting a colleague')('start alone, invite, join', () => {
   let api: LocalApi;
-  let buildDir: string;
   let dataDir: string;
   let origin: string;
   let clock: ReturnType<typeof fakeClock>;
@@ -41,14 +40,13 @@ describeInBrowser('starting alone and inviting a colleague')('start alone, invit
 
   beforeAll(async () => {
     mkdirSync(CONSOLE_SCREENSHOTS, { recursive: true });
-    buildDir = mkdtempSync(path.join(os.tmpdir(), 'console-build-'));
     dataDir = mkdtempSync(path.join(os.tmpdir(), 'invites-data-'));
     clock = fakeClock(Date.now());
     api = await startLocalApi({
       port: 0,
       dynamodbPort: 0,
       dataDir,
-      consoleSite: await buildConsole(buildDir),
+      consoleSite: await sharedConsoleBuild(),
       customDomains: {},
       openIdProviderPort: 0,
       selfService: { enabled: true, projectCap: 100 },
@@ -61,7 +59,6 @@ describeInBrowser('starting alone and inviting a colleague')('start alone, invit
     await chromium?.close();
     await api?.close();
     clock?.restore();
-    rmSync(buildDir, { recursive: true, force: true });
     rmSync(dataDir, { recursive: true, force: true });
   });
 

@@ -1,8 +1,7 @@
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import os from 'node:os';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { BrowserContext, Page, Request } from 'playwright-core';
-import { buildConsole, type ConsoleBuild } from '../../console/build';
+import { type ConsoleBuild } from '../../console/build';
 import { SESSION_COOKIE_NAME } from '../../lambda/api/console-cookies';
 import { SIGN_IN_PROVIDER_PATH, SIGN_OUT_PATH } from '../../lambda/api/console-navigation';
 import { ROLE_CACHE_MS } from '../../lambda/core/members';
@@ -17,6 +16,7 @@ import { describeInBrowser, launchChromiumForPeople } from '../support/chromium'
 import { CONSOLE_SCREENSHOTS, type ConsolePage, consolePage, DESKTOP } from '../support/console-page';
 import { fakeClock } from '../support/fake-clock';
 import { runToolInProcess } from '../support/tools-in-process';
+import { sharedConsoleBuild } from '../support/console-build';
 
 /**
  * Issue 26's Done-when, in Chromium against local mode, with no human step: the development
@@ -41,7 +41,6 @@ const MINUTE = 61_000;
 
 describeInBrowser('the teams browser test')('issue 26 in Chromium, in local mode', () => {
   let build: ConsoleBuild;
-  let buildDir: string;
   let api: LocalApi;
   let origin: string;
   let issuer: string;
@@ -106,8 +105,7 @@ describeInBrowser('the teams browser test')('issue 26 in Chromium, in local mode
 
   beforeAll(async () => {
     mkdirSync(CONSOLE_SCREENSHOTS, { recursive: true });
-    buildDir = mkdtempSync(path.join(os.tmpdir(), 'console-build-'));
-    build = await buildConsole(buildDir);
+    build = await sharedConsoleBuild();
     // The service's clock (the limiter, the sessions, the role cache): moved by the test, never waited for.
     clock = fakeClock(Date.now());
     api = await startLocalApi({
@@ -131,7 +129,6 @@ describeInBrowser('the teams browser test')('issue 26 in Chromium, in local mode
     documents?.destroy();
     await api?.close();
     clock?.restore();
-    rmSync(buildDir, { recursive: true, force: true });
   });
 
   it('Done when: owner adds a viewer with the tool; viewer refused a key; made developer in the page, creates one; removed, refused', async () => {

@@ -1,8 +1,6 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Page } from 'playwright-core';
-import { buildConsole } from '../../console/build';
 import type { UsageHistory } from '../../console/src/contract';
 import { count } from '../../console/src/format';
 import { dayLabel, hourLabel, usageCsv, usageJson, usageRows } from '../../console/src/usage-data';
@@ -25,6 +23,7 @@ import { type ConsolePage, consolePage, DESKTOP, NARROW } from '../support/conso
 import { fakeClock } from '../support/fake-clock';
 import { type StoreRelay, startStoreRelay } from '../support/store-relay';
 import { seedUsage } from '../support/usage-seed';
+import { sharedConsoleBuild } from '../support/console-build';
 
 /**
  * The console's Usage page in Chromium against local mode, with the service clock in the
@@ -46,7 +45,6 @@ let clock: ReturnType<typeof fakeClock>;
 let store: EmbeddedDynamoDb;
 let relay: StoreRelay;
 let api: LocalApi;
-let buildDir: string;
 let connection: ToolConnection;
 let browser: Awaited<ReturnType<typeof launchChromium>>;
 let page: Page;
@@ -151,12 +149,11 @@ describeInBrowser('the console usage browser tests')('the Usage page in Chromium
     clock = fakeClock(START_MS);
     store = await startEmbeddedDynamoDb({ port: 0 });
     relay = await startStoreRelay(store.port);
-    buildDir = mkdtempSync(path.join(os.tmpdir(), 'console-build-'));
     api = await startLocalApi({
       port: 0,
       dynamodbEndpoint: relay.endpoint,
       apiKeyCacheSeconds: 0,
-      consoleSite: await buildConsole(buildDir),
+      consoleSite: await sharedConsoleBuild(),
       customDomains: {},
     });
     origin = `http://localhost:${api.port}`;
@@ -177,7 +174,6 @@ describeInBrowser('the console usage browser tests')('the Usage page in Chromium
     await relay?.close();
     await store?.close();
     clock?.restore();
-    rmSync(buildDir, { recursive: true, force: true });
     // A hang's deadline: once, in CI with coverage on, these closes ran past jest's 30 s.
   }, 120_000);
 

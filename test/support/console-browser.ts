@@ -1,14 +1,12 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import { mkdirSync } from 'node:fs';
 import type { Page } from 'playwright-core';
-import { buildConsole } from '../../console/build';
 import { type LocalApi, type LocalApiOptions, startLocalApi } from '../../local/server';
 import type { ToolConnection } from '../../tools/connection';
 import { connectLocal } from '../../tools/local-store';
 import { launchChromium } from './chromium';
 import { consolePeople } from './console-people';
 import { CONSOLE_SCREENSHOTS, type ConsolePage, consolePage, DESKTOP } from './console-page';
+import { sharedConsoleBuild } from './console-build';
 
 /**
  * What a browser test of the console starts before its tests: local mode with the page built
@@ -31,9 +29,8 @@ export async function openConsoleInBrowser(
   options: Omit<Partial<LocalApiOptions>, 'consoleSite'> = {},
 ): Promise<ConsoleInBrowser> {
   mkdirSync(CONSOLE_SCREENSHOTS, { recursive: true });
-  const buildDir = mkdtempSync(path.join(os.tmpdir(), 'console-build-'));
   // What has started, last first: a set-up that fails half way ends what it started.
-  const started: (() => unknown)[] = [() => rmSync(buildDir, { recursive: true, force: true })];
+  const started: (() => unknown)[] = [];
   const close = async () => {
     for (const end of started.reverse().splice(0)) await end();
   };
@@ -43,7 +40,7 @@ export async function openConsoleInBrowser(
       dynamodbPort: 0,
       customDomains: {},
       ...options,
-      consoleSite: await buildConsole(buildDir),
+      consoleSite: await sharedConsoleBuild(),
     });
     started.push(() => api.close());
     const origin = `http://localhost:${api.port}`;
