@@ -27,10 +27,10 @@ if (seedSetting !== 'random') fc.configureGlobal({ seed: seedSetting ? Number(se
  * property on a busy machine. With the fixed seed, every kind of answer a property met (status
  * and code) had come by its input 33 (bodies, of 500), 17 (headers, of 400), 12 (query strings),
  * 52 (path segments) and 85 (methods): the inputs after those checked the same rules on more
- * inputs of kinds already met. The sizes stay well above those points; another seed (above) is
- * the way to explore further.
+ * inputs of kinds already met. The sizes stay well above those points (850 inputs until the
+ * fifth sitting of issue 25, now 620); another seed (above) is the way to explore further.
  */
-const RUNS = { bodies: 250, headers: 150, queryStrings: 150, pathSegments: 150, methods: 150 } as const;
+const RUNS = { bodies: 150, headers: 100, queryStrings: 100, pathSegments: 120, methods: 150 } as const;
 
 /**
  * Hostile input, property-based: arbitrary bodies, headers, query strings, path
