@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { once } from 'node:events';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { isConsoleHost, isConsolePath } from '../lambda/api/console-routes';
@@ -296,7 +297,12 @@ export async function startLocalApi(options: LocalApiOptions): Promise<LocalApi>
         stopSweeper();
         usageTop.stop();
         client.destroy();
-        await new Promise<void>((resolve) => server.close(() => resolve()));
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        // server.close() ends idle connections only: one a client has begun a request on, and not
+        // sent whole, would hold it open. Once every answer in flight is written, none is owed.
+        await Promise.all([...inFlight].map((response) => once(response, 'close')));
+        server.closeAllConnections();
+        await closed;
         await store?.close();
       },
     };
