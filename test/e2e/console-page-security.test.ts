@@ -1,4 +1,4 @@
-import { type ConsoleBuild } from '../../console/build';
+import type { ConsoleBuild } from '../../console/build';
 import { CONSOLE_SECURITY_HEADERS } from '../../console/security-headers';
 import { CONSOLE_PAGE_PATH } from '../../local/console-site';
 import { type LocalApi, startLocalApi } from '../../local/server';

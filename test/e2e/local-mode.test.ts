@@ -2,7 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { contractFetch as fetch } from '../support/contract';
-import { runTs, startLocalMode } from '../support/processes';
+import { runTs, startLocalMode, timeoutWithStarts } from '../support/processes';
+
+// Each test starts npm start, twice at most.
+jest.setTimeout(timeoutWithStarts(2));
 
 describe('npm start (local mode)', () => {
   const dataDir = mkdtempSync(path.join(os.tmpdir(), 'animal-store-data-'));
@@ -65,5 +68,29 @@ describe('npm start (local mode)', () => {
       second.child.kill('SIGINT');
       expect(await second.exited).toBe(0);
     }
-  }, 60_000);
+  });
+
+  it('refuses a FUNCTION_TIMEOUT_SECONDS that is not a whole number of seconds, saying what to set', async () => {
+    const refusedDir = mkdtempSync(path.join(os.tmpdir(), 'animal-store-refused-'));
+    try {
+      const run = await runTs('tools/start.ts', [], {
+        FUNCTION_TIMEOUT_SECONDS: 'ten',
+        DATA_DIR: refusedDir,
+        PORT: '0',
+        DYNAMODB_PORT: '0',
+        SANDBOX_DNS_PORT: '0',
+        EDGE_HTTPS_PORT: '0',
+        EDGE_HTTP_PORT: '0',
+        OIDC_PORT: '0',
+      });
+      expect({ code: run.code, stdout: run.stdout, stderr: run.stderr }).toEqual({
+        code: 1,
+        stdout: '',
+        stderr:
+          'Could not start the local API: FUNCTION_TIMEOUT_SECONDS="ten": set it to a whole number of seconds from 1 to 3600.\n',
+      });
+    } finally {
+      rmSync(refusedDir, { recursive: true, force: true });
+    }
+  });
 });

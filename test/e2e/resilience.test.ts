@@ -10,7 +10,7 @@ import { createDocumentClient } from '../../lambda/store/dynamodb-client';
 import { PAGE_LIMIT } from '../../lambda/core/limits';
 import { LOCAL_TABLE_NAMES } from '../../local/local-tables';
 import { type LocalApi, startLocalApi } from '../../local/server';
-import { type StartedProcess, startTsInProcess } from '../support/processes';
+import { type StartedProcess, startTsInProcess, timeoutWithStarts } from '../support/processes';
 import { type StoreRelay, startStoreRelay } from '../support/store-relay';
 import { expectError } from '../support/test-api';
 import { waitUntil } from '../support/wait-until';
@@ -67,7 +67,7 @@ beforeAll(async () => {
   await new ApiKeyRepository(documents, LOCAL_TABLE_NAMES.apiKeys).put(issued.record);
   documents.destroy();
   apiKey = issued.apiKey;
-}, 60_000);
+}, timeoutWithStarts(1));
 afterAll(async () => {
   // Each part only if it started: a store process left running would keep jest from exiting.
   await api?.close();

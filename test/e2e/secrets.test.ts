@@ -27,7 +27,10 @@ import { captureOutput } from '../support/capture-output';
 import { authorizerEvent, lambdaContext, proxyEvent } from '../support/events';
 import { fakeClock } from '../support/fake-clock';
 import { loadHandler } from '../support/handlers';
-import { startLocalMode } from '../support/processes';
+import { startLocalMode, timeoutWithStarts } from '../support/processes';
+
+// A test may start npm start once and send it requests (those that set their own timeout start none).
+jest.setTimeout(timeoutWithStarts(1));
 import { closeRawConnections, rawRequest } from '../support/raw-http';
 import { startTestApi, type TestApi } from '../support/test-api';
 
@@ -366,5 +369,5 @@ describe('npm start (a child process: everything it writes to stdout and stderr)
     expectNoSecrets('npm start', written);
     captured['npm start'] = written.split('\n').filter((line) => line.trim() !== '').length;
     expect(requestLogLines(written)).toBe(sent);
-  }, 60_000);
+  });
 });

@@ -2,7 +2,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { contractFetch as fetch } from '../support/contract';
-import { startLocalMode } from '../support/processes';
+import { startLocalMode, timeoutWithStarts } from '../support/processes';
+
+// Each test may start npm start twice, and load it between.
+jest.setTimeout(timeoutWithStarts(2, 120_000));
 import { waitUntil } from '../support/wait-until';
 
 /**
@@ -147,5 +150,5 @@ describe('npm start under load', () => {
       second.child.kill('SIGTERM');
       expect(await second.exited).toBe(0);
     }
-  }, 120_000);
+  });
 });

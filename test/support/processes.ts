@@ -76,6 +76,15 @@ export function startTsInProcess(
 /** How long a started child may take to print that it is ready. */
 const READY_DEADLINE_MS = 90_000;
 
+/**
+ * jest's timeout for a test or hook that starts `starts` children and then works with them for
+ * up to `workMs`: each start may take its whole ready deadline on a busy machine, so a timeout
+ * below it would cut a slow start short before its own deadline could name it.
+ */
+export function timeoutWithStarts(starts: number, workMs = 60_000): number {
+  return starts * READY_DEADLINE_MS + workMs;
+}
+
 function startProcess(
   command: string,
   args: string[],

@@ -14,7 +14,14 @@ import { SMOKE_CHECKS } from '../../tools/smoke-checks';
 import { UsageError } from '../../tools/failures';
 import { runTool } from '../../tools/cli';
 import { INTERRUPTED, runSmoke, SMOKE_TOOL } from '../../tools/smoke';
-import { REPO_ROOT, runTs, type RunResult, startLocalMode, TSX } from '../support/processes';
+import {
+  REPO_ROOT,
+  runTs,
+  type RunResult,
+  startLocalMode,
+  timeoutWithStarts,
+  TSX,
+} from '../support/processes';
 import { waitUntil } from '../support/wait-until';
 
 /**
@@ -124,7 +131,7 @@ describe('npm run smoke -- --url against npm start', () => {
     projects = new ProjectRepository(documents, LOCAL_TABLE_NAMES.projects);
     keys = new ApiKeyRepository(documents, LOCAL_TABLE_NAMES.apiKeys);
     pets = new PetRepository(documents, LOCAL_TABLE_NAMES.pets);
-  }, 60_000);
+  }, timeoutWithStarts(1));
 
   afterAll(async () => {
     documents?.destroy();
